@@ -1,0 +1,52 @@
+//! Ring algorithms (Patarasuk & Yuan, "Bandwidth optimal all-reduce
+//! algorithms for clusters of workstations", JPDC 2009; NCCL's ring; HCCL's
+//! `Ring.md`).
+//!
+//! Ranks form the ring `0 -> 1 -> ... -> n-1 -> 0`. The buffer is cut into
+//! `n` chunks (one per block).
+//! - ReduceScatter: in step `k = 0..n-1`, rank `r` sends chunk
+//!   `(r - k - 1) mod n` to `r + 1`, which reduces it into its own. After
+//!   `n - 1` steps rank `r` holds the full reduction of chunk `r`.
+//! - AllGather: in step `k`, rank `r` sends chunk `(r - k) mod n` to `r + 1`,
+//!   which copies it. After `n - 1` steps everyone holds every chunk.
+//! - AllReduce: ReduceScatter, then AllGather (`2(n-1)` steps).
+//!
+//! Cost (uncontended, Thakur, Rabenseifner & Gropp 2005):
+//! AllReduce `2(n-1)α + 2(n-1)/n·Sβ + (n-1)/n·Sγ`; RS/AG `(n-1)α + (n-1)/n·Sβ`
+//! (+ `(n-1)/n·Sγ` for RS).
+
+use crate::engine::collective::Primitive;
+use crate::engine::schedule::{Schedule, Step, Transfer, TransferKind};
+
+fn phase(n: usize, kind: TransferKind, name: &str, chunk_at: impl Fn(usize, usize) -> usize) -> Vec<Step> {
+    (0..n - 1)
+        .map(|k| Step {
+            phase: name.to_string(),
+            transfers: (0..n)
+                .map(|r| Transfer { src: r, dst: (r + 1) % n, first: chunk_at(r, k), count: 1, kind })
+                .collect(),
+        })
+        .collect()
+}
+
+fn reduce_scatter(n: usize) -> Vec<Step> {
+    phase(n, TransferKind::Reduce, "ReduceScatter", |r, k| (r + 2 * n - k - 1) % n)
+}
+
+fn all_gather(n: usize) -> Vec<Step> {
+    phase(n, TransferKind::Copy, "AllGather", |r, k| (r + n - k) % n)
+}
+
+/// The ring schedule for `primitive` on `n >= 2` ranks.
+pub fn schedule(primitive: Primitive, n: usize) -> Schedule {
+    let steps = match primitive {
+        Primitive::ReduceScatter => reduce_scatter(n),
+        Primitive::AllGather => all_gather(n),
+        Primitive::AllReduce => {
+            let mut s = reduce_scatter(n);
+            s.extend(all_gather(n));
+            s
+        }
+    };
+    Schedule { primitive, algorithm: "ring".into(), ranks: n, chunks: n, steps }
+}

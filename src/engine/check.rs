@@ -1,0 +1,219 @@
+//! Checks rank outputs, as they arrive, against two references:
+//!
+//! 1. **bit for bit** against the reference executor: the expected bytes of
+//!    each output chunk are computed by evaluating the chunk's expression tree
+//!    ([`super::verify::Verified::final_exprs`], i.e. the schedule's exact
+//!    reduction order) with the kernels of [`super::dtype`] on inputs
+//!    regenerated from the seed. This equals [`super::execute::reference_run`]
+//!    (a native test asserts it) but needs memory for one output, not `n`
+//!    buffers.
+//! 2. **against the exact result** (f64; wrapping for integers), within a
+//!    tolerance per dtype: sum `1.01·(k-1)·u·Σ|x_i|`, prod
+//!    `1.01·(k-1)·u·|exact| + k·(smallest subnormal)`, max/min and integers
+//!    exact (Higham, *Accuracy and Stability of Numerical Algorithms*, 2002,
+//!    §4.2 for recursive summation; `u` the unit roundoff, `k` the number of
+//!    contributions).
+//!
+//! Expected chunks are cached by (expression, chunk), so ranks holding the same
+//! value (every rank after an AllReduce) cost one evaluation.
+
+use super::collective::Primitive;
+use super::dtype::{reduce_into, DType, ReduceOp};
+use super::input;
+use super::schedule::Schedule;
+use super::verify::{Expr, ExprId, RankSet, Verified};
+use std::collections::HashMap;
+
+/// The first element of a rank's output that differs from the reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Element index in the rank's buffer.
+    pub element: usize,
+    /// The value the rank holds.
+    pub got: f64,
+    /// The reference executor's value.
+    pub want: f64,
+}
+
+/// The check of one rank's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankReport {
+    /// The rank.
+    pub rank: usize,
+    /// Output elements that differ from the reference executor's bits.
+    pub mismatched_elements: usize,
+    /// The first of them.
+    pub first_mismatch: Option<Mismatch>,
+    /// Max |output − exact| over the output elements.
+    pub max_abs_error: f64,
+    /// Output elements whose error exceeds the dtype's tolerance.
+    pub beyond_tolerance: usize,
+    /// Output elements checked.
+    pub checked_elements: usize,
+}
+
+impl RankReport {
+    /// Bit-exact and within tolerance.
+    pub fn ok(&self) -> bool {
+        self.mismatched_elements == 0 && self.beyond_tolerance == 0
+    }
+}
+
+struct Reference {
+    bytes: Vec<u8>,
+    max_abs_error: f64,
+    beyond_tolerance: usize,
+}
+
+/// Checks rank outputs of one run (see module docs).
+pub struct Checker<'a> {
+    schedule: &'a Schedule,
+    verified: &'a Verified,
+    dtype: DType,
+    op: ReduceOp,
+    seed: u64,
+    elems: usize,
+    cache: HashMap<(ExprId, usize), Reference>,
+}
+
+impl<'a> Checker<'a> {
+    /// A checker for `schedule` (already verified) run on buffers of `elems`
+    /// elements of `dtype` with inputs from `seed`.
+    pub fn new(
+        schedule: &'a Schedule,
+        verified: &'a Verified,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+    ) -> Self {
+        Checker { schedule, verified, dtype, op, seed, elems, cache: HashMap::new() }
+    }
+
+    fn eval(&self, e: ExprId, chunk: usize) -> Vec<u8> {
+        let es = self.dtype.size_bytes();
+        let r = self.schedule.chunk_elems(self.elems, chunk);
+        match self.verified.exprs[e as usize] {
+            Expr::Input(rank) => {
+                let mut out = vec![0u8; r.len() * es];
+                input::fill(self.dtype, self.seed, rank, r, &mut out);
+                out
+            }
+            Expr::Reduce(a, b) => {
+                let mut out = self.eval(a, chunk);
+                let inc = self.eval(b, chunk);
+                reduce_into(self.dtype, self.op, &mut out, &inc);
+                out
+            }
+        }
+    }
+
+    fn contributions(&self, e: ExprId, into: &mut RankSet) {
+        match self.verified.exprs[e as usize] {
+            Expr::Input(r) => into.insert(r),
+            Expr::Reduce(a, b) => {
+                self.contributions(a, into);
+                self.contributions(b, into);
+            }
+        }
+    }
+
+    fn reference(&mut self, e: ExprId, chunk: usize) -> &Reference {
+        if !self.cache.contains_key(&(e, chunk)) {
+            let bytes = self.eval(e, chunk);
+            let mut set = RankSet::empty();
+            self.contributions(e, &mut set);
+            let ranks: Vec<usize> = set.iter().collect();
+            let (dtype, op, seed) = (self.dtype, self.op, self.seed);
+            let u = dtype.unit_roundoff();
+            let k = ranks.len() as f64;
+            let r = self.schedule.chunk_elems(self.elems, chunk);
+            let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
+            for (j, i) in r.enumerate() {
+                let mut exact = input::value(dtype, seed, ranks[0], i);
+                let mut abs_sum = exact.abs();
+                for &q in &ranks[1..] {
+                    let x = input::value(dtype, seed, q, i);
+                    exact = op.exact(dtype, exact, x);
+                    abs_sum += x.abs();
+                }
+                let got = dtype.read_f64(&bytes, j);
+                let err = (got - exact).abs();
+                let tol = if !dtype.is_float() {
+                    0.0
+                } else {
+                    match op {
+                        ReduceOp::Sum => 1.01 * (k - 1.0) * u * abs_sum,
+                        ReduceOp::Prod => 1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal(),
+                        ReduceOp::Max | ReduceOp::Min => 0.0,
+                    }
+                };
+                max_abs_error = max_abs_error.max(err);
+                if err > tol {
+                    beyond_tolerance += 1;
+                }
+            }
+            self.cache.insert((e, chunk), Reference { bytes, max_abs_error, beyond_tolerance });
+        }
+        &self.cache[&(e, chunk)]
+    }
+
+    /// Checks `output` (rank `rank`'s whole final buffer, `elems` elements)
+    /// on the chunks the primitive defines as output.
+    ///
+    /// A buffer of the wrong length counts every output element as mismatched.
+    pub fn check_rank(&mut self, rank: usize, output: &[u8]) -> RankReport {
+        let es = self.dtype.size_bytes();
+        let mut rep = RankReport {
+            rank,
+            mismatched_elements: 0,
+            first_mismatch: None,
+            max_abs_error: 0.0,
+            beyond_tolerance: 0,
+            checked_elements: 0,
+        };
+        let wrong_len = output.len() != self.elems * es;
+        for chunk in 0..self.schedule.chunks {
+            let block = self.schedule.block_of(chunk);
+            if self.schedule.primitive.expected_after(rank, block).is_none() {
+                continue;
+            }
+            let range = self.schedule.chunk_elems(self.elems, chunk);
+            rep.checked_elements += range.len();
+            let Some(e) = self.verified.final_exprs[rank][chunk] else {
+                rep.mismatched_elements += range.len();
+                continue;
+            };
+            if wrong_len {
+                rep.mismatched_elements += range.len();
+                continue;
+            }
+            let dtype = self.dtype;
+            let reference = self.reference(e, chunk);
+            let got = &output[range.start * es..range.end * es];
+            if got == reference.bytes.as_slice() {
+                rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);
+                rep.beyond_tolerance += reference.beyond_tolerance;
+                continue;
+            }
+            // Slow path: find the differing elements.
+            let want_bytes = reference.bytes.clone();
+            for j in 0..range.len() {
+                if got[j * es..(j + 1) * es] != want_bytes[j * es..(j + 1) * es] {
+                    rep.mismatched_elements += 1;
+                    let (g, w) = (dtype.read_f64(got, j), dtype.read_f64(&want_bytes, j));
+                    rep.max_abs_error = rep.max_abs_error.max((g - w).abs());
+                    if rep.first_mismatch.is_none() {
+                        rep.first_mismatch = Some(Mismatch { element: range.start + j, got: g, want: w });
+                    }
+                }
+            }
+        }
+        rep
+    }
+
+    /// The primitive being checked.
+    pub fn primitive(&self) -> Primitive {
+        self.schedule.primitive
+    }
+}

@@ -1,0 +1,19 @@
+//! The engine: what collectives mean, how algorithms implement them, how long
+//! they take. Pure Rust: no web-sys, js-sys, wasm-bindgen, gloo or yew.
+//!
+//! Data flow of one run: [`config::Config`] -> [`algorithm::build`] ->
+//! [`schedule::Schedule`] -> [`verify::verify`] -> [`cost::estimate`] ->
+//! (workers or [`execute::execute`]) -> [`check::Checker`].
+
+pub mod algorithm;
+pub mod check;
+pub mod collective;
+pub mod config;
+pub mod cost;
+pub mod dtype;
+pub mod execute;
+pub mod input;
+pub mod schedule;
+pub mod select;
+pub mod topology;
+pub mod verify;

@@ -1,0 +1,311 @@
+//! Symbolic verification: proves that a [`Schedule`] implements its
+//! collective, for symbolic inputs.
+//!
+//! Every (rank, chunk) carries the set of ranks whose contribution it holds
+//! (a [`RankSet`]) and the expression tree that computes it (an [`Expr`] in an
+//! arena, e.g. `((x0 + x1) + x2)`), following the step semantics in
+//! [`super::schedule`]. The schedule is valid iff
+//! - every transfer names existing ranks and chunks, and `src != dst`;
+//! - no transfer sends a chunk that holds nothing yet;
+//! - no reduce combines two values that share a contribution (that would
+//!   count a rank twice);
+//! - no chunk receives twice in one step when one of them is a copy (the
+//!   result would depend on message order);
+//! - at the end every output block holds exactly what
+//!   [`Primitive::expected_after`] requires.
+//!
+//! The trace of sets after every step is what the UI colours chunk cells
+//! with; the expressions give the exact reduction order the checker
+//! reproduces ([`super::check`]).
+
+use super::collective::{Expect, Primitive};
+use super::schedule::{Schedule, TransferKind};
+use thiserror::Error;
+
+/// A set of ranks (bitset), for any rank count.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RankSet {
+    words: Vec<u64>,
+}
+
+impl RankSet {
+    /// The empty set.
+    pub fn empty() -> Self {
+        RankSet { words: Vec::new() }
+    }
+
+    /// `{rank}`.
+    pub fn single(rank: usize) -> Self {
+        let mut s = RankSet::empty();
+        s.insert(rank);
+        s
+    }
+
+    /// `{0, ..., n-1}`.
+    pub fn all(n: usize) -> Self {
+        let mut s = RankSet::empty();
+        for r in 0..n {
+            s.insert(r);
+        }
+        s
+    }
+
+    /// Adds `rank`.
+    pub fn insert(&mut self, rank: usize) {
+        let w = rank / 64;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (rank % 64);
+    }
+
+    /// Is `rank` in the set?
+    pub fn contains(&self, rank: usize) -> bool {
+        self.words.get(rank / 64).is_some_and(|w| w & (1 << (rank % 64)) != 0)
+    }
+
+    /// Number of ranks in the set.
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// True if the set holds no rank.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
+
+    /// Do the sets share a rank?
+    pub fn intersects(&self, other: &RankSet) -> bool {
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+    }
+
+    /// `self ∪ other`.
+    pub fn union(&self, other: &RankSet) -> RankSet {
+        let n = self.words.len().max(other.words.len());
+        let words = (0..n)
+            .map(|i| self.words.get(i).copied().unwrap_or(0) | other.words.get(i).copied().unwrap_or(0))
+            .collect();
+        RankSet { words }
+    }
+
+    /// The ranks, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, bits)| (0..64).filter(move |b| bits & (1u64 << b) != 0).map(move |b| w * 64 + b))
+    }
+
+    /// Compact text: `{}`, `{3}`, `{0,1,2}`, `{0..7}` for a full run.
+    pub fn describe(&self) -> String {
+        let v: Vec<usize> = self.iter().collect();
+        match v.as_slice() {
+            [] => "{}".into(),
+            [a, .., b] if v.len() > 2 && b - a + 1 == v.len() => format!("{{{a}..{b}}}"),
+            _ => format!("{{{}}}", v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",")),
+        }
+    }
+}
+
+/// Index of an expression in [`Verified::exprs`].
+pub type ExprId = u32;
+
+/// How a chunk value is computed from the inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// Rank `r`'s input (for the chunk in question).
+    Input(usize),
+    /// `op(a, b)`: `a` the receiver's value, `b` the arriving one.
+    Reduce(ExprId, ExprId),
+}
+
+/// The result of a successful verification.
+#[derive(Clone, Debug)]
+pub struct Verified {
+    /// `trace[s][rank][chunk]`: contributions held after `s` steps
+    /// (`trace[0]` is the initial state; `trace.len() == steps + 1`).
+    pub trace: Vec<Vec<Vec<RankSet>>>,
+    /// Expression arena.
+    pub exprs: Vec<Expr>,
+    /// `final_exprs[rank][chunk]`: the expression of every chunk at the end
+    /// (`None` if the chunk never held anything).
+    pub final_exprs: Vec<Vec<Option<ExprId>>>,
+}
+
+/// Why a schedule does not implement its collective. Step and transfer
+/// indices are 0-based.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The schedule's shape is wrong.
+    #[error("schedule has {ranks} ranks and {chunks} chunks; chunks must be a positive multiple of ranks and ranks >= 1")]
+    BadShape { ranks: usize, chunks: usize },
+    /// A transfer names a rank or chunk that does not exist, or sends to itself.
+    #[error("step {step}, transfer {transfer}: {what}")]
+    BadTransfer { step: usize, transfer: usize, what: String },
+    /// A transfer sends a chunk that holds nothing.
+    #[error("step {step}, transfer {transfer}: rank {src} sends chunk {chunk}, which holds nothing yet")]
+    SendsNothing { step: usize, transfer: usize, src: usize, chunk: usize },
+    /// A reduce would count a contribution twice.
+    #[error("step {step}, transfer {transfer}: rank {dst} reduces chunk {chunk} {incoming} into {held}: contributions {overlap} would be counted twice")]
+    DuplicateContribution {
+        step: usize,
+        transfer: usize,
+        dst: usize,
+        chunk: usize,
+        incoming: String,
+        held: String,
+        overlap: String,
+    },
+    /// A chunk is written twice in one step and one write is a copy.
+    #[error("step {step}: rank {dst} chunk {chunk} is written by transfers {first} and {second} in the same step, and one is a copy")]
+    WriteConflict { step: usize, dst: usize, chunk: usize, first: usize, second: usize },
+    /// The final state is wrong.
+    #[error("after the last step rank {rank} chunk {chunk} holds {got}, but {primitive} requires {want}")]
+    WrongResult { primitive: Primitive, rank: usize, chunk: usize, got: String, want: String },
+}
+
+#[derive(Clone)]
+struct Cell {
+    set: RankSet,
+    expr: Option<ExprId>,
+}
+
+/// Verifies `schedule`; on success returns the per-step trace and the final
+/// expressions.
+///
+/// Errors: the first [`VerifyError`] found, in step order.
+pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
+    let (n, c) = (schedule.ranks, schedule.chunks);
+    if n == 0 || c == 0 || c % n != 0 {
+        return Err(VerifyError::BadShape { ranks: n, chunks: c });
+    }
+    let mut exprs: Vec<Expr> = (0..n).map(Expr::Input).collect();
+    let mut state: Vec<Vec<Cell>> = (0..n)
+        .map(|r| {
+            (0..c)
+                .map(|ch| {
+                    if schedule.primitive.holds_input(r, schedule.block_of(ch)) {
+                        Cell { set: RankSet::single(r), expr: Some(r as ExprId) }
+                    } else {
+                        Cell { set: RankSet::empty(), expr: None }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let snapshot = |state: &Vec<Vec<Cell>>| state.iter().map(|row| row.iter().map(|x| x.set.clone()).collect()).collect();
+    let mut trace: Vec<Vec<Vec<RankSet>>> = vec![snapshot(&state)];
+
+    for (si, step) in schedule.steps.iter().enumerate() {
+        // Check shapes and read every source at the start of the step.
+        let mut reads = Vec::with_capacity(step.transfers.len());
+        for (ti, t) in step.transfers.iter().enumerate() {
+            let bad = |what: String| VerifyError::BadTransfer { step: si, transfer: ti, what };
+            if t.src >= n || t.dst >= n {
+                return Err(bad(format!("rank {} -> {} but there are {n} ranks", t.src, t.dst)));
+            }
+            if t.src == t.dst {
+                return Err(bad(format!("rank {} sends to itself", t.src)));
+            }
+            if t.count == 0 || t.first + t.count > c {
+                return Err(bad(format!("chunks {}..{} but the buffer has {c} chunks", t.first, t.first + t.count)));
+            }
+            let mut cells = Vec::with_capacity(t.count);
+            for ch in t.chunks() {
+                let cell = &state[t.src][ch];
+                if cell.set.is_empty() {
+                    return Err(VerifyError::SendsNothing { step: si, transfer: ti, src: t.src, chunk: ch });
+                }
+                cells.push(cell.clone());
+            }
+            reads.push(cells);
+        }
+        // Apply receives in listed order.
+        let mut written: std::collections::HashMap<(usize, usize), (usize, TransferKind)> = Default::default();
+        for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
+            for (ch, incoming) in t.chunks().zip(cells) {
+                if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
+                    if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
+                        return Err(VerifyError::WriteConflict { step: si, dst: t.dst, chunk: ch, first, second: ti });
+                    }
+                } else {
+                    written.insert((t.dst, ch), (ti, t.kind));
+                }
+                let held = &mut state[t.dst][ch];
+                match t.kind {
+                    TransferKind::Copy => *held = incoming,
+                    TransferKind::Reduce => {
+                        if held.set.intersects(&incoming.set) {
+                            let overlap: RankSet = {
+                                let mut o = RankSet::empty();
+                                incoming.set.iter().filter(|r| held.set.contains(*r)).for_each(|r| o.insert(r));
+                                o
+                            };
+                            return Err(VerifyError::DuplicateContribution {
+                                step: si,
+                                transfer: ti,
+                                dst: t.dst,
+                                chunk: ch,
+                                incoming: incoming.set.describe(),
+                                held: held.set.describe(),
+                                overlap: overlap.describe(),
+                            });
+                        }
+                        held.set = held.set.union(&incoming.set);
+                        held.expr = match (held.expr, incoming.expr) {
+                            (Some(a), Some(b)) => {
+                                exprs.push(Expr::Reduce(a, b));
+                                Some((exprs.len() - 1) as ExprId)
+                            }
+                            (None, b) => b,
+                            (a, None) => a,
+                        };
+                    }
+                }
+            }
+        }
+        trace.push(snapshot(&state));
+    }
+
+    // Postcondition.
+    let all = RankSet::all(n);
+    for (r, row) in state.iter().enumerate() {
+        for (ch, cell) in row.iter().enumerate() {
+            let want = match schedule.primitive.expected_after(r, schedule.block_of(ch)) {
+                None => continue,
+                Some(Expect::All) => all.clone(),
+                Some(Expect::Only(b)) => RankSet::single(b),
+            };
+            if cell.set != want {
+                return Err(VerifyError::WrongResult {
+                    primitive: schedule.primitive,
+                    rank: r,
+                    chunk: ch,
+                    got: cell.set.describe(),
+                    want: want.describe(),
+                });
+            }
+        }
+    }
+    let final_exprs = state.iter().map(|row| row.iter().map(|x| x.expr).collect()).collect();
+    Ok(Verified { trace, exprs, final_exprs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_set_basics() {
+        let mut s = RankSet::single(3);
+        s.insert(70);
+        assert!(s.contains(3) && s.contains(70) && !s.contains(4));
+        assert_eq!(s.len(), 2);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![3, 70]);
+        assert_eq!(RankSet::all(8).describe(), "{0..7}");
+        assert_eq!(s.describe(), "{3,70}");
+        assert_eq!(RankSet::empty().describe(), "{}");
+        assert!(s.intersects(&RankSet::single(70)));
+        assert!(!s.intersects(&RankSet::single(5)));
+    }
+}

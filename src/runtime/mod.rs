@@ -1,0 +1,14 @@
+//! The runtime (wasm only): rank workers, message channels between them, run
+//! control. Depends on the engine; the UI depends on it.
+//!
+//! CONTRACT used by the UI (keep these signatures):
+//! ```ignore
+//! pub async fn run(req: RunRequest, on_output: impl FnMut(RankOutput) + 'static) -> Result<RunSummary, RunError>
+//! ```
+
+pub mod pool;
+pub mod protocol;
+pub mod worker;
+
+pub use pool::run;
+pub use protocol::{RankOutput, RunError, RunRequest, RunSummary};

@@ -1,0 +1,4 @@
+//! Placeholder: the rank worker.
+
+/// Worker entry point.
+pub fn start() {}
