@@ -87,7 +87,15 @@ impl<'a> Checker<'a> {
         seed: u64,
         elems: usize,
     ) -> Self {
-        Checker { schedule, verified, dtype, op, seed, elems, cache: HashMap::new() }
+        Checker {
+            schedule,
+            verified,
+            dtype,
+            op,
+            seed,
+            elems,
+            cache: HashMap::new(),
+        }
     }
 
     fn eval(&self, e: ExprId, chunk: usize) -> Vec<u8> {
@@ -144,7 +152,9 @@ impl<'a> Checker<'a> {
                 } else {
                     match op {
                         ReduceOp::Sum => 1.01 * (k - 1.0) * u * abs_sum,
-                        ReduceOp::Prod => 1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal(),
+                        ReduceOp::Prod => {
+                            1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal()
+                        }
                         ReduceOp::Max | ReduceOp::Min => 0.0,
                     }
                 };
@@ -153,7 +163,14 @@ impl<'a> Checker<'a> {
                     beyond_tolerance += 1;
                 }
             }
-            self.cache.insert((e, chunk), Reference { bytes, max_abs_error, beyond_tolerance });
+            self.cache.insert(
+                (e, chunk),
+                Reference {
+                    bytes,
+                    max_abs_error,
+                    beyond_tolerance,
+                },
+            );
         }
         &self.cache[&(e, chunk)]
     }
@@ -175,7 +192,12 @@ impl<'a> Checker<'a> {
         let wrong_len = output.len() != self.elems * es;
         for chunk in 0..self.schedule.chunks {
             let block = self.schedule.block_of(chunk);
-            if self.schedule.primitive.expected_after(rank, block).is_none() {
+            if self
+                .schedule
+                .primitive
+                .expected_after(rank, block)
+                .is_none()
+            {
                 continue;
             }
             let range = self.schedule.chunk_elems(self.elems, chunk);
@@ -204,7 +226,11 @@ impl<'a> Checker<'a> {
                     let (g, w) = (dtype.read_f64(got, j), dtype.read_f64(&want_bytes, j));
                     rep.max_abs_error = rep.max_abs_error.max((g - w).abs());
                     if rep.first_mismatch.is_none() {
-                        rep.first_mismatch = Some(Mismatch { element: range.start + j, got: g, want: w });
+                        rep.first_mismatch = Some(Mismatch {
+                            element: range.start + j,
+                            got: g,
+                            want: w,
+                        });
                     }
                 }
             }

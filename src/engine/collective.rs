@@ -30,7 +30,11 @@ pub enum Primitive {
 
 impl Primitive {
     /// Every primitive, in UI order.
-    pub const ALL: [Primitive; 3] = [Primitive::AllReduce, Primitive::ReduceScatter, Primitive::AllGather];
+    pub const ALL: [Primitive; 3] = [
+        Primitive::AllReduce,
+        Primitive::ReduceScatter,
+        Primitive::AllGather,
+    ];
 
     /// URL name (`allreduce`, `reducescatter`, `allgather`).
     pub fn name(self) -> &'static str {

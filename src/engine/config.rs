@@ -133,18 +133,31 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "mib" | "m" => 1 << 20,
         "gb" => 1_000_000_000,
         "gib" | "g" => 1 << 30,
-        _ => return Err(format!("unknown unit `{unit}`; allowed: B, KB, KiB, MB, MiB, GB, GiB")),
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}`; allowed: B, KB, KiB, MB, MiB, GB, GiB"
+            ))
+        }
     };
-    if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit() || c == '.') || num.matches('.').count() > 1 {
-        return Err("a non-negative number, optionally with a unit (e.g. 4096, 64MiB, 1.5 GB)".into());
+    if num.is_empty()
+        || !num.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || num.matches('.').count() > 1
+    {
+        return Err(
+            "a non-negative number, optionally with a unit (e.g. 4096, 64MiB, 1.5 GB)".into(),
+        );
     }
-    let v: f64 = num.parse().map_err(|_| "a non-negative number (e.g. 4096, 64MiB)".to_string())?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| "a non-negative number (e.g. 4096, 64MiB)".to_string())?;
     let b = v * mult as f64;
     if !b.is_finite() || b > u64::MAX as f64 / 2.0 {
         return Err("a size up to 1 GiB".into());
     }
     if b.fract() != 0.0 {
-        return Err(format!("a whole number of bytes ({num} {unit} is {b} bytes)"));
+        return Err(format!(
+            "a whole number of bytes ({num} {unit} is {b} bytes)"
+        ));
     }
     Ok(b as u64)
 }
@@ -158,7 +171,11 @@ impl Config {
         let mut errors = Vec::new();
         let q = query.strip_prefix('?').unwrap_or(query);
         let mut bad = |key: &str, value: &str, allowed: String| {
-            errors.push(ConfigError { key: key.to_string(), value: shorten(value), allowed });
+            errors.push(ConfigError {
+                key: key.to_string(),
+                value: shorten(value),
+                allowed,
+            });
         };
         let mut bytes_raw: Option<String> = None;
         let mut ranks_raw: Option<String> = None;
@@ -175,7 +192,11 @@ impl Config {
                 },
                 "topo" => match Topology::preset(v) {
                     Ok(_) => c.topo = v.to_string(),
-                    Err(_) => bad("topo", v, format!("one of {}", Topology::PRESETS.join(", "))),
+                    Err(_) => bad(
+                        "topo",
+                        v,
+                        format!("one of {}", Topology::PRESETS.join(", ")),
+                    ),
                 },
                 "dtype" => match DType::from_name(v) {
                     Some(d) => c.dtype = d,
@@ -196,19 +217,30 @@ impl Config {
         }
         // Keys that depend on others: ranks on topo, bytes on dtype.
         if let Some(v) = ranks_raw {
-            let devices = Topology::preset(&c.topo).map(|t| t.devices.len()).unwrap_or(8);
+            let devices = Topology::preset(&c.topo)
+                .map(|t| t.devices.len())
+                .unwrap_or(8);
             match v.parse::<usize>() {
                 Ok(n) if (2..=devices).contains(&n) => c.ranks = n,
-                _ => bad("ranks", &v, format!("an integer 2..={devices} (topology {} has {devices} devices)", c.topo)),
+                _ => bad(
+                    "ranks",
+                    &v,
+                    format!(
+                        "an integer 2..={devices} (topology {} has {devices} devices)",
+                        c.topo
+                    ),
+                ),
             }
         } else if let Ok(t) = Topology::preset(&c.topo) {
             c.ranks = c.ranks.min(t.devices.len());
         }
         if let Some(v) = bytes_raw {
             match parse_bytes(&v) {
-                Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => {
-                    bad("bytes", &v, "a size from 1 KiB (1024) to 1 GiB (1073741824)".into())
-                }
+                Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => bad(
+                    "bytes",
+                    &v,
+                    "a size from 1 KiB (1024) to 1 GiB (1073741824)".into(),
+                ),
                 Ok(b) => {
                     let es = c.dtype.size_bytes() as u64;
                     if b % es != 0 {
@@ -216,7 +248,10 @@ impl Config {
                         bad(
                             "bytes",
                             &v,
-                            format!("a whole number of {} elements ({es} bytes each); using {}", c.dtype, c.bytes),
+                            format!(
+                                "a whole number of {} elements ({es} bytes each); using {}",
+                                c.dtype, c.bytes
+                            ),
                         );
                     } else {
                         c.bytes = b;
@@ -290,15 +325,22 @@ mod tests {
 
     #[test]
     fn invalid_values_name_key_value_and_allowed_and_the_rest_applies() {
-        let (c, e) = Config::from_query("op=allgather&ranks=9&bytes=1e400&dtype=fp64&algo=mesh&foo=1");
+        let (c, e) =
+            Config::from_query("op=allgather&ranks=9&bytes=1e400&dtype=fp64&algo=mesh&foo=1");
         assert_eq!(c.op, Primitive::AllGather);
         assert_eq!(c.algo, AlgoChoice::Fixed(Algorithm::Mesh));
         assert_eq!(c.ranks, 8);
         assert_eq!(c.bytes, Config::default().bytes);
         let keys: Vec<&str> = e.iter().map(|x| x.key.as_str()).collect();
         assert_eq!(keys, vec!["dtype", "foo", "ranks", "bytes"]);
-        assert_eq!(e[0].to_string(), "dtype=\"fp64\": one of fp32, fp16, bf16, int32, int8");
-        assert_eq!(e[2].to_string(), "ranks=\"9\": an integer 2..=8 (topology 910b-8 has 8 devices)");
+        assert_eq!(
+            e[0].to_string(),
+            "dtype=\"fp64\": one of fp32, fp16, bf16, int32, int8"
+        );
+        assert_eq!(
+            e[2].to_string(),
+            "ranks=\"9\": an integer 2..=8 (topology 910b-8 has 8 devices)"
+        );
     }
 
     #[test]

@@ -84,7 +84,12 @@ pub struct Estimate {
 ///
 /// Errors: [`TopologyError`] if the ranks do not fit or two communicating
 /// ranks have no link.
-pub fn estimate(schedule: &Schedule, topo: &Topology, bytes: u64, dtype: DType) -> Result<Estimate, TopologyError> {
+pub fn estimate(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+) -> Result<Estimate, TopologyError> {
     topo.check_ranks(schedule.ranks)?;
     let es = dtype.size_bytes() as u64;
     let elems = (bytes / es) as usize;
@@ -109,7 +114,10 @@ pub fn estimate(schedule: &Schedule, topo: &Topology, bytes: u64, dtype: DType) 
         for (i, &(link, forward, b)) in info.iter().enumerate() {
             let l = &topo.links[link];
             let shared: u64 = flows[&(link, forward)].iter().map(|&x| x.min(b)).sum();
-            arrivals.push((t0 + l.latency_us + shared as f64 / (l.bandwidth_gbps * 1e3), i));
+            arrivals.push((
+                t0 + l.latency_us + shared as f64 / (l.bandwidth_gbps * 1e3),
+                i,
+            ));
         }
         let mut order: Vec<usize> = (0..info.len()).collect();
         order.sort_by(|&x, &y| arrivals[x].0.total_cmp(&arrivals[y].0).then(x.cmp(&y)));
@@ -140,11 +148,19 @@ pub fn estimate(schedule: &Schedule, topo: &Topology, bytes: u64, dtype: DType) 
                 done_us: done[i],
             });
         }
-        steps.push(StepTiming { start_us: t0, end_us: end, max_link_sharing });
+        steps.push(StepTiming {
+            start_us: t0,
+            end_us: end,
+            max_link_sharing,
+        });
         t0 = end;
     }
     let time_us = t0;
-    let algbw_gbps = if time_us > 0.0 { bytes as f64 / (time_us * 1e3) } else { 0.0 };
+    let algbw_gbps = if time_us > 0.0 {
+        bytes as f64 / (time_us * 1e3)
+    } else {
+        0.0
+    };
     Ok(Estimate {
         bytes,
         time_us,
@@ -179,9 +195,15 @@ pub fn closed_form_us(
     let gamma = reduce_gbps.map_or(0.0, |g| 1.0 / (g * 1e3));
     let red = (nf - 1.0) / nf * s * gamma;
     match (algorithm, primitive) {
-        (Algorithm::Ring, Primitive::AllReduce) => 2.0 * (nf - 1.0) * alpha_us + 2.0 * (nf - 1.0) / nf * s * beta + red,
-        (Algorithm::Ring, Primitive::ReduceScatter) => (nf - 1.0) * alpha_us + (nf - 1.0) / nf * s * beta + red,
-        (Algorithm::Ring, Primitive::AllGather) => (nf - 1.0) * alpha_us + (nf - 1.0) / nf * s * beta,
+        (Algorithm::Ring, Primitive::AllReduce) => {
+            2.0 * (nf - 1.0) * alpha_us + 2.0 * (nf - 1.0) / nf * s * beta + red
+        }
+        (Algorithm::Ring, Primitive::ReduceScatter) => {
+            (nf - 1.0) * alpha_us + (nf - 1.0) / nf * s * beta + red
+        }
+        (Algorithm::Ring, Primitive::AllGather) => {
+            (nf - 1.0) * alpha_us + (nf - 1.0) / nf * s * beta
+        }
         (Algorithm::Mesh, Primitive::AllReduce) => 2.0 * alpha_us + 2.0 * s / nf * beta + red,
         (Algorithm::Mesh, Primitive::ReduceScatter) => alpha_us + s / nf * beta + red,
         (Algorithm::Mesh, Primitive::AllGather) => alpha_us + s / nf * beta,

@@ -39,7 +39,13 @@ pub enum DType {
 
 impl DType {
     /// Every data type, in the order the UI lists them.
-    pub const ALL: [DType; 5] = [DType::Fp32, DType::Fp16, DType::Bf16, DType::Int32, DType::Int8];
+    pub const ALL: [DType; 5] = [
+        DType::Fp32,
+        DType::Fp16,
+        DType::Bf16,
+        DType::Int32,
+        DType::Int8,
+    ];
 
     /// Size of one element in bytes.
     pub fn size_bytes(self) -> usize {
@@ -301,7 +307,12 @@ mod tests {
     #[test]
     fn int8_sum_and_prod_wrap() {
         let mut d = i8buf(&[120, -128, 100, 16]);
-        reduce_into(DType::Int8, ReduceOp::Sum, &mut d, &i8buf(&[10, -1, 27, 16]));
+        reduce_into(
+            DType::Int8,
+            ReduceOp::Sum,
+            &mut d,
+            &i8buf(&[10, -1, 27, 16]),
+        );
         assert_eq!(d, i8buf(&[-126, 127, 127, 32]));
         let mut d = i8buf(&[16, -16]);
         reduce_into(DType::Int8, ReduceOp::Prod, &mut d, &i8buf(&[16, 9]));
@@ -314,30 +325,57 @@ mod tests {
         let mut d = i32::MAX.to_le_bytes().to_vec();
         reduce_into(DType::Int32, ReduceOp::Sum, &mut d, &1i32.to_le_bytes());
         assert_eq!(d, i32::MIN.to_le_bytes());
-        assert_eq!(ReduceOp::Sum.exact(DType::Int32, i32::MAX as f64, 1.0), i32::MIN as f64);
+        assert_eq!(
+            ReduceOp::Sum.exact(DType::Int32, i32::MAX as f64, 1.0),
+            i32::MIN as f64
+        );
     }
 
     #[test]
     fn fp16_rounds_once_per_reduce() {
         // 2048 + 1 is not representable in fp16 (11-bit significand): ties to even -> 2048.
         let mut d = half::f16::from_f32(2048.0).to_le_bytes().to_vec();
-        reduce_into(DType::Fp16, ReduceOp::Sum, &mut d, &half::f16::from_f32(1.0).to_le_bytes());
+        reduce_into(
+            DType::Fp16,
+            ReduceOp::Sum,
+            &mut d,
+            &half::f16::from_f32(1.0).to_le_bytes(),
+        );
         assert_eq!(DType::Fp16.read_f64(&d, 0), 2048.0);
         let mut d = half::f16::from_f32(2048.0).to_le_bytes().to_vec();
-        reduce_into(DType::Fp16, ReduceOp::Sum, &mut d, &half::f16::from_f32(3.0).to_le_bytes());
+        reduce_into(
+            DType::Fp16,
+            ReduceOp::Sum,
+            &mut d,
+            &half::f16::from_f32(3.0).to_le_bytes(),
+        );
         assert_eq!(DType::Fp16.read_f64(&d, 0), 2052.0);
     }
 
     #[test]
     fn bf16_and_fp32_max_min() {
-        let mut d = [half::bf16::from_f32(-1.5).to_le_bytes(), half::bf16::from_f32(2.0).to_le_bytes()].concat();
-        let s = [half::bf16::from_f32(0.25).to_le_bytes(), half::bf16::from_f32(-3.0).to_le_bytes()].concat();
+        let mut d = [
+            half::bf16::from_f32(-1.5).to_le_bytes(),
+            half::bf16::from_f32(2.0).to_le_bytes(),
+        ]
+        .concat();
+        let s = [
+            half::bf16::from_f32(0.25).to_le_bytes(),
+            half::bf16::from_f32(-3.0).to_le_bytes(),
+        ]
+        .concat();
         reduce_into(DType::Bf16, ReduceOp::Max, &mut d, &s);
-        assert_eq!((DType::Bf16.read_f64(&d, 0), DType::Bf16.read_f64(&d, 1)), (0.25, 2.0));
+        assert_eq!(
+            (DType::Bf16.read_f64(&d, 0), DType::Bf16.read_f64(&d, 1)),
+            (0.25, 2.0)
+        );
         let mut d = [1.0f32.to_le_bytes(), 5.0f32.to_le_bytes()].concat();
         let s = [(-2.0f32).to_le_bytes(), 7.0f32.to_le_bytes()].concat();
         reduce_into(DType::Fp32, ReduceOp::Min, &mut d, &s);
-        assert_eq!((DType::Fp32.read_f64(&d, 0), DType::Fp32.read_f64(&d, 1)), (-2.0, 5.0));
+        assert_eq!(
+            (DType::Fp32.read_f64(&d, 0), DType::Fp32.read_f64(&d, 1)),
+            (-2.0, 5.0)
+        );
     }
 
     #[test]

@@ -16,32 +16,62 @@ pub enum ExecuteError {
     RankCount { want: usize, got: usize },
     /// A buffer's length differs from the others or is not whole elements.
     #[error("rank {rank}'s buffer has {len} bytes; every buffer must have {want} bytes ({dtype} elements)")]
-    BufferLength { rank: usize, len: usize, want: usize, dtype: DType },
+    BufferLength {
+        rank: usize,
+        len: usize,
+        want: usize,
+        dtype: DType,
+    },
     /// A transfer names a rank or chunk outside the schedule.
     #[error("step {step}: transfer {src}->{dst} chunks {first}+{count} is outside the schedule")]
-    BadTransfer { step: usize, src: usize, dst: usize, first: usize, count: usize },
+    BadTransfer {
+        step: usize,
+        src: usize,
+        dst: usize,
+        first: usize,
+        count: usize,
+    },
 }
 
 /// Runs `schedule` on `buffers` (one per rank, equal lengths, whole elements
 /// of `dtype`), in place.
 ///
 /// Errors: [`ExecuteError`] on a shape mismatch; nothing is modified then.
-pub fn execute(schedule: &Schedule, dtype: DType, op: ReduceOp, buffers: &mut [Vec<u8>]) -> Result<(), ExecuteError> {
+pub fn execute(
+    schedule: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+) -> Result<(), ExecuteError> {
     let n = schedule.ranks;
     if buffers.len() != n {
-        return Err(ExecuteError::RankCount { want: n, got: buffers.len() });
+        return Err(ExecuteError::RankCount {
+            want: n,
+            got: buffers.len(),
+        });
     }
     let es = dtype.size_bytes();
     let want = buffers.first().map_or(0, |b| b.len());
     for (rank, b) in buffers.iter().enumerate() {
         if b.len() != want || b.len() % es != 0 {
-            return Err(ExecuteError::BufferLength { rank, len: b.len(), want: want - want % es, dtype });
+            return Err(ExecuteError::BufferLength {
+                rank,
+                len: b.len(),
+                want: want - want % es,
+                dtype,
+            });
         }
     }
     for (step, s) in schedule.steps.iter().enumerate() {
         for t in &s.transfers {
             if t.src >= n || t.dst >= n || t.first + t.count > schedule.chunks {
-                return Err(ExecuteError::BadTransfer { step, src: t.src, dst: t.dst, first: t.first, count: t.count });
+                return Err(ExecuteError::BadTransfer {
+                    step,
+                    src: t.src,
+                    dst: t.dst,
+                    first: t.first,
+                    count: t.count,
+                });
             }
         }
     }
@@ -70,14 +100,26 @@ pub fn execute(schedule: &Schedule, dtype: DType, op: ReduceOp, buffers: &mut [V
 
 /// The initial buffer of `rank`: its input ([`input::fill`]) in the blocks
 /// the primitive gives it, zeros elsewhere (AllGather's receive area).
-pub fn initial_buffer(schedule: &Schedule, dtype: DType, seed: u64, rank: usize, elems: usize) -> Vec<u8> {
+pub fn initial_buffer(
+    schedule: &Schedule,
+    dtype: DType,
+    seed: u64,
+    rank: usize,
+    elems: usize,
+) -> Vec<u8> {
     let es = dtype.size_bytes();
     let mut buf = vec![0u8; elems * es];
     let k = schedule.chunks_per_block().max(1);
     for block in 0..schedule.ranks {
         if schedule.primitive.holds_input(rank, block) {
             let r = schedule.range_elems(elems, block * k, k);
-            input::fill(dtype, seed, rank, r.clone(), &mut buf[r.start * es..r.end * es]);
+            input::fill(
+                dtype,
+                seed,
+                rank,
+                r.clone(),
+                &mut buf[r.start * es..r.end * es],
+            );
         }
     }
     buf
@@ -85,10 +127,18 @@ pub fn initial_buffer(schedule: &Schedule, dtype: DType, seed: u64, rank: usize,
 
 /// Runs `schedule` on the deterministic inputs of `seed` and returns every
 /// rank's final buffer (`ranks` buffers of `elems` elements).
-pub fn reference_run(schedule: &Schedule, dtype: DType, op: ReduceOp, seed: u64, elems: usize) -> Vec<Vec<u8>> {
-    let mut bufs: Vec<Vec<u8>> =
-        (0..schedule.ranks).map(|r| initial_buffer(schedule, dtype, seed, r, elems)).collect();
+pub fn reference_run(
+    schedule: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    seed: u64,
+    elems: usize,
+) -> Vec<Vec<u8>> {
+    let mut bufs: Vec<Vec<u8>> = (0..schedule.ranks)
+        .map(|r| initial_buffer(schedule, dtype, seed, r, elems))
+        .collect();
     // Shapes are consistent by construction.
-    execute(schedule, dtype, op, &mut bufs).expect("reference_run: buffers are built to the schedule's shape");
+    execute(schedule, dtype, op, &mut bufs)
+        .expect("reference_run: buffers are built to the schedule's shape");
     bufs
 }

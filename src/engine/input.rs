@@ -28,7 +28,9 @@ fn mix(mut z: u64) -> u64 {
 
 #[inline]
 fn hash(seed: u64, rank: usize, index: usize) -> u64 {
-    let a = mix(seed.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_add((rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)));
+    let a = mix(seed
+        .wrapping_add(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add((rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)));
     mix(a ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
@@ -63,7 +65,11 @@ pub fn value(dtype: DType, seed: u64, rank: usize, index: usize) -> f64 {
 /// (a caller bug).
 pub fn fill(dtype: DType, seed: u64, rank: usize, elems: Range<usize>, out: &mut [u8]) {
     let s = dtype.size_bytes();
-    assert_eq!(out.len(), elems.len() * s, "input::fill: wrong output length");
+    assert_eq!(
+        out.len(),
+        elems.len() * s,
+        "input::fill: wrong output length"
+    );
     for (i, o) in elems.zip(out.chunks_exact_mut(s)) {
         let v = value(dtype, seed, rank, i);
         match dtype {

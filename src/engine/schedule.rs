@@ -77,9 +77,20 @@ pub struct Schedule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RankOp {
     /// Send these chunks (as they were at the start of the step) to `to`.
-    Send { step: usize, to: usize, first: usize, count: usize },
+    Send {
+        step: usize,
+        to: usize,
+        first: usize,
+        count: usize,
+    },
     /// Wait for chunks from `from` and apply them.
-    Recv { step: usize, from: usize, first: usize, count: usize, kind: TransferKind },
+    Recv {
+        step: usize,
+        from: usize,
+        first: usize,
+        count: usize,
+        kind: TransferKind,
+    },
 }
 
 impl Schedule {
@@ -105,7 +116,11 @@ impl Schedule {
     /// Element range of chunks `[first, first + count)`.
     pub fn range_elems(&self, elems: usize, first: usize, count: usize) -> Range<usize> {
         let a = self.chunk_elems(elems, first).start;
-        let b = if count == 0 { a } else { self.chunk_elems(elems, first + count - 1).end };
+        let b = if count == 0 {
+            a
+        } else {
+            self.chunk_elems(elems, first + count - 1).end
+        };
         a..b
     }
 
@@ -122,10 +137,21 @@ impl Schedule {
         let mut ops = Vec::new();
         for (step, s) in self.steps.iter().enumerate() {
             for t in s.transfers.iter().filter(|t| t.src == rank) {
-                ops.push(RankOp::Send { step, to: t.dst, first: t.first, count: t.count });
+                ops.push(RankOp::Send {
+                    step,
+                    to: t.dst,
+                    first: t.first,
+                    count: t.count,
+                });
             }
             for t in s.transfers.iter().filter(|t| t.dst == rank) {
-                ops.push(RankOp::Recv { step, from: t.src, first: t.first, count: t.count, kind: t.kind });
+                ops.push(RankOp::Recv {
+                    step,
+                    from: t.src,
+                    first: t.first,
+                    count: t.count,
+                    kind: t.kind,
+                });
             }
         }
         ops
@@ -133,8 +159,12 @@ impl Schedule {
 
     /// Pairs of ranks that exchange at least one message (`a < b`), sorted.
     pub fn peer_pairs(&self) -> Vec<(usize, usize)> {
-        let mut v: Vec<(usize, usize)> =
-            self.steps.iter().flat_map(|s| s.transfers.iter()).map(|t| (t.src.min(t.dst), t.src.max(t.dst))).collect();
+        let mut v: Vec<(usize, usize)> = self
+            .steps
+            .iter()
+            .flat_map(|s| s.transfers.iter())
+            .map(|t| (t.src.min(t.dst), t.src.max(t.dst)))
+            .collect();
         v.sort_unstable();
         v.dedup();
         v
@@ -154,8 +184,20 @@ mod tests {
             steps: vec![Step {
                 phase: "AllGather".into(),
                 transfers: vec![
-                    Transfer { src: 0, dst: 1, first: 0, count: 2, kind: TransferKind::Copy },
-                    Transfer { src: 1, dst: 0, first: 2, count: 2, kind: TransferKind::Copy },
+                    Transfer {
+                        src: 0,
+                        dst: 1,
+                        first: 0,
+                        count: 2,
+                        kind: TransferKind::Copy,
+                    },
+                    Transfer {
+                        src: 1,
+                        dst: 0,
+                        first: 2,
+                        count: 2,
+                        kind: TransferKind::Copy,
+                    },
                 ],
             }],
         }
@@ -179,8 +221,19 @@ mod tests {
         assert_eq!(
             s.rank_ops(0),
             vec![
-                RankOp::Send { step: 0, to: 1, first: 0, count: 2 },
-                RankOp::Recv { step: 0, from: 1, first: 2, count: 2, kind: TransferKind::Copy },
+                RankOp::Send {
+                    step: 0,
+                    to: 1,
+                    first: 0,
+                    count: 2
+                },
+                RankOp::Recv {
+                    step: 0,
+                    from: 1,
+                    first: 2,
+                    count: 2,
+                    kind: TransferKind::Copy
+                },
             ]
         );
         assert_eq!(s.peer_pairs(), vec![(0, 1)]);

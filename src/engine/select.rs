@@ -40,7 +40,14 @@ impl Selection {
     }
 }
 
-fn candidate(algorithm: Algorithm, primitive: Primitive, topo: &Topology, ranks: usize, bytes: u64, dtype: DType) -> Result<Option<Candidate>, TopologyError> {
+fn candidate(
+    algorithm: Algorithm,
+    primitive: Primitive,
+    topo: &Topology,
+    ranks: usize,
+    bytes: u64,
+    dtype: DType,
+) -> Result<Option<Candidate>, TopologyError> {
     let Ok(schedule) = algorithm::build(algorithm, primitive, ranks) else {
         return Ok(None);
     };
@@ -57,7 +64,12 @@ fn candidate(algorithm: Algorithm, primitive: Primitive, topo: &Topology, ranks:
         latency_us += a;
     }
     let mut per_link: HashMap<(usize, usize), u64> = HashMap::new();
-    for (t, tt) in schedule.steps.iter().flat_map(|s| s.transfers.iter()).zip(&estimate.timeline.transfers) {
+    for (t, tt) in schedule
+        .steps
+        .iter()
+        .flat_map(|s| s.transfers.iter())
+        .zip(&estimate.timeline.transfers)
+    {
         *per_link.entry((tt.link, t.src)).or_default() += tt.bytes;
     }
     Ok(Some(Candidate {
@@ -96,7 +108,13 @@ pub fn format_bytes(b: u64) -> String {
 /// winner.
 ///
 /// Errors: [`TopologyError`] if the ranks do not fit the topology.
-pub fn select(primitive: Primitive, topo: &Topology, ranks: usize, bytes: u64, dtype: DType) -> Result<Selection, TopologyError> {
+pub fn select(
+    primitive: Primitive,
+    topo: &Topology,
+    ranks: usize,
+    bytes: u64,
+    dtype: DType,
+) -> Result<Selection, TopologyError> {
     topo.check_ranks(ranks)?;
     let mut ranking = Vec::new();
     for a in Algorithm::ALL {
@@ -106,11 +124,21 @@ pub fn select(primitive: Primitive, topo: &Topology, ranks: usize, bytes: u64, d
     }
     ranking.sort_by(|x, y| x.estimate.time_us.total_cmp(&y.estimate.time_us));
     let best = &ranking[0];
-    let share = if best.estimate.time_us > 0.0 { best.latency_us / best.estimate.time_us } else { 1.0 };
-    let bound = if share >= 0.5 {
-        format!("latency-bound: {:.0}% of its time is per-message latency", share * 100.0)
+    let share = if best.estimate.time_us > 0.0 {
+        best.latency_us / best.estimate.time_us
     } else {
-        format!("bandwidth-bound: {:.0}% of its time is moving data", (1.0 - share) * 100.0)
+        1.0
+    };
+    let bound = if share >= 0.5 {
+        format!(
+            "latency-bound: {:.0}% of its time is per-message latency",
+            share * 100.0
+        )
+    } else {
+        format!(
+            "bandwidth-bound: {:.0}% of its time is moving data",
+            (1.0 - share) * 100.0
+        )
     };
     let mut reason = format!(
         "{} wins at {} on {} ranks ({bound}). ",

@@ -84,7 +84,11 @@ pub enum TopologyError {
     Unknown(String),
     /// Too many or too few ranks for the topology.
     #[error("topology `{topo}` has {devices} devices; ranks must be 2..={devices}, got {ranks}")]
-    Ranks { topo: String, devices: usize, ranks: usize },
+    Ranks {
+        topo: String,
+        devices: usize,
+        ranks: usize,
+    },
     /// Two ranks have no link between them.
     #[error("topology `{topo}` has no link between device {a} and device {b}")]
     NoLink { topo: String, a: usize, b: usize },
@@ -128,7 +132,12 @@ impl Topology {
     /// HCCL on 910B reduces in the transfer itself (its `INLINE_REDUCE` path),
     /// so the model charges no separate γ.
     pub fn ascend_910b_8() -> Topology {
-        let devices = (0..8).map(|i| Device { label: format!("NPU{i}"), server: 0 }).collect();
+        let devices = (0..8)
+            .map(|i| Device {
+                label: format!("NPU{i}"),
+                server: 0,
+            })
+            .collect();
         let mut links = Vec::new();
         for a in 0..8 {
             for b in a + 1..8 {
@@ -161,21 +170,32 @@ impl Topology {
     /// Errors: [`TopologyError::Ranks`].
     pub fn check_ranks(&self, ranks: usize) -> Result<(), TopologyError> {
         if ranks < 2 || ranks > self.devices.len() {
-            return Err(TopologyError::Ranks { topo: self.name.clone(), devices: self.devices.len(), ranks });
+            return Err(TopologyError::Ranks {
+                topo: self.name.clone(),
+                devices: self.devices.len(),
+                ranks,
+            });
         }
         Ok(())
     }
 
     /// The index of the link joining devices `a` and `b` (either direction).
     pub fn link_between(&self, a: usize, b: usize) -> Option<usize> {
-        self.links.iter().position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        self.links
+            .iter()
+            .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
     }
 
     /// Like [`Topology::link_between`], as an error.
     ///
     /// Errors: [`TopologyError::NoLink`].
     pub fn require_link(&self, a: usize, b: usize) -> Result<usize, TopologyError> {
-        self.link_between(a, b).ok_or_else(|| TopologyError::NoLink { topo: self.name.clone(), a, b })
+        self.link_between(a, b)
+            .ok_or_else(|| TopologyError::NoLink {
+                topo: self.name.clone(),
+                a,
+                b,
+            })
     }
 }
 
@@ -195,7 +215,10 @@ mod tests {
                 }
             }
         }
-        assert!(t.links.iter().all(|l| l.kind == LinkKind::Hccs && l.bandwidth_gbps == 18.3));
+        assert!(t
+            .links
+            .iter()
+            .all(|l| l.kind == LinkKind::Hccs && l.bandwidth_gbps == 18.3));
     }
 
     #[test]

@@ -61,7 +61,9 @@ impl RankSet {
 
     /// Is `rank` in the set?
     pub fn contains(&self, rank: usize) -> bool {
-        self.words.get(rank / 64).is_some_and(|w| w & (1 << (rank % 64)) != 0)
+        self.words
+            .get(rank / 64)
+            .is_some_and(|w| w & (1 << (rank % 64)) != 0)
     }
 
     /// Number of ranks in the set.
@@ -83,17 +85,20 @@ impl RankSet {
     pub fn union(&self, other: &RankSet) -> RankSet {
         let n = self.words.len().max(other.words.len());
         let words = (0..n)
-            .map(|i| self.words.get(i).copied().unwrap_or(0) | other.words.get(i).copied().unwrap_or(0))
+            .map(|i| {
+                self.words.get(i).copied().unwrap_or(0) | other.words.get(i).copied().unwrap_or(0)
+            })
             .collect();
         RankSet { words }
     }
 
     /// The ranks, ascending.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words
-            .iter()
-            .enumerate()
-            .flat_map(|(w, bits)| (0..64).filter(move |b| bits & (1u64 << b) != 0).map(move |b| w * 64 + b))
+        self.words.iter().enumerate().flat_map(|(w, bits)| {
+            (0..64)
+                .filter(move |b| bits & (1u64 << b) != 0)
+                .map(move |b| w * 64 + b)
+        })
     }
 
     /// Compact text: `{}`, `{3}`, `{0,1,2}`, `{0..7}` for a full run.
@@ -102,7 +107,13 @@ impl RankSet {
         match v.as_slice() {
             [] => "{}".into(),
             [a, .., b] if v.len() > 2 && b - a + 1 == v.len() => format!("{{{a}..{b}}}"),
-            _ => format!("{{{}}}", v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",")),
+            _ => format!(
+                "{{{}}}",
+                v.iter()
+                    .map(|r| r.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
         }
     }
 }
@@ -141,10 +152,21 @@ pub enum VerifyError {
     BadShape { ranks: usize, chunks: usize },
     /// A transfer names a rank or chunk that does not exist, or sends to itself.
     #[error("step {step}, transfer {transfer}: {what}")]
-    BadTransfer { step: usize, transfer: usize, what: String },
+    BadTransfer {
+        step: usize,
+        transfer: usize,
+        what: String,
+    },
     /// A transfer sends a chunk that holds nothing.
-    #[error("step {step}, transfer {transfer}: rank {src} sends chunk {chunk}, which holds nothing yet")]
-    SendsNothing { step: usize, transfer: usize, src: usize, chunk: usize },
+    #[error(
+        "step {step}, transfer {transfer}: rank {src} sends chunk {chunk}, which holds nothing yet"
+    )]
+    SendsNothing {
+        step: usize,
+        transfer: usize,
+        src: usize,
+        chunk: usize,
+    },
     /// A reduce would count a contribution twice.
     #[error("step {step}, transfer {transfer}: rank {dst} reduces chunk {chunk} {incoming} into {held}: contributions {overlap} would be counted twice")]
     DuplicateContribution {
@@ -158,10 +180,22 @@ pub enum VerifyError {
     },
     /// A chunk is written twice in one step and one write is a copy.
     #[error("step {step}: rank {dst} chunk {chunk} is written by transfers {first} and {second} in the same step, and one is a copy")]
-    WriteConflict { step: usize, dst: usize, chunk: usize, first: usize, second: usize },
+    WriteConflict {
+        step: usize,
+        dst: usize,
+        chunk: usize,
+        first: usize,
+        second: usize,
+    },
     /// The final state is wrong.
     #[error("after the last step rank {rank} chunk {chunk} holds {got}, but {primitive} requires {want}")]
-    WrongResult { primitive: Primitive, rank: usize, chunk: usize, got: String, want: String },
+    WrongResult {
+        primitive: Primitive,
+        rank: usize,
+        chunk: usize,
+        got: String,
+        want: String,
+    },
 }
 
 #[derive(Clone)]
@@ -177,7 +211,10 @@ struct Cell {
 pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
     let (n, c) = (schedule.ranks, schedule.chunks);
     if n == 0 || c == 0 || c % n != 0 {
-        return Err(VerifyError::BadShape { ranks: n, chunks: c });
+        return Err(VerifyError::BadShape {
+            ranks: n,
+            chunks: c,
+        });
     }
     let mut exprs: Vec<Expr> = (0..n).map(Expr::Input).collect();
     let mut state: Vec<Vec<Cell>> = (0..n)
@@ -185,48 +222,82 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
             (0..c)
                 .map(|ch| {
                     if schedule.primitive.holds_input(r, schedule.block_of(ch)) {
-                        Cell { set: RankSet::single(r), expr: Some(r as ExprId) }
+                        Cell {
+                            set: RankSet::single(r),
+                            expr: Some(r as ExprId),
+                        }
                     } else {
-                        Cell { set: RankSet::empty(), expr: None }
+                        Cell {
+                            set: RankSet::empty(),
+                            expr: None,
+                        }
                     }
                 })
                 .collect()
         })
         .collect();
-    let snapshot = |state: &Vec<Vec<Cell>>| state.iter().map(|row| row.iter().map(|x| x.set.clone()).collect()).collect();
+    let snapshot = |state: &Vec<Vec<Cell>>| {
+        state
+            .iter()
+            .map(|row| row.iter().map(|x| x.set.clone()).collect())
+            .collect()
+    };
     let mut trace: Vec<Vec<Vec<RankSet>>> = vec![snapshot(&state)];
 
     for (si, step) in schedule.steps.iter().enumerate() {
         // Check shapes and read every source at the start of the step.
         let mut reads = Vec::with_capacity(step.transfers.len());
         for (ti, t) in step.transfers.iter().enumerate() {
-            let bad = |what: String| VerifyError::BadTransfer { step: si, transfer: ti, what };
+            let bad = |what: String| VerifyError::BadTransfer {
+                step: si,
+                transfer: ti,
+                what,
+            };
             if t.src >= n || t.dst >= n {
-                return Err(bad(format!("rank {} -> {} but there are {n} ranks", t.src, t.dst)));
+                return Err(bad(format!(
+                    "rank {} -> {} but there are {n} ranks",
+                    t.src, t.dst
+                )));
             }
             if t.src == t.dst {
                 return Err(bad(format!("rank {} sends to itself", t.src)));
             }
             if t.count == 0 || t.first + t.count > c {
-                return Err(bad(format!("chunks {}..{} but the buffer has {c} chunks", t.first, t.first + t.count)));
+                return Err(bad(format!(
+                    "chunks {}..{} but the buffer has {c} chunks",
+                    t.first,
+                    t.first + t.count
+                )));
             }
             let mut cells = Vec::with_capacity(t.count);
             for ch in t.chunks() {
                 let cell = &state[t.src][ch];
                 if cell.set.is_empty() {
-                    return Err(VerifyError::SendsNothing { step: si, transfer: ti, src: t.src, chunk: ch });
+                    return Err(VerifyError::SendsNothing {
+                        step: si,
+                        transfer: ti,
+                        src: t.src,
+                        chunk: ch,
+                    });
                 }
                 cells.push(cell.clone());
             }
             reads.push(cells);
         }
         // Apply receives in listed order.
-        let mut written: std::collections::HashMap<(usize, usize), (usize, TransferKind)> = Default::default();
+        let mut written: std::collections::HashMap<(usize, usize), (usize, TransferKind)> =
+            Default::default();
         for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
             for (ch, incoming) in t.chunks().zip(cells) {
                 if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
                     if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
-                        return Err(VerifyError::WriteConflict { step: si, dst: t.dst, chunk: ch, first, second: ti });
+                        return Err(VerifyError::WriteConflict {
+                            step: si,
+                            dst: t.dst,
+                            chunk: ch,
+                            first,
+                            second: ti,
+                        });
                     }
                 } else {
                     written.insert((t.dst, ch), (ti, t.kind));
@@ -238,7 +309,11 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
                         if held.set.intersects(&incoming.set) {
                             let overlap: RankSet = {
                                 let mut o = RankSet::empty();
-                                incoming.set.iter().filter(|r| held.set.contains(*r)).for_each(|r| o.insert(r));
+                                incoming
+                                    .set
+                                    .iter()
+                                    .filter(|r| held.set.contains(*r))
+                                    .for_each(|r| o.insert(r));
                                 o
                             };
                             return Err(VerifyError::DuplicateContribution {
@@ -287,8 +362,15 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
             }
         }
     }
-    let final_exprs = state.iter().map(|row| row.iter().map(|x| x.expr).collect()).collect();
-    Ok(Verified { trace, exprs, final_exprs })
+    let final_exprs = state
+        .iter()
+        .map(|row| row.iter().map(|x| x.expr).collect())
+        .collect();
+    Ok(Verified {
+        trace,
+        exprs,
+        final_exprs,
+    })
 }
 
 #[cfg(test)]

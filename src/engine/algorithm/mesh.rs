@@ -18,31 +18,41 @@ fn reduce_scatter(n: usize) -> Step {
     // Ordered by receiver, then by sender: the receiver reduces in rank order.
     let transfers = (0..n)
         .flat_map(|dst| {
-            (0..n).filter(move |&src| src != dst).map(move |src| Transfer {
-                src,
-                dst,
-                first: dst,
-                count: 1,
-                kind: TransferKind::Reduce,
-            })
+            (0..n)
+                .filter(move |&src| src != dst)
+                .map(move |src| Transfer {
+                    src,
+                    dst,
+                    first: dst,
+                    count: 1,
+                    kind: TransferKind::Reduce,
+                })
         })
         .collect();
-    Step { phase: "ReduceScatter".into(), transfers }
+    Step {
+        phase: "ReduceScatter".into(),
+        transfers,
+    }
 }
 
 fn all_gather(n: usize) -> Step {
     let transfers = (0..n)
         .flat_map(|src| {
-            (0..n).filter(move |&dst| dst != src).map(move |dst| Transfer {
-                src,
-                dst,
-                first: src,
-                count: 1,
-                kind: TransferKind::Copy,
-            })
+            (0..n)
+                .filter(move |&dst| dst != src)
+                .map(move |dst| Transfer {
+                    src,
+                    dst,
+                    first: src,
+                    count: 1,
+                    kind: TransferKind::Copy,
+                })
         })
         .collect();
-    Step { phase: "AllGather".into(), transfers }
+    Step {
+        phase: "AllGather".into(),
+        transfers,
+    }
 }
 
 /// The mesh schedule for `primitive` on `n >= 2` ranks.
@@ -52,5 +62,11 @@ pub fn schedule(primitive: Primitive, n: usize) -> Schedule {
         Primitive::AllGather => vec![all_gather(n)],
         Primitive::AllReduce => vec![reduce_scatter(n), all_gather(n)],
     };
-    Schedule { primitive, algorithm: "mesh".into(), ranks: n, chunks: n, steps }
+    Schedule {
+        primitive,
+        algorithm: "mesh".into(),
+        ranks: n,
+        chunks: n,
+        steps,
+    }
 }

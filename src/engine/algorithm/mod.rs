@@ -68,15 +68,27 @@ impl fmt::Display for Algorithm {
 pub enum AlgorithmError {
     /// The algorithm does not apply.
     #[error("algorithm `{algorithm}` does not implement {primitive} on {ranks} ranks (it needs at least 2 ranks)")]
-    Unsupported { algorithm: &'static str, primitive: Primitive, ranks: usize },
+    Unsupported {
+        algorithm: &'static str,
+        primitive: Primitive,
+        ranks: usize,
+    },
 }
 
 /// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks.
 ///
 /// Errors: [`AlgorithmError::Unsupported`] if `!algorithm.supports(primitive, ranks)`.
-pub fn build(algorithm: Algorithm, primitive: Primitive, ranks: usize) -> Result<Schedule, AlgorithmError> {
+pub fn build(
+    algorithm: Algorithm,
+    primitive: Primitive,
+    ranks: usize,
+) -> Result<Schedule, AlgorithmError> {
     if !algorithm.supports(primitive, ranks) {
-        return Err(AlgorithmError::Unsupported { algorithm: algorithm.name(), primitive, ranks });
+        return Err(AlgorithmError::Unsupported {
+            algorithm: algorithm.name(),
+            primitive,
+            ranks,
+        });
     }
     Ok(match algorithm {
         Algorithm::Ring => ring::schedule(primitive, ranks),

@@ -18,19 +18,32 @@
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Schedule, Step, Transfer, TransferKind};
 
-fn phase(n: usize, kind: TransferKind, name: &str, chunk_at: impl Fn(usize, usize) -> usize) -> Vec<Step> {
+fn phase(
+    n: usize,
+    kind: TransferKind,
+    name: &str,
+    chunk_at: impl Fn(usize, usize) -> usize,
+) -> Vec<Step> {
     (0..n - 1)
         .map(|k| Step {
             phase: name.to_string(),
             transfers: (0..n)
-                .map(|r| Transfer { src: r, dst: (r + 1) % n, first: chunk_at(r, k), count: 1, kind })
+                .map(|r| Transfer {
+                    src: r,
+                    dst: (r + 1) % n,
+                    first: chunk_at(r, k),
+                    count: 1,
+                    kind,
+                })
                 .collect(),
         })
         .collect()
 }
 
 fn reduce_scatter(n: usize) -> Vec<Step> {
-    phase(n, TransferKind::Reduce, "ReduceScatter", |r, k| (r + 2 * n - k - 1) % n)
+    phase(n, TransferKind::Reduce, "ReduceScatter", |r, k| {
+        (r + 2 * n - k - 1) % n
+    })
 }
 
 fn all_gather(n: usize) -> Vec<Step> {
@@ -48,5 +61,11 @@ pub fn schedule(primitive: Primitive, n: usize) -> Schedule {
             s
         }
     };
-    Schedule { primitive, algorithm: "ring".into(), ranks: n, chunks: n, steps }
+    Schedule {
+        primitive,
+        algorithm: "ring".into(),
+        ranks: n,
+        chunks: n,
+        steps,
+    }
 }
