@@ -1,6 +1,7 @@
 //! Native tests of the engine: every algorithm × primitive × dtype × op
 //! against the reference executor and exact results, the verifier against
 //! broken schedules, and the cost model against the closed forms.
+#![cfg(not(target_arch = "wasm32"))]
 
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::check::Checker;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs whatever is missing, then runs every test:
+#   1. native:  cargo fmt --check, cargo test (engine, verifier, cost model)
+#   2. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
+#   3. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/install.sh"
+cd "$ROOT"
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
+
+step "native: format"
+cargo fmt --all -- --check
+
+step "native: cargo test"
+cargo test --all-targets
+
+step "wasm: wasm-bindgen-test in headless Chromium"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test --target wasm32-unknown-unknown --test wasm_runtime
+
+step "e2e: release build served by trunk, driven by Playwright"
+PORT="${E2E_PORT:-8091}"
+LOG="$(mktemp)"
+trunk serve --release --address 127.0.0.1 --port "$PORT" --no-autoreload >"$LOG" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 1 600); do
+  if curl -sf "http://127.0.0.1:$PORT/worker.js" >/dev/null 2>&1; then break; fi
+  if ! kill -0 $SERVER 2>/dev/null; then cat "$LOG"; echo "trunk serve exited"; exit 1; fi
+  sleep 1
+done
+curl -sf "http://127.0.0.1:$PORT/worker.js" >/dev/null || { cat "$LOG"; echo "trunk serve did not come up"; exit 1; }
+BASE_URL="http://127.0.0.1:$PORT" node --test --test-concurrency=1 tests/e2e/

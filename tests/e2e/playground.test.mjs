@@ -1,0 +1,144 @@
+// End-to-end: the release build served by `trunk serve`, driven by
+// Playwright in Debian's Chromium. Run by scripts/test.sh with BASE_URL set.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
+const OUT = new URL('./out/', import.meta.url).pathname;
+mkdirSync(OUT, { recursive: true });
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => { await browser?.close(); });
+
+/** Opens `query`, collects console errors and page errors, returns { page, problems }. */
+async function open(query, { width = 1400, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(`${BASE}/${query}`);
+  return { page, problems };
+}
+
+/** Waits until #run-result reaches a final state; returns its data attributes. */
+async function finalState(page, timeout = 60_000) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#run-result')?.getAttribute('data-state');
+    return s && !['idle', 'running'].includes(s);
+  }, null, { timeout });
+  return page.$eval('#run-result', (el) => Object.fromEntries(
+    [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value])));
+}
+
+test('the default page runs AllReduce on 8 ranks of the 910B server and verifies it', async () => {
+  const { page, problems } = await open('');
+  const r = await finalState(page);
+  assert.equal(r.state, 'verified', JSON.stringify(r));
+  assert.equal(r.op, 'allreduce');
+  assert.equal(r.topo, '910b-8');
+  assert.equal(r.ranks, '8');
+  assert.ok(['ring', 'mesh'].includes(r.algorithm), r.algorithm);
+  assert.ok(Number(r['estimate-us']) > 0);
+  assert.ok(Number(r['busbw-gbps']) > 0);
+  assert.equal(Number(r['max-abs-error']) >= 0, true);
+  assert.equal(await page.locator('svg line, svg path').count() >= 28, true, 'the topology is drawn');
+  assert.ok(page.url().includes('op=allreduce'), `URL carries the config: ${page.url()}`);
+  await page.screenshot({ path: `${OUT}default.png` });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+const cases = [
+  ['?op=allreduce&algo=ring&dtype=fp16&redop=prod&ranks=4&bytes=1MiB&seed=9', { op: 'allreduce', algorithm: 'ring', ranks: '4', dtype: 'fp16' }],
+  ['?op=reducescatter&algo=mesh&dtype=bf16&redop=max&ranks=5&bytes=256KiB', { op: 'reducescatter', algorithm: 'mesh', ranks: '5' }],
+  ['?op=allgather&algo=ring&dtype=int8&ranks=3&bytes=4KiB', { op: 'allgather', algorithm: 'ring', ranks: '3', bytes: '4096' }],
+  ['?op=allreduce&algo=mesh&dtype=int32&redop=min&ranks=2&bytes=1000', { algorithm: 'mesh', ranks: '2', bytes: '1000' }],
+];
+for (const [query, want] of cases) {
+  test(`a link restores and verifies ${query}`, async () => {
+    const { page, problems } = await open(query);
+    const r = await finalState(page);
+    assert.equal(r.state, 'verified', JSON.stringify(r));
+    for (const [k, v] of Object.entries(want)) assert.equal(r[k], v, k);
+    assert.equal(await page.locator('#config-error').innerText().catch(() => ''), '');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('8 ranks x 64 MiB fp32 ring AllReduce verifies; time to verified is reported', async () => {
+  const t0 = Date.now();
+  const { page, problems } = await open('?op=allreduce&algo=ring&bytes=64MiB&dtype=fp32&ranks=8');
+  const r = await finalState(page, 120_000);
+  const ms = Date.now() - t0;
+  assert.equal(r.state, 'verified', JSON.stringify(r));
+  console.log(`# measured: 8 ranks x 64 MiB fp32 ring AllReduce: page load to verified ${ms} ms, worker wall ${r['wall-ms']} ms`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('invalid values are named in #config-error and the rest still runs', async () => {
+  const { page, problems } = await open('?op=allgather&ranks=99&dtype=fp64&bytes=-5');
+  const r = await finalState(page);
+  const msg = await page.locator('#config-error').innerText();
+  for (const k of ['ranks', '99', 'dtype', 'fp64', 'bytes']) assert.ok(msg.includes(k), `${k} in: ${msg}`);
+  assert.equal(r.op, 'allgather');
+  assert.equal(r.state, 'verified');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a hostile value is shown as text, never run as HTML', async () => {
+  const { page, problems } = await open('?op=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&algo=javascript:alert(2)');
+  await finalState(page);
+  const msg = await page.locator('#config-error').innerText();
+  assert.ok(msg.includes('<img src=x onerror=alert(1)>'), msg);
+  assert.equal(await page.locator('#config-error img').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('sizes above what the browser executes are model-only', async () => {
+  const { page, problems } = await open('?bytes=1GiB');
+  const r = await finalState(page);
+  assert.equal(r.state, 'model-only');
+  assert.equal(r.bytes, String(1 << 30));
+  assert.ok(Number(r['estimate-us']) > 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('changing a control updates the URL and re-runs', async () => {
+  const { page, problems } = await open('?ranks=4&bytes=64KiB');
+  await finalState(page);
+  const select = page.locator('select#op');
+  await select.selectOption('allgather');
+  await page.waitForFunction(() => location.search.includes('op=allgather'));
+  const r = await finalState(page);
+  assert.equal(r.op, 'allgather');
+  assert.equal(r.state, 'verified');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('mid-animation screenshot (README)', async () => {
+  const { page, problems } = await open('?op=allreduce&algo=ring&ranks=8&bytes=16MiB');
+  await finalState(page);
+  // Step forward a few times so the picture shows a step in flight.
+  const fwd = page.locator('#step-forward');
+  for (let i = 0; i < 3; i++) await fwd.click();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${OUT}mid-animation.png` });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
