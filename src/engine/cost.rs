@@ -1,18 +1,34 @@
-//! The cost model: alpha-beta-gamma per transfer, with link contention.
+//! The cost model: alpha-beta-gamma per transfer, with link contention,
+//! simulated event by event.
 //!
-//! Per transfer on link `l`: `α_l + bytes / B_l` (`B_l` the link's GB/s per
-//! direction, `β = 1/B`); per reduce: `bytes / G` (`G` the device's reduce
-//! throughput, `γ = 1/G`; none if the topology reduces inline).
+//! ## The model
+//! - A transfer from rank `s` to rank `d` follows its [`Route`] (the direct
+//!   link, or a path through switches, [`Topology::route`]). It starts at
+//!   its step's start, pays the route's latency `α` (sum of the hops'
+//!   latencies), then moves its bytes through every hop of the route at the
+//!   same rate.
+//! - Links are full duplex: each direction of a link is its own resource of
+//!   `B_l` GB/s (`β = 1/B`).
+//! - Rates are **max-min fair** (progressive filling, Bertsekas & Gallager,
+//!   *Data Networks*, §6.5.2): every flow gets the largest rate such that no
+//!   link direction is over capacity and no flow could get more without
+//!   taking from a flow that has less. Rates are recomputed at every event
+//!   (a flow starting after its `α`, a flow finishing), which makes the
+//!   simulation exact for piecewise-constant rates.
+//! - A receiver reduces its arrivals one after another in arrival order at
+//!   `G` GB/s (`γ = 1/G`; none if the topology reduces inline).
+//! - Steps are synchronous: a step starts when the previous one has ended on
+//!   every rank, which is how the closed forms count.
+//! - Buffer loops: if the topology has a staging buffer
+//!   ([`Topology::ccl_buffer_bytes`], HCCL's `HCCL_BUFFSIZE`), a message of
+//!   `S` bytes runs as `ceil(S / buffer)` back-to-back loops of at most
+//!   `buffer` bytes (whole elements), each a full run of the schedule.
 //!
-//! Steps are synchronous (a step starts when the previous one has ended on
-//! every rank), which is how the closed forms count. Within a step, the
-//! transfers that cross the same link in the same direction share its
-//! bandwidth fairly (processor sharing): with flows `b_1..b_k` starting
-//! together, flow `i` ends after `α + Σ_j min(b_j, b_i) / B`. A receiver
-//! reduces its arrivals one after another in arrival order. Links are full
-//! duplex. On an uncontended topology this equals the closed forms of
-//! Thakur, Rabenseifner & Gropp (2005) and HCCL's `Mesh.md` exactly
-//! ([`closed_form_us`]; tests assert it).
+//! With one flow per link direction this reduces to `α + bytes / B` per
+//! transfer and equals the closed forms of Thakur, Rabenseifner & Gropp
+//! (2005) and HCCL's `Mesh.md` exactly ([`closed_form_us`]; tests assert
+//! it). With `k` equal flows on one link direction each ends after
+//! `α + k·bytes / B`.
 //!
 //! Reported like nccl-tests (`doc/PERFORMANCE.md`): `algbw = S / t` in GB/s
 //! (1e9 bytes), `busbw = algbw × factor` ([`Primitive::busbw_factor`]).
@@ -21,7 +37,7 @@ use super::algorithm::Algorithm;
 use super::collective::Primitive;
 use super::dtype::DType;
 use super::schedule::{Schedule, TransferKind};
-use super::topology::{Topology, TopologyError};
+use super::topology::{Route, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -34,7 +50,8 @@ pub struct TransferTiming {
     pub index: usize,
     /// Bytes moved.
     pub bytes: u64,
-    /// The link it crosses (index into [`Topology::links`]).
+    /// The link it crosses (index into [`Topology::links`]); for a route
+    /// through switches, its first hop (see `route`).
     pub link: usize,
     /// Start, µs from the collective's start.
     pub start_us: f64,
@@ -42,6 +59,9 @@ pub struct TransferTiming {
     pub end_us: f64,
     /// End of the receiver's reduce of this data (== `end_us` for a copy), µs.
     pub done_us: f64,
+    /// Index into [`Timeline::routes`]: every link the transfer crosses.
+    #[serde(default)]
+    pub route: usize,
 }
 
 /// When one step runs.
@@ -55,13 +75,51 @@ pub struct StepTiming {
     pub max_link_sharing: usize,
 }
 
+/// One interval during which one direction of a link carries data.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkBusy {
+    /// Index into [`Topology::links`].
+    pub link: usize,
+    /// `true` for the direction `a -> b`.
+    pub forward: bool,
+    /// Step index.
+    pub step: usize,
+    /// First byte enters the link, µs.
+    pub start_us: f64,
+    /// Last byte leaves the link, µs.
+    pub end_us: f64,
+    /// Flows that crossed it in this interval.
+    pub flows: usize,
+}
+
 /// The modelled run: every step and transfer with start and end.
+///
+/// With buffer loops (`loops > 1`) the steps, transfers and link intervals
+/// are those of the first loop (of `loop_bytes` bytes); the collective runs
+/// `loops` such loops back to back (the last one possibly smaller), and
+/// [`Estimate::time_us`] is their total.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timeline {
     /// One entry per schedule step.
     pub steps: Vec<StepTiming>,
     /// One entry per transfer, in schedule order.
     pub transfers: Vec<TransferTiming>,
+    /// The distinct routes the transfers take ([`TransferTiming::route`]).
+    #[serde(default)]
+    pub routes: Vec<Route>,
+    /// Busy intervals of every link direction, per step, in step order.
+    #[serde(default)]
+    pub link_busy: Vec<LinkBusy>,
+    /// Number of buffer loops (1 if the message fits the buffer).
+    #[serde(default = "one")]
+    pub loops: u64,
+    /// Bytes of the first loop (== the message size if `loops == 1`).
+    #[serde(default)]
+    pub loop_bytes: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// The prediction for one collective.
@@ -80,10 +138,11 @@ pub struct Estimate {
 }
 
 /// Predicts how long `schedule` takes for a message of `bytes` bytes of
-/// `dtype` on `topo` (rank `r` on device `r`).
+/// `dtype` on `topo` (rank `r` on device `r`), by the event-driven
+/// simulation described in the module doc, including buffer loops.
 ///
-/// Errors: [`TopologyError`] if the ranks do not fit or two communicating
-/// ranks have no link.
+/// Errors: [`TopologyError`] if the ranks do not fit, a link is malformed,
+/// or two communicating ranks have no route.
 pub fn estimate(
     schedule: &Schedule,
     topo: &Topology,
@@ -91,71 +150,33 @@ pub fn estimate(
     dtype: DType,
 ) -> Result<Estimate, TopologyError> {
     topo.check_ranks(schedule.ranks)?;
+    topo.validate()?;
     let es = dtype.size_bytes() as u64;
-    let elems = (bytes / es) as usize;
-    let gamma = topo.reduce_gbps;
-    let mut t0 = 0.0f64;
-    let mut steps = Vec::with_capacity(schedule.steps.len());
-    let mut transfers = Vec::with_capacity(schedule.transfer_count());
-    for (si, step) in schedule.steps.iter().enumerate() {
-        // Bytes and link of each transfer; flows per link direction.
-        let mut flows: HashMap<(usize, bool), Vec<u64>> = HashMap::new();
-        let mut info = Vec::with_capacity(step.transfers.len());
-        for t in &step.transfers {
-            let link = topo.require_link(t.src, t.dst)?;
-            let b = schedule.range_elems(elems, t.first, t.count).len() as u64 * es;
-            let forward = topo.links[link].a == t.src;
-            flows.entry((link, forward)).or_default().push(b);
-            info.push((link, forward, b));
+    let elems = bytes / es;
+    // Buffer loops: whole elements per loop.
+    let (loops, loop_elems) = match topo.ccl_buffer_bytes {
+        Some(buf) if bytes > buf && buf >= es => {
+            let per = buf / es;
+            (elems.div_ceil(per), per)
         }
-        let max_link_sharing = flows.values().map(|v| v.len()).max().unwrap_or(0);
-        // Arrival times, then serial reduces per receiver in arrival order.
-        let mut arrivals: Vec<(f64, usize)> = Vec::with_capacity(info.len());
-        for (i, &(link, forward, b)) in info.iter().enumerate() {
-            let l = &topo.links[link];
-            let shared: u64 = flows[&(link, forward)].iter().map(|&x| x.min(b)).sum();
-            arrivals.push((
-                t0 + l.latency_us + shared as f64 / (l.bandwidth_gbps * 1e3),
-                i,
-            ));
-        }
-        let mut order: Vec<usize> = (0..info.len()).collect();
-        order.sort_by(|&x, &y| arrivals[x].0.total_cmp(&arrivals[y].0).then(x.cmp(&y)));
-        let mut busy_until: HashMap<usize, f64> = HashMap::new();
-        let mut done = vec![0.0; info.len()];
-        for i in order {
-            let t = &step.transfers[i];
-            let arrive = arrivals[i].0;
-            done[i] = match (t.kind, gamma) {
-                (TransferKind::Reduce, Some(g)) => {
-                    let start = busy_until.get(&t.dst).copied().unwrap_or(t0).max(arrive);
-                    let end = start + info[i].2 as f64 / (g * 1e3);
-                    busy_until.insert(t.dst, end);
-                    end
-                }
-                _ => arrive,
-            };
-        }
-        let end = done.iter().copied().fold(t0, f64::max);
-        for (i, &(link, _, b)) in info.iter().enumerate() {
-            transfers.push(TransferTiming {
-                step: si,
-                index: i,
-                bytes: b,
-                link,
-                start_us: t0,
-                end_us: arrivals[i].0,
-                done_us: done[i],
-            });
-        }
-        steps.push(StepTiming {
-            start_us: t0,
-            end_us: end,
-            max_link_sharing,
-        });
-        t0 = end;
+        _ => (1, elems),
+    };
+    let mut sim = Simulator::new(schedule, topo)?;
+    let mut timeline = sim.run(loop_elems as usize, es, true)?;
+    let first_us = timeline.steps.last().map_or(0.0, |s| s.end_us);
+    let mut time_us = first_us;
+    if loops > 1 {
+        let last_elems = elems - (loops - 1) * loop_elems;
+        let last_us = if last_elems == loop_elems {
+            first_us
+        } else {
+            let t = sim.run(last_elems as usize, es, false)?;
+            t.steps.last().map_or(0.0, |s| s.end_us)
+        };
+        time_us = (loops - 1) as f64 * first_us + last_us;
     }
-    let time_us = t0;
+    timeline.loops = loops;
+    timeline.loop_bytes = loop_elems * es;
     let algbw_gbps = if time_us > 0.0 {
         bytes as f64 / (time_us * 1e3)
     } else {
@@ -166,8 +187,313 @@ pub fn estimate(
         time_us,
         algbw_gbps,
         busbw_gbps: algbw_gbps * schedule.primitive.busbw_factor(schedule.ranks),
-        timeline: Timeline { steps, transfers },
+        timeline,
     })
+}
+
+/// One flow of the current step.
+struct Flow {
+    /// Directed-link ids (`2·link + forward`) crossed.
+    hops: std::ops::Range<usize>,
+    /// Bytes still to move.
+    remaining: f64,
+    /// Data phase starts (after `α`), µs.
+    active_from: f64,
+    /// Current rate, bytes/µs.
+    rate: f64,
+    /// Last byte arrived, µs (NaN while running).
+    end: f64,
+}
+
+/// The event-driven simulator: routes resolved once per schedule.
+struct Simulator<'a> {
+    schedule: &'a Schedule,
+    topo: &'a Topology,
+    /// Route index of every transfer, in schedule order.
+    route_of: Vec<usize>,
+    routes: Vec<Route>,
+    /// Capacity of every directed link, bytes/µs.
+    cap: Vec<f64>,
+}
+
+impl<'a> Simulator<'a> {
+    fn new(schedule: &'a Schedule, topo: &'a Topology) -> Result<Self, TopologyError> {
+        let adj = topo.adjacency();
+        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut routes = Vec::new();
+        let mut route_of = Vec::with_capacity(schedule.transfer_count());
+        for t in schedule.steps.iter().flat_map(|s| s.transfers.iter()) {
+            let i = match index.get(&(t.src, t.dst)) {
+                Some(&i) => i,
+                None => {
+                    let r = topo.route_with(&adj, t.src, t.dst)?;
+                    routes.push(r);
+                    index.insert((t.src, t.dst), routes.len() - 1);
+                    routes.len() - 1
+                }
+            };
+            route_of.push(i);
+        }
+        let cap = topo
+            .links
+            .iter()
+            .flat_map(|l| [l.bandwidth_gbps * 1e3, l.bandwidth_gbps * 1e3])
+            .collect();
+        Ok(Simulator {
+            schedule,
+            topo,
+            route_of,
+            routes,
+            cap,
+        })
+    }
+
+    /// Simulates one loop of `elems` elements of `es` bytes.
+    fn run(&mut self, elems: usize, es: u64, record: bool) -> Result<Timeline, TopologyError> {
+        let schedule = self.schedule;
+        let gamma = self.topo.reduce_gbps;
+        let mut t0 = 0.0f64;
+        let mut steps = Vec::with_capacity(schedule.steps.len());
+        let mut transfers = Vec::with_capacity(if record { schedule.transfer_count() } else { 0 });
+        let mut link_busy = Vec::new();
+        // Scratch, reused across steps.
+        let mut hop_ids: Vec<usize> = Vec::new();
+        let mut flows: Vec<Flow> = Vec::new();
+        let mut users: HashMap<usize, usize> = HashMap::new();
+        let mut busy: HashMap<usize, (f64, f64, usize)> = HashMap::new();
+        let mut ti = 0usize;
+        for (si, step) in schedule.steps.iter().enumerate() {
+            hop_ids.clear();
+            flows.clear();
+            users.clear();
+            let mut sizes = Vec::with_capacity(step.transfers.len());
+            for (k, t) in step.transfers.iter().enumerate() {
+                let route = &self.routes[self.route_of[ti + k]];
+                let b = schedule.range_elems(elems, t.first, t.count).len() as u64 * es;
+                sizes.push(b);
+                let first = hop_ids.len();
+                for h in &route.hops {
+                    let id = 2 * h.link + usize::from(h.forward);
+                    hop_ids.push(id);
+                    *users.entry(id).or_default() += 1;
+                }
+                flows.push(Flow {
+                    hops: first..hop_ids.len(),
+                    remaining: b as f64,
+                    active_from: t0 + route.latency_us,
+                    rate: 0.0,
+                    end: f64::NAN,
+                });
+            }
+            let max_link_sharing = users.values().copied().max().unwrap_or(0);
+            if max_link_sharing <= 1 {
+                // Uncontended: every flow at its route's bottleneck bandwidth.
+                for f in flows.iter_mut() {
+                    let rate = hop_ids[f.hops.clone()]
+                        .iter()
+                        .map(|&id| self.cap[id])
+                        .fold(f64::INFINITY, f64::min);
+                    f.rate = rate;
+                    f.end = if f.remaining > 0.0 {
+                        f.active_from + f.remaining / rate
+                    } else {
+                        f.active_from
+                    };
+                }
+            } else {
+                self.contended(&mut flows, &hop_ids);
+            }
+            // Arrival order, then serial reduces per receiver.
+            let mut order: Vec<usize> = (0..flows.len()).collect();
+            order.sort_by(|&x, &y| flows[x].end.total_cmp(&flows[y].end).then(x.cmp(&y)));
+            let mut busy_until: HashMap<usize, f64> = HashMap::new();
+            let mut done = vec![0.0; flows.len()];
+            for i in order {
+                let t = &step.transfers[i];
+                let arrive = flows[i].end;
+                done[i] = match (t.kind, gamma) {
+                    (TransferKind::Reduce, Some(g)) => {
+                        let start = busy_until.get(&t.dst).copied().unwrap_or(t0).max(arrive);
+                        let end = start + sizes[i] as f64 / (g * 1e3);
+                        busy_until.insert(t.dst, end);
+                        end
+                    }
+                    _ => arrive,
+                };
+            }
+            let end = done.iter().copied().fold(t0, f64::max);
+            if record {
+                busy.clear();
+                for (i, f) in flows.iter().enumerate() {
+                    for &id in &hop_ids[f.hops.clone()] {
+                        let e = busy.entry(id).or_insert((f.active_from, f.end, 0));
+                        e.0 = e.0.min(f.active_from);
+                        e.1 = e.1.max(f.end);
+                        e.2 += 1;
+                    }
+                    let route = self.route_of[ti + i];
+                    transfers.push(TransferTiming {
+                        step: si,
+                        index: i,
+                        bytes: sizes[i],
+                        link: self.routes[route].hops[0].link,
+                        start_us: t0,
+                        end_us: f.end,
+                        done_us: done[i],
+                        route,
+                    });
+                }
+                let mut ids: Vec<(&usize, &(f64, f64, usize))> = busy.iter().collect();
+                ids.sort_unstable_by_key(|(id, _)| **id);
+                link_busy.extend(ids.into_iter().map(|(&id, &(a, b, n))| LinkBusy {
+                    link: id / 2,
+                    forward: id % 2 == 1,
+                    step: si,
+                    start_us: a,
+                    end_us: b,
+                    flows: n,
+                }));
+            }
+            steps.push(StepTiming {
+                start_us: t0,
+                end_us: end,
+                max_link_sharing,
+            });
+            ti += step.transfers.len();
+            t0 = end;
+        }
+        Ok(Timeline {
+            steps,
+            transfers,
+            routes: if record {
+                self.routes.clone()
+            } else {
+                Vec::new()
+            },
+            link_busy,
+            loops: 1,
+            loop_bytes: 0,
+        })
+    }
+
+    /// Event loop for a step where some link direction carries several
+    /// flows: max-min fair rates, recomputed at every start and finish.
+    fn contended(&self, flows: &mut [Flow], hop_ids: &[usize]) {
+        // Compact ids of the link directions used in this step.
+        let mut local: HashMap<usize, usize> = HashMap::new();
+        let mut cap0 = Vec::new();
+        let hops: Vec<usize> = hop_ids
+            .iter()
+            .map(|&id| {
+                *local.entry(id).or_insert_with(|| {
+                    cap0.push(self.cap[id]);
+                    cap0.len() - 1
+                })
+            })
+            .collect();
+        let nl = cap0.len();
+        let mut on_link: Vec<Vec<usize>> = vec![Vec::new(); nl];
+        for (i, f) in flows.iter().enumerate() {
+            for &l in &hops[f.hops.clone()] {
+                on_link[l].push(i);
+            }
+        }
+        // Zero-byte flows end as soon as they start.
+        for f in flows.iter_mut() {
+            if f.remaining <= 0.0 {
+                f.end = f.active_from;
+            }
+        }
+        let mut now = flows
+            .iter()
+            .map(|f| f.active_from)
+            .fold(f64::INFINITY, f64::min);
+        let mut cap = vec![0.0; nl];
+        let mut cnt = vec![0usize; nl];
+        let mut frozen = vec![false; flows.len()];
+        loop {
+            let running: Vec<usize> = (0..flows.len())
+                .filter(|&i| flows[i].end.is_nan() && flows[i].active_from <= now)
+                .collect();
+            let next_start = flows
+                .iter()
+                .filter(|f| f.end.is_nan() && f.active_from > now)
+                .map(|f| f.active_from)
+                .fold(f64::INFINITY, f64::min);
+            if running.is_empty() {
+                if next_start.is_finite() {
+                    now = next_start;
+                    continue;
+                }
+                break;
+            }
+            // Progressive filling over the running flows.
+            cap.copy_from_slice(&cap0);
+            cnt.iter_mut().for_each(|c| *c = 0);
+            for &i in &running {
+                frozen[i] = false;
+                for &l in &hops[flows[i].hops.clone()] {
+                    cnt[l] += 1;
+                }
+            }
+            let mut left = running.len();
+            while left > 0 {
+                let mut best = usize::MAX;
+                let mut share = f64::INFINITY;
+                for l in 0..nl {
+                    if cnt[l] > 0 {
+                        let s = cap[l] / cnt[l] as f64;
+                        if s < share {
+                            share = s;
+                            best = l;
+                        }
+                    }
+                }
+                if best == usize::MAX {
+                    break;
+                }
+                for &i in &on_link[best] {
+                    if frozen[i] || !flows[i].end.is_nan() || flows[i].active_from > now {
+                        continue;
+                    }
+                    frozen[i] = true;
+                    left -= 1;
+                    flows[i].rate = share;
+                    for &l in &hops[flows[i].hops.clone()] {
+                        cap[l] -= share;
+                        cnt[l] -= 1;
+                    }
+                }
+            }
+            // Next event: a finish or a start.
+            let next_finish = running
+                .iter()
+                .map(|&i| now + flows[i].remaining / flows[i].rate)
+                .fold(f64::INFINITY, f64::min);
+            let next = next_finish.min(next_start);
+            if !next.is_finite() {
+                // No progress possible (cannot happen with positive
+                // capacities); end the running flows now rather than loop.
+                for &i in &running {
+                    flows[i].end = now;
+                }
+                break;
+            }
+            let dt = next - now;
+            let tol = 1e-12 * next.abs().max(1.0);
+            for &i in &running {
+                let f = &mut flows[i];
+                let finish = now + f.remaining / f.rate;
+                if finish <= next + tol {
+                    f.remaining = 0.0;
+                    f.end = finish;
+                } else {
+                    f.remaining -= f.rate * dt;
+                }
+            }
+            now = next;
+        }
+    }
 }
 
 /// The uncontended closed form of `algorithm` for `primitive` on `n` ranks,

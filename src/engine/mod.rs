@@ -6,12 +6,14 @@
 //! (workers or [`execute::execute`]) -> [`check::Checker`].
 
 pub mod algorithm;
+pub mod calibrate;
 pub mod check;
 pub mod collective;
 pub mod config;
 pub mod cost;
 pub mod dtype;
 pub mod execute;
+pub mod formats;
 pub mod input;
 pub mod schedule;
 pub mod select;

@@ -18,7 +18,7 @@ pub struct Candidate {
     /// Number of steps.
     pub steps: usize,
     /// Time spent in per-message latency (sum over steps of the step's
-    /// largest α), µs.
+    /// largest route α), µs.
     pub latency_us: f64,
     /// Most bytes any one link direction carries over the whole collective.
     pub busiest_link_bytes: u64,
@@ -59,7 +59,13 @@ fn candidate(
             .transfers
             .iter()
             .filter(|t| t.step == si)
-            .map(|t| topo.links[t.link].latency_us)
+            .map(|t| {
+                estimate
+                    .timeline
+                    .routes
+                    .get(t.route)
+                    .map_or(topo.links[t.link].latency_us, |r| r.latency_us)
+            })
             .fold(0.0, f64::max);
         latency_us += a;
     }

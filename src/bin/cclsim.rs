@@ -1,0 +1,548 @@
+//! `cclsim`: the cost model on the command line (native only).
+//!
+//! - `cclsim predict --topo T --op OP --algo A|auto --bytes B --ranks N [--profile P.json] [--json]`
+//! - `cclsim sweep --topo T --op OP -b 8 -e 1G -f 2 [--algo A]`: an
+//!   nccl-tests-style table.
+//! - `cclsim fit LOG --out P.json [--ranks N] [--op NAME] [--json]`: fit a
+//!   profile; per-row measured vs fitted.
+//! - `cclsim accuracy [DIR]`: hold-out accuracy on every log in DIR (fit the
+//!   even-indexed sizes, predict the odd ones), and the built-in `h100-8`
+//!   ring AllReduce busbw against the measured 365–370 GB/s.
+//!
+//! Bad input exits with status 2 and one line on stderr.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    std::process::exit(cli::main());
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use ccl_playground::engine::algorithm::{self, Algorithm};
+    use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
+    use ccl_playground::engine::collective::Primitive;
+    use ccl_playground::engine::config::{parse_bytes, AlgoChoice};
+    use ccl_playground::engine::cost::{self, Estimate};
+    use ccl_playground::engine::dtype::DType;
+    use ccl_playground::engine::formats::{self, Collective};
+    use ccl_playground::engine::select::{format_bytes, select};
+    use ccl_playground::engine::topology::Topology;
+    use clap::{Parser, Subcommand};
+    use std::path::{Path, PathBuf};
+
+    /// Largest message cclsim models, bytes (1 TiB).
+    const MAX_BYTES: u64 = 1 << 40;
+
+    #[derive(Parser)]
+    #[command(
+        name = "cclsim",
+        version,
+        about = "Predict, sweep and calibrate collective communication times (ccl-playground's cost model)"
+    )]
+    struct Cli {
+        #[command(subcommand)]
+        cmd: Cmd,
+    }
+
+    #[derive(clap::Args)]
+    struct Machine {
+        /// Topology preset: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=128).
+        #[arg(long)]
+        topo: Option<String>,
+        /// Collective: allreduce, reducescatter, allgather.
+        #[arg(long)]
+        op: String,
+        /// Algorithm: auto, ring, mesh.
+        #[arg(long, default_value = "auto")]
+        algo: String,
+        /// Number of ranks (default: every device of the topology, or the
+        /// profile's rank count).
+        #[arg(long)]
+        ranks: Option<usize>,
+        /// Element type: fp32, fp16, bf16, int32, int8.
+        #[arg(long, default_value = "fp32")]
+        dtype: String,
+        /// A profile from `cclsim fit`: its link figures replace the
+        /// topology's (or, without --topo, describe the machine).
+        #[arg(long)]
+        profile: Option<PathBuf>,
+    }
+
+    #[derive(Subcommand)]
+    enum Cmd {
+        /// Time, algbw and busbw of one collective.
+        Predict {
+            #[command(flatten)]
+            m: Machine,
+            /// Message size S (nccl-tests' size): 4096, 64MiB, 1G, 1.5GB.
+            #[arg(long)]
+            bytes: String,
+            /// Print JSON (time_us, algbw_gbps, busbw_gbps, algorithm, ...).
+            #[arg(long)]
+            json: bool,
+        },
+        /// An nccl-tests-style table over message sizes.
+        Sweep {
+            #[command(flatten)]
+            m: Machine,
+            /// Smallest size.
+            #[arg(short = 'b', long = "minbytes", default_value = "8")]
+            min: String,
+            /// Largest size.
+            #[arg(short = 'e', long = "maxbytes", default_value = "1G")]
+            max: String,
+            /// Multiplication factor between sizes (≥ 2).
+            #[arg(short = 'f', long = "stepfactor", default_value_t = 2)]
+            factor: u64,
+        },
+        /// Fit a profile to an nccl-tests / rccl-tests / hccl_test log.
+        Fit {
+            /// The log file.
+            log: PathBuf,
+            /// Where to write the profile (JSON).
+            #[arg(long)]
+            out: Option<PathBuf>,
+            /// Rank count, if the log does not print one.
+            #[arg(long)]
+            ranks: Option<usize>,
+            /// Which table: its collective (all_reduce, all_gather, ...);
+            /// default the first usable one.
+            #[arg(long)]
+            op: Option<String>,
+            /// Print the profile as JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// Hold-out accuracy of the fit on every log in a directory, and the
+        /// built-in h100-8 against measured NCCL busbw.
+        Accuracy {
+            /// Directory of logs (*.txt).
+            #[arg(default_value = "../shared/fixtures/nccl-tests")]
+            dir: PathBuf,
+            /// Rank count for tables whose log does not print one.
+            #[arg(long, default_value_t = 8)]
+            ranks: usize,
+            /// Smallest held-out size counted, bytes.
+            #[arg(long, default_value = "64KiB")]
+            min_bytes: String,
+        },
+    }
+
+    type Res<T> = Result<T, String>;
+
+    fn size(name: &str, v: &str) -> Res<u64> {
+        let b = parse_bytes(v).map_err(|e| format!("--{name} {v:?}: {e}"))?;
+        if b == 0 || b > MAX_BYTES {
+            return Err(format!("--{name} {v:?}: a size from 1 byte to 1 TiB"));
+        }
+        Ok(b)
+    }
+
+    fn load_profile(p: &Path) -> Res<Profile> {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| format!("cannot read profile {}: {e}", p.display()))?;
+        let prof: Profile = serde_json::from_str(&text)
+            .map_err(|e| format!("profile {} is not a cclsim profile: {e}", p.display()))?;
+        prof.validate()
+            .map_err(|e| format!("profile {}: {e}", p.display()))?;
+        Ok(prof)
+    }
+
+    struct Setup {
+        op: Primitive,
+        algo: AlgoChoice,
+        dtype: DType,
+        ranks: usize,
+        base: Option<Topology>,
+        profile: Option<Profile>,
+    }
+
+    fn setup(m: &Machine) -> Res<Setup> {
+        let op = Primitive::from_name(&m.op.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "--op {:?}: one of allreduce, reducescatter, allgather",
+                m.op
+            )
+        })?;
+        let algo = AlgoChoice::from_name(&m.algo.to_ascii_lowercase())
+            .ok_or_else(|| format!("--algo {:?}: one of auto, ring, mesh", m.algo))?;
+        let dtype = DType::from_name(&m.dtype.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "--dtype {:?}: one of fp32, fp16, bf16, int32, int8",
+                m.dtype
+            )
+        })?;
+        let base = match &m.topo {
+            Some(t) => Some(Topology::preset(t).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let profile = match &m.profile {
+            Some(p) => Some(load_profile(p)?),
+            None => None,
+        };
+        let ranks = match (m.ranks, &base, &profile) {
+            (Some(r), _, _) => r,
+            (None, Some(t), _) => t.devices.len(),
+            (None, None, Some(p)) => p.ranks,
+            (None, None, None) => return Err("--topo is required unless --profile is given".into()),
+        };
+        if let Some(t) = &base {
+            t.check_ranks(ranks).map_err(|e| e.to_string())?;
+        } else if !(2..=4096).contains(&ranks) {
+            return Err(format!("--ranks {ranks}: 2..=4096 on a profile's machine"));
+        }
+        Ok(Setup {
+            op,
+            algo,
+            dtype,
+            ranks,
+            base,
+            profile,
+        })
+    }
+
+    impl Setup {
+        fn topology(&self, bytes: u64) -> Res<Topology> {
+            match (&self.base, &self.profile) {
+                (Some(t), None) => Ok(t.clone()),
+                (Some(t), Some(p)) => p.apply_at(t, bytes).map_err(|e| e.to_string()),
+                (None, Some(p)) => {
+                    let mut q = p.clone();
+                    q.ranks = q.ranks.max(self.ranks);
+                    let mut t = q.topology_at(bytes);
+                    // Keep the fitted link figures of the measured rank count.
+                    let (lat, bw) = p.link_params_at(bytes);
+                    for l in &mut t.links {
+                        l.bandwidth_gbps = bw;
+                        l.latency_us = lat / 2.0;
+                    }
+                    Ok(t)
+                }
+                (None, None) => Err("--topo is required unless --profile is given".into()),
+            }
+        }
+
+        fn run(&self, bytes: u64) -> Res<(Algorithm, Estimate, String)> {
+            let es = self.dtype.size_bytes() as u64;
+            if bytes % es != 0 {
+                return Err(format!(
+                    "--bytes {bytes}: a whole number of {} elements ({es} bytes each)",
+                    self.dtype
+                ));
+            }
+            let topo = self.topology(bytes)?;
+            match self.algo {
+                AlgoChoice::Auto => {
+                    let sel = select(self.op, &topo, self.ranks, bytes, self.dtype)
+                        .map_err(|e| e.to_string())?;
+                    let best = sel
+                        .ranking
+                        .into_iter()
+                        .next()
+                        .ok_or("no algorithm applies")?;
+                    Ok((best.algorithm, best.estimate, topo.name))
+                }
+                AlgoChoice::Fixed(a) => {
+                    let s = algorithm::build(a, self.op, self.ranks).map_err(|e| e.to_string())?;
+                    let e =
+                        cost::estimate(&s, &topo, bytes, self.dtype).map_err(|e| e.to_string())?;
+                    Ok((a, e, topo.name))
+                }
+            }
+        }
+    }
+
+    fn predict(m: &Machine, bytes: &str, json: bool) -> Res<()> {
+        let s = setup(m)?;
+        let bytes = size("bytes", bytes)?;
+        let (a, e, topo) = s.run(bytes)?;
+        if json {
+            let v = serde_json::json!({
+                "time_us": e.time_us,
+                "algbw_gbps": e.algbw_gbps,
+                "busbw_gbps": e.busbw_gbps,
+                "algorithm": a.name(),
+                "op": s.op.name(),
+                "bytes": bytes,
+                "ranks": s.ranks,
+                "topology": topo,
+                "loops": e.timeline.loops,
+                "max_link_sharing": e.timeline.steps.iter().map(|x| x.max_link_sharing).max().unwrap_or(0),
+            });
+            println!("{v}");
+        } else {
+            println!(
+                "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s",
+                a.name(),
+                s.op.title(),
+                format_bytes(bytes),
+                s.ranks,
+                topo,
+                e.time_us,
+                e.algbw_gbps,
+                e.busbw_gbps
+            );
+        }
+        Ok(())
+    }
+
+    fn sweep(m: &Machine, min: &str, max: &str, factor: u64) -> Res<()> {
+        let s = setup(m)?;
+        let (lo, hi) = (size("minbytes", min)?, size("maxbytes", max)?);
+        if lo > hi {
+            return Err(format!("-b {min} is larger than -e {max}"));
+        }
+        if factor < 2 {
+            return Err(format!("-f {factor}: a factor of at least 2"));
+        }
+        let es = s.dtype.size_bytes() as u64;
+        println!(
+            "# cclsim sweep: {} on {} ranks of {}, {}, algorithm {}",
+            s.op.title(),
+            s.ranks,
+            m.topo.as_deref().unwrap_or("the profile's machine"),
+            s.dtype,
+            s.algo.name()
+        );
+        println!(
+            "#{:>12} {:>13} {:>6} {:>9} {:>12} {:>8} {:>8}",
+            "size", "count", "type", "algorithm", "time", "algbw", "busbw"
+        );
+        println!(
+            "#{:>12} {:>13} {:>6} {:>9} {:>12} {:>8} {:>8}",
+            "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)"
+        );
+        let mut b = lo;
+        loop {
+            let bytes = b - b % es;
+            if bytes > 0 {
+                let (a, e, _) = s.run(bytes)?;
+                println!(
+                    "{:>13} {:>13} {:>6} {:>9} {:>12.2} {:>8.2} {:>8.2}",
+                    bytes,
+                    bytes / es,
+                    s.dtype.name(),
+                    a.name(),
+                    e.time_us,
+                    e.algbw_gbps,
+                    e.busbw_gbps
+                );
+            }
+            match b.checked_mul(factor) {
+                Some(n) if n <= hi => b = n,
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn read_log(p: &Path) -> Res<formats::Log> {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| format!("cannot read log {}: {e}", p.display()))?;
+        formats::parse_log(&text).map_err(|e| format!("{}: {e}", p.display()))
+    }
+
+    fn fit(
+        log: &Path,
+        out: Option<&Path>,
+        ranks: Option<usize>,
+        op: Option<&str>,
+        json: bool,
+    ) -> Res<()> {
+        let parsed = read_log(log)?;
+        let coll = op.map(Collective::from_tool_name);
+        let name = log
+            .file_name()
+            .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());
+        let p = Profile::fit_log(&parsed, coll.as_ref(), ranks, &name)
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
+        if let Some(out) = out {
+            std::fs::write(out, &text)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+        }
+        if json {
+            println!("{text}");
+            return Ok(());
+        }
+        for t in &parsed.tables {
+            if let Some(r) = &t.rejected {
+                println!("# skipped {}: {r}", t.label());
+            }
+        }
+        println!("# {}", p.describe());
+        for (k, s) in p.segments.iter().enumerate() {
+            println!(
+                "# segment {k}: {}..{}: α {:.2} µs, algbw {:.2} GB/s",
+                s.first_bytes, s.last_bytes, s.alpha_us, s.algbw_gbps
+            );
+        }
+        println!(
+            "# per link (ring): α {:.3} µs per step, {:.2} GB/s",
+            p.link_alpha_us, p.busbw_gbps
+        );
+        println!(
+            "#{:>5} {:>13} {:>12} {:>12} {:>8} {:>5}",
+            "line", "size", "measured", "fitted", "error", "used"
+        );
+        println!(
+            "#{:>5} {:>13} {:>12} {:>12} {:>8} {:>5}",
+            "", "(B)", "(us)", "(us)", "(%)", ""
+        );
+        for r in &p.rows {
+            println!(
+                "{:>6} {:>13} {:>12.2} {:>12.2} {:>+8.2} {:>5}",
+                r.line,
+                r.bytes,
+                r.measured_us,
+                r.fitted_us,
+                r.rel_err * 100.0,
+                if r.used { "yes" } else { "no" }
+            );
+        }
+        Ok(())
+    }
+
+    fn accuracy(dir: &Path, ranks: usize, min_bytes: &str) -> Res<()> {
+        let min = parse_bytes(min_bytes).map_err(|e| format!("--min-bytes {min_bytes:?}: {e}"))?;
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .collect();
+        files.sort();
+        println!("# Hold-out accuracy: fit the even-indexed sizes, predict the odd ones; |relative time error| over held-out sizes >= {}", format_bytes(min));
+        println!(
+            "{:<46} {:<44} {:>4} {:>5} {:>8} {:>8}",
+            "log", "table", "segs", "rows", "median%", "max%"
+        );
+        let mut medians = Vec::new();
+        for f in &files {
+            let log = read_log(f)?;
+            let name = f
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            for t in &log.tables {
+                if let Some(r) = &t.rejected {
+                    println!(
+                        "{:<46} {:<44} rejected: {}",
+                        name,
+                        t.label(),
+                        r.chars().take(90).collect::<String>()
+                    );
+                    continue;
+                }
+                match holdout_accuracy(t, Some(ranks), min) {
+                    Ok(a) if a.rows > 0 => {
+                        medians.push(a.median_rel_err);
+                        println!(
+                            "{:<46} {:<44} {:>4} {:>5} {:>8.2} {:>8.2}",
+                            name,
+                            a.table,
+                            a.segments,
+                            a.rows,
+                            a.median_rel_err * 100.0,
+                            a.max_rel_err * 100.0
+                        );
+                    }
+                    Ok(a) => println!(
+                        "{:<46} {:<44} no held-out rows >= {}",
+                        name,
+                        a.table,
+                        format_bytes(min)
+                    ),
+                    Err(e) => println!("{:<46} {:<44} {e}", name, t.label()),
+                }
+            }
+        }
+        medians.sort_by(f64::total_cmp);
+        if !medians.is_empty() {
+            let within = medians.iter().filter(|&&m| m <= 0.05).count();
+            println!(
+                "# {} of {} tables have median error <= 5 %; worst median {:.2} %",
+                within,
+                medians.len(),
+                medians[medians.len() - 1] * 100.0
+            );
+        }
+        // Built-in h100-8, no fit, ring AllReduce busbw vs measured.
+        println!();
+        println!("# Built-in h100-8 (no fit), ring AllReduce on 8 GPUs, busbw vs the measured 365-370 GB/s (NVIDIA/nccl issue 1455)");
+        println!(
+            "{:>13} {:>12} {:>12} {:>10}",
+            "size(B)", "time(us)", "busbw(GB/s)", "vs 367.5"
+        );
+        let topo = Topology::h100_8();
+        let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 8)
+            .map_err(|e| e.to_string())?;
+        let mut b: u64 = 64 << 20;
+        while b <= 16 << 30 {
+            let e = cost::estimate(&s, &topo, b, DType::Fp32).map_err(|e| e.to_string())?;
+            println!(
+                "{:>13} {:>12.2} {:>12.2} {:>+9.2}%",
+                b,
+                e.time_us,
+                e.busbw_gbps,
+                (e.busbw_gbps - 367.5) / 367.5 * 100.0
+            );
+            b *= 2;
+        }
+        Ok(())
+    }
+
+    pub fn main() -> i32 {
+        let cli = match Cli::try_parse() {
+            Ok(c) => c,
+            Err(e) => {
+                use clap::error::ErrorKind;
+                if matches!(
+                    e.kind(),
+                    ErrorKind::DisplayHelp
+                        | ErrorKind::DisplayVersion
+                        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                ) {
+                    let _ = e.print();
+                    return 0;
+                }
+                let text = e.render().to_string();
+                let first = text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("bad arguments");
+                eprintln!("cclsim: {}", first.trim_start_matches("error: "));
+                return 2;
+            }
+        };
+        let r = match &cli.cmd {
+            Cmd::Predict { m, bytes, json } => predict(m, bytes, *json),
+            Cmd::Sweep {
+                m,
+                min,
+                max,
+                factor,
+            } => sweep(m, min, max, *factor),
+            Cmd::Fit {
+                log,
+                out,
+                ranks,
+                op,
+                json,
+            } => fit(log, out.as_deref(), *ranks, op.as_deref(), *json),
+            Cmd::Accuracy {
+                dir,
+                ranks,
+                min_bytes,
+            } => accuracy(dir, *ranks, min_bytes),
+        };
+        match r {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("cclsim: {}", e.replace('\n', " "));
+                2
+            }
+        }
+    }
+}

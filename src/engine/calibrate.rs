@@ -1,0 +1,729 @@
+//! Calibration: fit a [`Profile`] (the `α`-`β` figures of a real machine)
+//! to measured rows of an nccl-tests / rccl-tests / hccl_test log, and turn
+//! it back into cost parameters of a [`Topology`].
+//!
+//! ## The model fitted
+//! `t(S) = α + S / B` per *segment* of message sizes (`α` µs, `B` GB/s of
+//! algbw, 1e9 bytes). Real curves are not one straight line: NCCL switches
+//! protocol (LL, LL128, Simple) and algorithm by size (nccl
+//! `src/graph/tuning.cc`), each with its own latency and bandwidth, and
+//! NVLS/tree take over at large sizes. So the fit splits the sizes into up to
+//! [`MAX_SEGMENTS`] contiguous segments, each with its own `α`, `B`, and
+//! keeps a split only if the data supports it (BIC, Schwarz 1978, with a
+//! noise floor of [`NOISE_FLOOR`] relative error, so a clean log stays one
+//! segment). Between two segments' size ranges the prediction follows the
+//! chord joining the two segments' fitted end points.
+//!
+//! ## Robust least squares
+//! Each segment is fitted by iteratively reweighted least squares with
+//! Huber's loss (Huber 1964; Holland & Welsch 1977) on *relative* residuals
+//! `r_i = (t_i - α - S_i/B) / t_i`: weights `w_i = ψ(r_i/s)/(r_i/s) / t_i²`
+//! with `k = 1.345` and the scale `s = MAD / 0.6745` (floored at 0.1 %), so
+//! one outlier (the 2080 Ti broadcast's in-place spike, the EFA log's 256 KB
+//! jump) does not drag the line. `α ≥ 0` and `B > 0` are enforced by
+//! refitting the other parameter alone.
+//!
+//! ## From profile to topology
+//! nccl-tests' busbw is the bandwidth of the busiest link of a ring
+//! (`doc/PERFORMANCE.md`), so the per-link bandwidth is `B × factor` (the
+//! busbw factor of the collective) and the per-step latency is `α /
+//! steps`, where `steps` is the ring's step count ([`Collective::ring_steps`];
+//! AllReduce `2(n-1)`). A ring on a topology with those link figures then
+//! reproduces the fitted line exactly.
+
+use super::formats::{Collective, FormatError, Log, Row, Table, Tool};
+use super::topology::{Device, Link, LinkKind, Switch, Topology, TopologyError};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Most segments a fit may use.
+pub const MAX_SEGMENTS: usize = 5;
+/// Fewest rows a segment is fitted on (2 parameters + 1 degree of freedom).
+pub const MIN_SEGMENT_ROWS: usize = 3;
+/// Relative error below which a fit is "as good as the measurement": the
+/// run-to-run noise of nccl-tests (out-of-place vs in-place times of one
+/// row differ by about 0.5 %). The model choice never rewards going below it.
+pub const NOISE_FLOOR: f64 = 0.005;
+/// Huber's tuning constant (95 % efficiency at the normal).
+const HUBER_K: f64 = 1.345;
+
+/// One size range fitted by one line `t = α + S / B`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Segment {
+    /// Smallest measured size in the segment, bytes.
+    pub first_bytes: u64,
+    /// Largest measured size in the segment, bytes.
+    pub last_bytes: u64,
+    /// Latency term, µs (≥ 0).
+    pub alpha_us: f64,
+    /// Asymptotic algbw of the segment, GB/s (> 0; [`MAX_FIT_GBPS`] if the
+    /// time does not grow with size).
+    pub algbw_gbps: f64,
+}
+
+/// Cap on a fitted bandwidth, GB/s: a flat segment (time independent of
+/// size, pure latency) gets this instead of infinity (JSON has no infinity).
+pub const MAX_FIT_GBPS: f64 = 1e6;
+
+impl Segment {
+    /// `α + S / B`, µs.
+    pub fn time_us(&self, bytes: u64) -> f64 {
+        self.alpha_us + bytes as f64 / (self.algbw_gbps * 1e3)
+    }
+}
+
+/// One row, measured and fitted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitRow {
+    /// Line in the log.
+    pub line: usize,
+    /// Message size, bytes.
+    pub bytes: u64,
+    /// Measured out-of-place time, µs.
+    pub measured_us: f64,
+    /// The profile's time, µs.
+    pub fitted_us: f64,
+    /// `(fitted - measured) / measured`.
+    pub rel_err: f64,
+    /// Was this row used by the fit (false: `count 0` rows, held-out rows).
+    pub used: bool,
+}
+
+/// A machine as one collective measured it: JSON, reusable as cost
+/// parameters ([`Profile::apply`], [`Profile::topology`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Where it comes from (file name, table line).
+    pub source: String,
+    /// The program that measured it.
+    pub tool: Tool,
+    /// The collective measured (`None` if the log does not say; then
+    /// treated as AllReduce for the link conversion).
+    pub collective: Option<Collective>,
+    /// Ranks of the measured run.
+    pub ranks: usize,
+    /// Latency term of the largest-size segment, µs (whole collective).
+    pub alpha_us: f64,
+    /// Asymptotic algbw of the largest-size segment, GB/s.
+    pub algbw_gbps: f64,
+    /// `algbw × busbw factor`, GB/s: the per-link bandwidth of a ring.
+    pub busbw_gbps: f64,
+    /// Per-step latency `α / ring steps`, µs.
+    pub link_alpha_us: f64,
+    /// The segments, in size order (at least one).
+    pub segments: Vec<Segment>,
+    /// Every row of the table, measured vs fitted.
+    pub rows: Vec<FitRow>,
+    /// Median `|rel_err|` over the used rows.
+    pub median_rel_err: f64,
+    /// Max `|rel_err|` over the used rows.
+    pub max_rel_err: f64,
+}
+
+/// Why a profile could not be fitted or used.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum CalibrateError {
+    /// The log could not be parsed.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The table was rejected by the parser.
+    #[error("table at line {line} is rejected: {reason}")]
+    Rejected { line: usize, reason: String },
+    /// Too few usable rows.
+    #[error("table at line {line} has {rows} usable rows (non-zero size, positive time); a fit needs at least 2")]
+    TooFewRows { line: usize, rows: usize },
+    /// No rank count in the log and none given.
+    #[error(
+        "the log does not print the rank count for the table at line {line}; pass it (--ranks N)"
+    )]
+    NoRanks { line: usize },
+    /// A rank count below 2.
+    #[error("ranks must be at least 2, got {0}")]
+    BadRanks(usize),
+    /// No usable table.
+    #[error("no usable table in the log ({0})")]
+    NoUsableTable(String),
+    /// A profile whose numbers are not finite or positive.
+    #[error("profile field `{field}` is {value}; must be a positive finite number")]
+    BadProfile { field: &'static str, value: f64 },
+}
+
+/// A measured point `(bytes, µs)`.
+pub type Point = (u64, f64);
+
+/// Weighted least squares of `t = a + b·S` with weights `w`; returns `(a, b)`
+/// with `a ≥ 0`, `b ≥ 0` (refitting one parameter alone if the other came
+/// out negative).
+fn wls(p: &[Point], w: &[f64]) -> (f64, f64) {
+    let (mut sw, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (&(s, t), &wi) in p.iter().zip(w) {
+        let x = s as f64;
+        sw += wi;
+        sx += wi * x;
+        sy += wi * t;
+        sxx += wi * x * x;
+        sxy += wi * x * t;
+    }
+    let det = sw * sxx - sx * sx;
+    let (mut a, mut b) = if det.abs() > 1e-300 * sw * sxx && det != 0.0 {
+        ((sy * sxx - sx * sxy) / det, (sw * sxy - sx * sy) / det)
+    } else {
+        (sy / sw, 0.0)
+    };
+    if b < 0.0 || !b.is_finite() {
+        b = 0.0;
+        a = sy / sw;
+    }
+    if a < 0.0 || !a.is_finite() {
+        a = 0.0;
+        b = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
+    }
+    (a, b)
+}
+
+/// Robust fit of one segment (Huber IRLS on relative residuals); returns
+/// `(α µs, β µs/byte)`.
+pub fn fit_line(points: &[Point]) -> (f64, f64) {
+    let base: Vec<f64> = points
+        .iter()
+        .map(|&(_, t)| 1.0 / (t * t).max(1e-12))
+        .collect();
+    let mut w = base.clone();
+    let (mut a, mut b) = wls(points, &w);
+    for _ in 0..50 {
+        let r: Vec<f64> = points
+            .iter()
+            .map(|&(s, t)| (t - a - b * s as f64) / t)
+            .collect();
+        let mut abs: Vec<f64> = r.iter().map(|x| x.abs()).collect();
+        abs.sort_by(f64::total_cmp);
+        let mad = abs[abs.len() / 2];
+        let scale = (mad / 0.6745).max(1e-3);
+        for i in 0..points.len() {
+            let u = (r[i] / scale).abs();
+            w[i] = base[i] * if u <= HUBER_K { 1.0 } else { HUBER_K / u };
+        }
+        let (na, nb) = wls(points, &w);
+        let done = (na - a).abs() <= 1e-12 * a.abs().max(1e-9)
+            && (nb - b).abs() <= 1e-12 * b.abs().max(1e-18);
+        a = na;
+        b = nb;
+        if done {
+            break;
+        }
+    }
+    (a, b)
+}
+
+fn segment_of(points: &[Point]) -> Segment {
+    let (a, b) = fit_line(points);
+    Segment {
+        first_bytes: points[0].0,
+        last_bytes: points[points.len() - 1].0,
+        alpha_us: a,
+        algbw_gbps: if b > 0.0 {
+            (1.0 / (b * 1e3)).min(MAX_FIT_GBPS)
+        } else {
+            MAX_FIT_GBPS
+        },
+    }
+}
+
+fn sq_rel_err(seg: &Segment, points: &[Point]) -> f64 {
+    points
+        .iter()
+        .map(|&(s, t)| {
+            let r = (seg.time_us(s) - t) / t;
+            r * r
+        })
+        .sum()
+}
+
+/// Fits segments to points sorted by size (distinct sizes, positive times):
+/// dynamic programming over contiguous splits for each segment count
+/// `1..=MAX_SEGMENTS`, then the count with the lowest BIC
+/// `n·ln(max(RSS/n, NOISE_FLOOR²)) + (3K - 1)·ln n` (RSS over relative
+/// residuals; 2 parameters per segment + 1 per split point).
+pub fn fit_segments(points: &[Point]) -> Vec<Segment> {
+    let n = points.len();
+    if n < 2 * MIN_SEGMENT_ROWS {
+        return vec![segment_of(points)];
+    }
+    // cost[i][j]: squared relative error of one segment on points[i..j].
+    let mut cost = vec![vec![f64::INFINITY; n + 1]; n + 1];
+    let mut segs = vec![vec![None; n + 1]; n + 1];
+    for i in 0..n {
+        for j in i + MIN_SEGMENT_ROWS..=n {
+            let s = segment_of(&points[i..j]);
+            cost[i][j] = sq_rel_err(&s, &points[i..j]);
+            segs[i][j] = Some(s);
+        }
+    }
+    let kmax = MAX_SEGMENTS.min(n / MIN_SEGMENT_ROWS);
+    // best[k][j]: min cost of k segments on points[..j]; from[k][j]: split.
+    let mut best = vec![vec![f64::INFINITY; n + 1]; kmax + 1];
+    let mut from = vec![vec![0usize; n + 1]; kmax + 1];
+    best[0][0] = 0.0;
+    for k in 1..=kmax {
+        for j in k * MIN_SEGMENT_ROWS..=n {
+            for i in (k - 1) * MIN_SEGMENT_ROWS..=j - MIN_SEGMENT_ROWS {
+                let c = best[k - 1][i] + cost[i][j];
+                if c < best[k][j] {
+                    best[k][j] = c;
+                    from[k][j] = i;
+                }
+            }
+        }
+    }
+    let nf = n as f64;
+    let floor = NOISE_FLOOR * NOISE_FLOOR;
+    let bic = |k: usize| nf * (best[k][n] / nf).max(floor).ln() + (3 * k - 1) as f64 * nf.ln();
+    let k = (1..=kmax)
+        .filter(|&k| best[k][n].is_finite())
+        .min_by(|&x, &y| bic(x).total_cmp(&bic(y)).then(x.cmp(&y)))
+        .unwrap_or(1);
+    let mut out = Vec::with_capacity(k);
+    let mut j = n;
+    for kk in (1..=k).rev() {
+        let i = from[kk][j];
+        out.push(
+            segs[i][j]
+                .clone()
+                .unwrap_or_else(|| segment_of(&points[i..j])),
+        );
+        j = i;
+    }
+    out.reverse();
+    out
+}
+
+/// `(α µs, algbw GB/s)` at `bytes` for fitted segments: the segment whose
+/// measured range holds `bytes`; below the first / above the last, the
+/// first / last; between two segments, the chord through their fitted
+/// times at the two range ends (if that chord has `α ≥ 0` and positive
+/// slope; else the nearer segment in log-size).
+pub fn params_at(segments: &[Segment], bytes: u64) -> (f64, f64) {
+    let Some(first) = segments.first() else {
+        return (0.0, MAX_FIT_GBPS);
+    };
+    if bytes <= first.first_bytes {
+        return (first.alpha_us, first.algbw_gbps);
+    }
+    for (k, s) in segments.iter().enumerate() {
+        if bytes <= s.last_bytes {
+            if bytes >= s.first_bytes || k == 0 {
+                return (s.alpha_us, s.algbw_gbps);
+            }
+            let p = &segments[k - 1];
+            let (s1, s2) = (p.last_bytes as f64, s.first_bytes as f64);
+            let (t1, t2) = (p.time_us(p.last_bytes), s.time_us(s.first_bytes));
+            let slope = (t2 - t1) / (s2 - s1);
+            let alpha = t1 - slope * s1;
+            if slope > 0.0 && alpha >= 0.0 && slope.is_finite() {
+                return (alpha, (1.0 / (slope * 1e3)).min(MAX_FIT_GBPS));
+            }
+            let x = (bytes as f64).ln();
+            let near = if x - s1.ln() <= s2.ln() - x { p } else { s };
+            return (near.alpha_us, near.algbw_gbps);
+        }
+    }
+    let last = &segments[segments.len() - 1];
+    (last.alpha_us, last.algbw_gbps)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+/// Usable points of rows: non-empty, positive finite time; sorted by size,
+/// repeated sizes averaged.
+fn points_of(rows: &[&Row]) -> Vec<Point> {
+    let mut p: Vec<Point> = rows
+        .iter()
+        .filter(|r| {
+            !r.is_empty() && r.out_of_place.time_us > 0.0 && r.out_of_place.time_us.is_finite()
+        })
+        .map(|r| (r.bytes, r.out_of_place.time_us))
+        .collect();
+    p.sort_by_key(|x| x.0);
+    let mut out: Vec<(u64, f64, usize)> = Vec::new();
+    for (s, t) in p {
+        match out.last_mut() {
+            Some(last) if last.0 == s => {
+                last.1 += t;
+                last.2 += 1;
+            }
+            _ => out.push((s, t, 1)),
+        }
+    }
+    out.into_iter().map(|(s, t, k)| (s, t / k as f64)).collect()
+}
+
+impl Profile {
+    /// Fits a profile to `table`, using only the rows for which `use_row`
+    /// (given the row's index among the table's fittable rows) is true;
+    /// every row is reported. `ranks` is used if the table has no rank count.
+    ///
+    /// Errors: [`CalibrateError::Rejected`], [`CalibrateError::NoRanks`],
+    /// [`CalibrateError::BadRanks`], [`CalibrateError::TooFewRows`].
+    pub fn fit_table_with(
+        table: &Table,
+        ranks: Option<usize>,
+        source: &str,
+        use_row: impl Fn(usize) -> bool,
+    ) -> Result<Profile, CalibrateError> {
+        if let Some(reason) = &table.rejected {
+            return Err(CalibrateError::Rejected {
+                line: table.line,
+                reason: reason.clone(),
+            });
+        }
+        let n = table
+            .ranks
+            .or(ranks)
+            .ok_or(CalibrateError::NoRanks { line: table.line })?;
+        if n < 2 {
+            return Err(CalibrateError::BadRanks(n));
+        }
+        let fittable = table.fittable_rows();
+        let chosen: Vec<&Row> = fittable
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| use_row(*i))
+            .map(|(_, r)| *r)
+            .collect();
+        let points = points_of(&chosen);
+        if points.len() < 2 {
+            return Err(CalibrateError::TooFewRows {
+                line: table.line,
+                rows: points.len(),
+            });
+        }
+        let segments = fit_segments(&points);
+        let collective = table.collective.clone();
+        let coll = collective.clone().unwrap_or(Collective::AllReduce);
+        let last = segments[segments.len() - 1].clone();
+        let used: Vec<usize> = chosen.iter().map(|r| r.line).collect();
+        let rows: Vec<FitRow> = table
+            .rows
+            .iter()
+            .map(|r| {
+                let (a, b) = params_at(&segments, r.bytes);
+                let fitted = a + r.bytes as f64 / (b * 1e3);
+                let measured = r.out_of_place.time_us;
+                FitRow {
+                    line: r.line,
+                    bytes: r.bytes,
+                    measured_us: measured,
+                    fitted_us: fitted,
+                    rel_err: if measured > 0.0 {
+                        (fitted - measured) / measured
+                    } else {
+                        0.0
+                    },
+                    used: !r.is_empty() && used.contains(&r.line),
+                }
+            })
+            .collect();
+        let errs: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.used)
+            .map(|r| r.rel_err.abs())
+            .collect();
+        Ok(Profile {
+            source: format!("{source} (table at line {})", table.line),
+            tool: table.tool,
+            collective,
+            ranks: n,
+            alpha_us: last.alpha_us,
+            algbw_gbps: last.algbw_gbps,
+            busbw_gbps: last.algbw_gbps * coll.busbw_factor(n),
+            link_alpha_us: last.alpha_us / coll.ring_steps(n) as f64,
+            max_rel_err: errs.iter().copied().fold(0.0, f64::max),
+            median_rel_err: median(errs),
+            segments,
+            rows,
+        })
+    }
+
+    /// [`Profile::fit_table_with`] on every fittable row.
+    ///
+    /// Errors: as [`Profile::fit_table_with`].
+    pub fn fit_table(
+        table: &Table,
+        ranks: Option<usize>,
+        source: &str,
+    ) -> Result<Profile, CalibrateError> {
+        Profile::fit_table_with(table, ranks, source, |_| true)
+    }
+
+    /// Fits the first usable table of `log` whose collective is `collective`
+    /// (any, if `None`).
+    ///
+    /// Errors: [`CalibrateError::NoUsableTable`] (listing the rejected
+    /// tables' reasons), or those of [`Profile::fit_table`].
+    pub fn fit_log(
+        log: &Log,
+        collective: Option<&Collective>,
+        ranks: Option<usize>,
+        source: &str,
+    ) -> Result<Profile, CalibrateError> {
+        let table = log
+            .usable()
+            .into_iter()
+            .find(|t| collective.is_none() || t.collective.as_ref() == collective)
+            .ok_or_else(|| {
+                let why: Vec<String> = log
+                    .tables
+                    .iter()
+                    .map(|t| match &t.rejected {
+                        Some(r) => format!("{}: {r}", t.label()),
+                        None => t.label(),
+                    })
+                    .collect();
+                CalibrateError::NoUsableTable(why.join("; "))
+            })?;
+        Profile::fit_table(table, ranks, source)
+    }
+
+    /// `(α µs, algbw GB/s)` of the whole collective at `bytes` ([`params_at`]).
+    pub fn params_at(&self, bytes: u64) -> (f64, f64) {
+        params_at(&self.segments, bytes)
+    }
+
+    /// The fitted time of the measured collective at `bytes`, µs.
+    pub fn predict_us(&self, bytes: u64) -> f64 {
+        let (a, b) = self.params_at(bytes);
+        a + bytes as f64 / (b * 1e3)
+    }
+
+    fn collective_or_default(&self) -> Collective {
+        self.collective.clone().unwrap_or(Collective::AllReduce)
+    }
+
+    /// Per-link `(latency µs, bandwidth GB/s)` at `bytes`: `α / ring steps`
+    /// and `algbw × busbw factor` (module doc).
+    pub fn link_params_at(&self, bytes: u64) -> (f64, f64) {
+        let c = self.collective_or_default();
+        let (a, b) = self.params_at(bytes);
+        (
+            a / c.ring_steps(self.ranks) as f64,
+            b * c.busbw_factor(self.ranks),
+        )
+    }
+
+    /// Checks the numbers a topology would be built from.
+    ///
+    /// Errors: [`CalibrateError::BadProfile`], [`CalibrateError::BadRanks`].
+    pub fn validate(&self) -> Result<(), CalibrateError> {
+        if self.ranks < 2 {
+            return Err(CalibrateError::BadRanks(self.ranks));
+        }
+        if self.segments.is_empty() {
+            return Err(CalibrateError::BadProfile {
+                field: "segments",
+                value: 0.0,
+            });
+        }
+        for s in &self.segments {
+            if !(s.alpha_us.is_finite() && s.alpha_us >= 0.0) {
+                return Err(CalibrateError::BadProfile {
+                    field: "alpha_us",
+                    value: s.alpha_us,
+                });
+            }
+            if !(s.algbw_gbps.is_finite() && s.algbw_gbps > 0.0) {
+                return Err(CalibrateError::BadProfile {
+                    field: "algbw_gbps",
+                    value: s.algbw_gbps,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `topo` with every link's figures replaced by the profile's at
+    /// `bytes`: bandwidth = [`Profile::link_params_at`]'s, latency = its
+    /// per-step latency divided by the hop count of the route rank 0 ->
+    /// rank 1 (so a ring neighbour pays one step latency). No buffer loops
+    /// (the measured times include the library's own), reductions inline.
+    ///
+    /// Errors: [`TopologyError::NoLink`] if devices 0 and 1 have no route.
+    pub fn apply_at(&self, topo: &Topology, bytes: u64) -> Result<Topology, TopologyError> {
+        let (lat, bw) = self.link_params_at(bytes);
+        let hops = if topo.devices.len() >= 2 {
+            topo.route(0, 1)?.hops.len().max(1)
+        } else {
+            1
+        };
+        let mut t = topo.clone();
+        for l in &mut t.links {
+            l.bandwidth_gbps = bw;
+            l.latency_us = lat / hops as f64;
+        }
+        t.reduce_gbps = None;
+        t.ccl_buffer_bytes = None;
+        t.name = format!("{}+profile", topo.name);
+        t.sources.push(self.describe());
+        Ok(t)
+    }
+
+    /// [`Profile::apply_at`] with the largest-size segment.
+    ///
+    /// Errors: as [`Profile::apply_at`].
+    pub fn apply(&self, topo: &Topology) -> Result<Topology, TopologyError> {
+        self.apply_at(topo, self.segments.last().map_or(0, |s| s.last_bytes))
+    }
+
+    /// The machine the profile was measured on, as a topology: `ranks`
+    /// devices, each with one link to a non-blocking switch (a star, like
+    /// NVSwitch or a RoCE fabric; no contention between distinct pairs),
+    /// with the link figures at `bytes`.
+    pub fn topology_at(&self, bytes: u64) -> Topology {
+        let (lat, bw) = self.link_params_at(bytes);
+        let n = self.ranks.max(2);
+        Topology {
+            name: "profile".into(),
+            title: format!("fitted: {}", self.source),
+            devices: (0..n)
+                .map(|i| Device {
+                    label: format!("R{i}"),
+                    server: 0,
+                })
+                .collect(),
+            links: (0..n)
+                .map(|d| Link {
+                    a: d,
+                    b: n,
+                    kind: LinkKind::Nvlink,
+                    bandwidth_gbps: bw,
+                    latency_us: lat / 2.0,
+                })
+                .collect(),
+            reduce_gbps: None,
+            sources: vec![self.describe()],
+            switches: vec![Switch {
+                label: "switch".into(),
+                server: 0,
+            }],
+            ccl_buffer_bytes: None,
+        }
+    }
+
+    /// One line: what was fitted, and how well.
+    pub fn describe(&self) -> String {
+        format!(
+            "fitted profile of {} ({}, {} ranks): α {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s (per link), {} segment(s), median |error| {:.1} %, max {:.1} %",
+            self.source,
+            self.collective.as_ref().map_or("unknown collective", |c| c.name()),
+            self.ranks,
+            self.alpha_us,
+            self.algbw_gbps,
+            self.busbw_gbps,
+            self.segments.len(),
+            self.median_rel_err * 100.0,
+            self.max_rel_err * 100.0
+        )
+    }
+}
+
+/// One table's hold-out accuracy: fit on the even-indexed fittable rows,
+/// predict the odd ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Accuracy {
+    /// The table.
+    pub table: String,
+    /// Segments of the fit.
+    pub segments: usize,
+    /// Held-out rows with size ≥ `min_bytes`.
+    pub rows: usize,
+    /// Median `|rel err|` of those rows.
+    pub median_rel_err: f64,
+    /// Max `|rel err|` of those rows.
+    pub max_rel_err: f64,
+}
+
+/// Hold-out accuracy of `table`: fit on the even-indexed fittable rows,
+/// predict the odd ones, errors over held-out sizes ≥ `min_bytes`.
+///
+/// Errors: as [`Profile::fit_table_with`].
+pub fn holdout_accuracy(
+    table: &Table,
+    ranks: Option<usize>,
+    min_bytes: u64,
+) -> Result<Accuracy, CalibrateError> {
+    let p = Profile::fit_table_with(table, ranks, "holdout", |i| i % 2 == 0)?;
+    let fittable = table.fittable_rows();
+    let errs: Vec<f64> = fittable
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| i % 2 == 1 && r.bytes >= min_bytes)
+        .map(|(_, r)| {
+            ((p.predict_us(r.bytes) - r.out_of_place.time_us) / r.out_of_place.time_us).abs()
+        })
+        .collect();
+    Ok(Accuracy {
+        table: table.label(),
+        segments: p.segments.len(),
+        rows: errs.len(),
+        max_rel_err: errs.iter().copied().fold(0.0, f64::max),
+        median_rel_err: median(errs),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clean_line_is_recovered_exactly_in_one_segment() {
+        let pts: Vec<Point> = (10..30)
+            .map(|k| (1u64 << k, 12.0 + (1u64 << k) as f64 / 50e3))
+            .collect();
+        let segs = fit_segments(&pts);
+        assert_eq!(segs.len(), 1);
+        assert!((segs[0].alpha_us - 12.0).abs() < 1e-6, "{segs:?}");
+        assert!((segs[0].algbw_gbps - 50.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_outlier_does_not_drag_the_robust_line() {
+        let mut pts: Vec<Point> = (10..30)
+            .map(|k| (1u64 << k, 12.0 + (1u64 << k) as f64 / 50e3))
+            .collect();
+        pts[12].1 *= 3.0;
+        let (a, b) = fit_line(&pts);
+        assert!((a - 12.0).abs() < 0.05, "{a}");
+        assert!((1.0 / (b * 1e3) - 50.0).abs() < 0.5);
+    }
+
+    #[test]
+    fn two_regimes_become_two_segments() {
+        let pts: Vec<Point> = (10..30)
+            .map(|k| {
+                let s = (1u64 << k) as f64;
+                (
+                    1u64 << k,
+                    if k < 20 {
+                        5.0 + s / 10e3
+                    } else {
+                        80.0 + s / 100e3
+                    },
+                )
+            })
+            .collect();
+        let segs = fit_segments(&pts);
+        assert_eq!(segs.len(), 2, "{segs:?}");
+        assert!((segs[1].algbw_gbps - 100.0).abs() < 1e-3);
+        assert!((segs[0].alpha_us - 5.0).abs() < 1e-3);
+    }
+}

@@ -1,0 +1,238 @@
+//! The `cclsim` binary on the fixtures: parsed and predicted numbers, and
+//! one-line errors.
+
+use std::process::Command;
+
+fn cclsim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cclsim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/../shared/fixtures/nccl-tests/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("{e}: {s}"))
+}
+
+#[test]
+fn predict_json_has_the_documented_keys_and_the_closed_form() {
+    let (code, out, _) = cclsim(&[
+        "predict",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--algo",
+        "ring",
+        "--bytes",
+        "1G",
+        "--ranks",
+        "8",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v = json(&out);
+    // 14 × 3.4 µs + 2·7/8 · 2^30 B / 370.8 GB/s.
+    let want = 14.0 * 3.4 + 1.75 * (1u64 << 30) as f64 / 370.8e3;
+    assert!((v["time_us"].as_f64().unwrap() - want).abs() < 1e-6 * want);
+    assert_eq!(v["algorithm"], "ring");
+    assert!((v["busbw_gbps"].as_f64().unwrap() - 367.35).abs() < 0.01);
+    assert!(v["algbw_gbps"].as_f64().is_some());
+}
+
+#[test]
+fn auto_on_910b_picks_mesh() {
+    let (code, out, _) = cclsim(&[
+        "predict",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allgather",
+        "--algo",
+        "auto",
+        "--bytes",
+        "64MiB",
+        "--ranks",
+        "8",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v = json(&out);
+    assert_eq!(v["algorithm"], "mesh");
+    // α + (S/8)/18.3e3.
+    let want = 3.4 + (64u64 << 20) as f64 / 8.0 / 18.3e3;
+    assert!((v["time_us"].as_f64().unwrap() - want).abs() < 1e-6 * want);
+}
+
+#[test]
+fn fit_reads_ranks_from_the_log_or_asks_for_them() {
+    let dir = std::env::temp_dir().join(format!("cclsim-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("p5.json");
+    let p5 = fixture("nccl_h100_1node_p5_allreduce_7.txt");
+    let (code, _, err) = cclsim(&["fit", &p5, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("pass it (--ranks N)"), "{err}");
+    let (code, stdout, _) = cclsim(&[
+        "fit",
+        &p5,
+        "--out",
+        out.to_str().unwrap(),
+        "--ranks",
+        "8",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v = json(&stdout);
+    assert_eq!(v["ranks"], 8);
+    assert_eq!(v["rows"].as_array().unwrap().len(), 32);
+    assert_eq!(v["rows"][0]["measured_us"], 12.9);
+    assert_eq!(v["rows"][31]["bytes"], 17179869184u64);
+    assert!(v["median_rel_err"].as_f64().unwrap() < 0.05);
+    let file = json(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(file, v);
+    // The profile describes the machine: --topo may be left out.
+    let (code, stdout, err) = cclsim(&[
+        "predict",
+        "--profile",
+        out.to_str().unwrap(),
+        "--op",
+        "allreduce",
+        "--algo",
+        "ring",
+        "--bytes",
+        "64MiB",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&stdout);
+    let t = v["time_us"].as_f64().unwrap();
+    // Measured 326.6 µs at 64 MiB (a held-in size): the ring on the fitted links is within 5 %.
+    assert!((t - 326.6).abs() / 326.6 < 0.05, "{t}");
+
+    // The 2080 Ti log: ranks from `-g2`; the 1-GPU table is reported as skipped.
+    let (code, stdout, _) = cclsim(&[
+        "fit",
+        &fixture("nccl_2080ti_1node_pcie_nop2p_6runs_19.txt"),
+        "--op",
+        "reduce",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("# skipped reduce, 1 ranks, 28 rows (line 184): 1 rank"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(reduce, 2 ranks)"), "{stdout}");
+    let row = stdout
+        .lines()
+        .rfind(|l| l.contains(" 1073741824 "))
+        .unwrap();
+    assert!(
+        row.trim_start().starts_with("172 ") && row.contains("96427.00"),
+        "{row}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sweep_prints_an_nccl_tests_table() {
+    let (code, out, _) = cclsim(&[
+        "sweep",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allreduce",
+        "-b",
+        "8",
+        "-e",
+        "1G",
+        "-f",
+        "2",
+        "--algo",
+        "ring",
+    ]);
+    assert_eq!(code, 0);
+    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 28);
+    let first: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&first[..4], ["8", "2", "fp32", "ring"]);
+    // 8 B on ring: 14 α = 47.6 µs plus 4 bytes per step.
+    assert!(first[4].starts_with("47.6"), "{}", rows[0]);
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_one_line() {
+    for args in [
+        vec![
+            "predict",
+            "--topo",
+            "dgx-9",
+            "--op",
+            "allreduce",
+            "--bytes",
+            "1G",
+        ],
+        vec![
+            "predict",
+            "--topo",
+            "910b-8",
+            "--op",
+            "allreduce",
+            "--bytes",
+            "lots",
+        ],
+        vec![
+            "predict",
+            "--topo",
+            "910b-8",
+            "--op",
+            "broadcast",
+            "--bytes",
+            "1G",
+        ],
+        vec![
+            "predict",
+            "--topo",
+            "910b-8",
+            "--op",
+            "allreduce",
+            "--bytes",
+            "1G",
+            "--ranks",
+            "9",
+        ],
+        vec!["predict", "--op", "allreduce", "--bytes", "1G"],
+        vec![
+            "sweep",
+            "--topo",
+            "910b-8",
+            "--op",
+            "allreduce",
+            "-b",
+            "1G",
+            "-e",
+            "8",
+        ],
+        vec!["fit", "/nonexistent/log.txt"],
+        vec!["predict", "--frobnicate"],
+    ] {
+        let (code, out, err) = cclsim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("cclsim: "), "{err}");
+    }
+}
