@@ -6,6 +6,9 @@
 //! pub async fn run(req: RunRequest, on_output: impl FnMut(RankOutput) + 'static) -> Result<RunSummary, RunError>
 //! ```
 
+/// One rank's part of a schedule as a pure state machine (no web types;
+/// also compiled natively by `tests/runtime_native.rs`).
+pub mod machine;
 pub mod pool;
 pub mod protocol;
 pub mod worker;

@@ -1,8 +1,345 @@
-//! Placeholder: the worker pool (see runtime/mod.rs contract).
-use super::protocol::{RankOutput, RunError, RunRequest, RunSummary};
+//! The worker pool: starts one web worker per rank, wires them with
+//! `MessageChannel`s, collects their results, enforces the timeout.
+//!
+//! The page never touches the data in flight: each worker builds its own
+//! input, and chunks travel worker to worker on `MessagePort`s as transferred
+//! `ArrayBuffer`s. The page only sends each worker its init message (the
+//! [`RunRequest`] and its ports) and receives each rank's final buffer.
 
-/// Runs `req` on one web worker per rank.
-pub async fn run(req: RunRequest, on_output: impl FnMut(RankOutput) + 'static) -> Result<RunSummary, RunError> {
-    let _ = (req, on_output);
-    Err(RunError::Spawn("not implemented yet".into()))
+use super::protocol::{
+    decode_to_page, encode_to_worker, epoch_ms, PageEvent, RankOutput, RunError, RunRequest,
+    RunSummary, ToWorker,
+};
+use gloo_timers::callback::Timeout;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    Blob, BlobPropertyBag, ErrorEvent, Event, MessageChannel, MessageEvent, MessagePort, Url,
+    Worker,
+};
+
+/// URL of the rank worker's wasm-bindgen JS, relative to the page. trunk
+/// (`data-type="worker"`) emits `worker.js` (the `no-modules` bindings, which
+/// do not start themselves) and `worker_bg.wasm` next to `index.html`.
+pub const WORKER_JS: &str = "./worker.js";
+
+/// URL of the rank worker's wasm, relative to the page.
+pub const WORKER_WASM: &str = "./worker_bg.wasm";
+
+/// Runs `req` on one web worker per rank (`req.schedule.ranks` workers).
+///
+/// Each worker runs a tiny bootstrap script (a same-origin `blob:` URL) that
+/// loads [`WORKER_JS`] and instantiates [`WORKER_WASM`], whose `main` calls
+/// [`super::worker::start`]. So this works whether or not trunk's
+/// `data-loader-shim` is used.
+///
+/// `on_output` is called once per rank, as soon as that rank's final buffer
+/// arrives (in completion order, not rank order), so the caller can check it
+/// right away. Resolves to [`RunSummary`] once every rank is done; `wall_ms`
+/// is the time from spawning the workers to the moment the last rank posted
+/// its output (each worker stamps `performance.timeOrigin + now()`), so time
+/// the page spends in `on_output` (checking) does not count. If the stamps
+/// are missing or inconsistent, it falls back to the page's
+/// `performance.now()` at the arrival of the last output.
+///
+/// Errors:
+/// - [`RunError::Spawn`] if a worker or channel cannot be created, the
+///   schedule has no ranks or names a rank outside it;
+/// - [`RunError::Worker`] if a worker throws (script/wasm load failure, a
+///   trap), panics, or reports an error (bad message, schedule mismatch);
+/// - [`RunError::Timeout`] if not every rank is done `req.timeout_ms` ms after
+///   spawning, with the ranks still missing.
+///
+/// In every outcome, and also if the returned future is dropped early, all
+/// workers are terminated and every handler is released, so the next call
+/// starts clean.
+pub async fn run(
+    req: RunRequest,
+    on_output: impl FnMut(RankOutput) + 'static,
+) -> Result<RunSummary, RunError> {
+    let boot = Bootstrap::new(WORKER_JS, WORKER_WASM)?;
+    run_with_script(&boot.url, req, on_output).await
+}
+
+/// [`run`] with each worker started from `script_url`, which must be a
+/// complete classic worker script: it sets up the rank worker (as trunk's
+/// `worker_loader.js` shim does) or speaks the protocol itself (tests).
+///
+/// Errors: as [`run`].
+pub async fn run_with_script(
+    script_url: &str,
+    req: RunRequest,
+    mut on_output: impl FnMut(RankOutput) + 'static,
+) -> Result<RunSummary, RunError> {
+    let n = req.schedule.ranks;
+    if n == 0 {
+        return Err(RunError::Spawn("the schedule has no ranks".into()));
+    }
+    let t0 = now_ms();
+    let t0_epoch = epoch_ms();
+    let mut last_finished: Option<f64> = None;
+    let inbox = Rc::new(Inbox::default());
+    let mut pool = Pool::default();
+
+    for rank in 0..n {
+        let worker = Worker::new(script_url)
+            .map_err(|e| RunError::Spawn(format!("new Worker({script_url}): {}", js_text(&e))))?;
+        let ib = inbox.clone();
+        let on_message = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
+            if let Some(ev) = ev.dyn_ref::<MessageEvent>() {
+                ib.push(Incoming::Message(rank, ev.data()));
+            }
+        });
+        let ib = inbox.clone();
+        let on_error = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
+            let message = match ev.dyn_ref::<ErrorEvent>() {
+                Some(e) if !e.message().is_empty() => {
+                    format!("{} ({}:{})", e.message(), e.filename(), e.lineno())
+                }
+                _ => "the worker script failed to load or threw".to_string(),
+            };
+            ev.prevent_default(); // handled here; keeps the console quiet
+            ib.push(Incoming::Error(rank, message));
+        });
+        let ib = inbox.clone();
+        let on_message_error = Closure::<dyn FnMut(Event)>::new(move |_ev: Event| {
+            ib.push(Incoming::Error(
+                rank,
+                "a message from the worker could not be deserialised".into(),
+            ));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        worker.set_onmessageerror(Some(on_message_error.as_ref().unchecked_ref()));
+        pool.workers.push(worker);
+        pool.handlers
+            .extend([on_message, on_error, on_message_error]);
+    }
+
+    let ib = inbox.clone();
+    pool.timer = Some(Timeout::new(req.timeout_ms, move || {
+        ib.push(Incoming::Timeout)
+    }));
+
+    // One channel per communicating pair; a worker gets its ports with its init.
+    let mut ports: Vec<Vec<(usize, MessagePort)>> = (0..n).map(|_| Vec::new()).collect();
+    for (a, b) in req.schedule.peer_pairs() {
+        if a >= n || b >= n || a == b {
+            return Err(RunError::Spawn(format!(
+                "the schedule pairs ranks {a} and {b}, outside 0..{n} or a self-pair"
+            )));
+        }
+        let ch = MessageChannel::new()
+            .map_err(|e| RunError::Spawn(format!("new MessageChannel(): {}", js_text(&e))))?;
+        ports[a].push((b, ch.port1()));
+        ports[b].push((a, ch.port2()));
+    }
+    pool.ports = ports.into_iter().map(Some).collect();
+
+    let mut done = vec![false; n];
+    let mut remaining = n;
+    loop {
+        match inbox.next().await {
+            Incoming::Message(rank, data) => match decode_to_page(&data) {
+                Ok(PageEvent::Ready) => {
+                    let Some(mine) = pool.ports[rank].take() else {
+                        continue;
+                    };
+                    let (peers, ports): (Vec<usize>, Vec<MessagePort>) = mine.into_iter().unzip();
+                    let init = ToWorker::Init {
+                        rank,
+                        request: req.clone(),
+                        peers,
+                    };
+                    let w = encode_to_worker(&init, &ports);
+                    pool.workers[rank]
+                        .post_message_with_transfer(&w.message, &w.transfer)
+                        .map_err(|e| {
+                            RunError::Spawn(format!("posting rank {rank}'s init: {}", js_text(&e)))
+                        })?;
+                }
+                Ok(PageEvent::Done(out, finished_ms)) => {
+                    if out.rank != rank {
+                        return Err(RunError::Worker {
+                            rank,
+                            message: format!("reported a result for rank {}", out.rank),
+                        });
+                    }
+                    if done[rank] {
+                        continue;
+                    }
+                    done[rank] = true;
+                    remaining -= 1;
+                    last_finished = match (last_finished, finished_ms) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (a, b) => a.or(b),
+                    };
+                    let arrival_ms = now_ms() - t0;
+                    on_output(out);
+                    if remaining == 0 {
+                        let stamped = t0_epoch.zip(last_finished).map(|(t0, t1)| t1 - t0);
+                        let wall_ms = match stamped {
+                            Some(w) if (0.0..=arrival_ms).contains(&w) => w,
+                            _ => arrival_ms,
+                        };
+                        return Ok(RunSummary { wall_ms });
+                    }
+                }
+                Ok(PageEvent::Failed { rank: r, message }) => {
+                    return Err(RunError::Worker {
+                        rank: r.unwrap_or(rank),
+                        message,
+                    })
+                }
+                Err(e) => {
+                    return Err(RunError::Worker {
+                        rank,
+                        message: format!("undecodable message: {e}"),
+                    })
+                }
+            },
+            Incoming::Error(rank, message) => return Err(RunError::Worker { rank, message }),
+            Incoming::Timeout => {
+                let waiting = (0..n).filter(|&r| !done[r]).collect();
+                return Err(RunError::Timeout {
+                    ms: req.timeout_ms,
+                    waiting,
+                });
+            }
+        }
+    }
+    // `pool` drops here on every path: workers terminated, handlers released.
+}
+
+/// A `blob:` URL of the worker bootstrap script; revoked on drop.
+struct Bootstrap {
+    url: String,
+}
+
+impl Bootstrap {
+    /// `js` and `wasm` are resolved against the page's URL. The bootstrap
+    /// reports a failed wasm load as [`super::protocol::ToPage::Failed`] (a
+    /// rejected promise would not reach the page's `onerror`).
+    fn new(js: &str, wasm: &str) -> Result<Bootstrap, RunError> {
+        let spawn = |what: &str, e: JsValue| RunError::Spawn(format!("{what}: {}", js_text(&e)));
+        let base = web_sys::window()
+            .ok_or_else(|| RunError::Spawn("no window".into()))?
+            .location()
+            .href()
+            .map_err(|e| spawn("reading the page URL", e))?;
+        let abs = |u: &str| {
+            Url::new_with_base(u, &base)
+                .map(|u| u.href())
+                .map_err(|e| spawn("resolving a worker URL", e))
+        };
+        let (js, wasm) = (abs(js)?, abs(wasm)?);
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let script = format!(
+            "importScripts({js});\n\
+             wasm_bindgen({{ module_or_path: {wasm} }}).catch(function (e) {{\n\
+               postMessage({{ h: JSON.stringify({{ kind: 'failed', rank: null, \
+             message: 'loading the worker wasm failed: ' + e }}) }});\n\
+             }});\n",
+            js = quote(&js),
+            wasm = quote(&wasm),
+        );
+        let parts = js_sys::Array::of1(&JsValue::from_str(&script));
+        let opts = BlobPropertyBag::new();
+        opts.set_type("text/javascript");
+        let blob = Blob::new_with_str_sequence_and_options(&parts, &opts)
+            .map_err(|e| spawn("new Blob()", e))?;
+        let url = Url::create_object_url_with_blob(&blob)
+            .map_err(|e| spawn("URL.createObjectURL()", e))?;
+        Ok(Bootstrap { url })
+    }
+}
+
+impl Drop for Bootstrap {
+    fn drop(&mut self) {
+        let _ = Url::revoke_object_url(&self.url);
+    }
+}
+
+/// Milliseconds from `performance.now()` (or `Date.now()` without a window).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+fn js_text(v: &JsValue) -> String {
+    v.as_string()
+        .or_else(|| {
+            v.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// What the pool waits for.
+enum Incoming {
+    /// A message from rank `.0`'s worker.
+    Message(usize, JsValue),
+    /// Rank `.0`'s worker threw.
+    Error(usize, String),
+    /// The run's time is up.
+    Timeout,
+}
+
+/// A single-consumer event queue the JS callbacks push into.
+#[derive(Default)]
+struct Inbox {
+    queue: RefCell<VecDeque<Incoming>>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Inbox {
+    fn push(&self, ev: Incoming) {
+        self.queue.borrow_mut().push_back(ev);
+        if let Some(w) = self.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
+
+    async fn next(&self) -> Incoming {
+        std::future::poll_fn(|cx| match self.queue.borrow_mut().pop_front() {
+            Some(ev) => Poll::Ready(ev),
+            None => {
+                *self.waker.borrow_mut() = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await
+    }
+}
+
+/// Owns the run's workers, handlers, timer and untransferred ports; dropping
+/// it ends the run.
+#[derive(Default)]
+struct Pool {
+    workers: Vec<Worker>,
+    handlers: Vec<Closure<dyn FnMut(Event)>>,
+    timer: Option<Timeout>,
+    ports: Vec<Option<Vec<(usize, MessagePort)>>>,
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        if let Some(t) = self.timer.take() {
+            t.cancel();
+        }
+        for w in &self.workers {
+            w.set_onmessage(None);
+            w.set_onerror(None);
+            w.set_onmessageerror(None);
+            w.terminate();
+        }
+        for (_, p) in self.ports.iter_mut().filter_map(Option::take).flatten() {
+            p.close();
+        }
+    }
 }

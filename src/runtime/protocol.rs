@@ -58,3 +58,402 @@ pub enum RunError {
     #[error("timed out after {ms} ms waiting for ranks {waiting:?}")]
     Timeout { ms: u32, waiting: Vec<usize> },
 }
+
+// ---------------------------------------------------------------------------
+// The codec.
+//
+// Every message on the wire (page <-> worker, worker <-> worker) is a plain JS
+// object `{ h: string, b?: ArrayBuffer, p?: MessagePort[] }`:
+// - `h`: the JSON of one of the header enums below ([`ToWorker`],
+//   [`ChunkHeader`], [`ToPage`]);
+// - `b`: the bytes (a chunk's payload, or a rank's final buffer), always
+//   transferred, never copied by the structured clone;
+// - `p`: the init message's ports, transferred, in the order of
+//   `Init::peers`.
+// The JSON part is pure Rust (tested natively); the JS wrapping is wasm only.
+// ---------------------------------------------------------------------------
+
+pub use super::machine::ChunkHeader;
+
+/// Page -> worker. The first (and only) message a worker receives from the
+/// page, sent after the worker said [`ToPage::Ready`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Run `rank`'s part of `request`; `peers[i]` is the rank at the other end
+    /// of the `i`-th transferred port.
+    Init {
+        /// This worker's rank.
+        rank: usize,
+        /// The run (same for every worker).
+        request: RunRequest,
+        /// Peer rank of each port, in port order.
+        peers: Vec<usize>,
+    },
+}
+
+/// Worker -> page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToPage {
+    /// The worker's wasm is loaded and it listens; send [`ToWorker::Init`].
+    Ready,
+    /// The rank finished; its final buffer is the message's `b`.
+    Done {
+        /// The rank.
+        rank: usize,
+        /// `RankOutput::samples` with each value as its `f64::to_bits`
+        /// (JSON cannot carry NaN or infinities).
+        samples: Vec<Vec<Option<u64>>>,
+        /// When the worker posted this, epoch ms (`performance.timeOrigin +
+        /// performance.now()` in the worker), so the page can time the
+        /// workers without counting its own backlog; `None` if unknown.
+        #[serde(default)]
+        finished_ms: Option<f64>,
+    },
+    /// The worker failed (bad message, schedule mismatch, panic).
+    Failed {
+        /// The rank, if the worker knew it yet.
+        rank: Option<usize>,
+        /// What went wrong, for the page.
+        message: String,
+    },
+}
+
+/// Why a message could not be decoded. Never a panic.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum CodecError {
+    /// The message is not an object with a string field `h`.
+    #[error("message is not an object with a string header `h`")]
+    NoHeader,
+    /// `h` is not the JSON of the expected header type.
+    #[error("bad {what} header: {reason}")]
+    BadHeader {
+        /// Which header type was expected.
+        what: &'static str,
+        /// The JSON error.
+        reason: String,
+    },
+    /// The message lacks its `ArrayBuffer` field `b`.
+    #[error("{what} message has no ArrayBuffer `b`")]
+    NoBytes {
+        /// Which message.
+        what: &'static str,
+    },
+    /// The init message's ports do not match its `peers`.
+    #[error("init message has {ports} ports for {peers} peers")]
+    Ports {
+        /// Ports found.
+        ports: usize,
+        /// Peers listed.
+        peers: usize,
+    },
+}
+
+/// Encodes a header as the JSON string carried in `h`.
+pub fn encode_header<T: Serialize>(header: &T) -> String {
+    // Serialising these plain types cannot fail (no maps with non-string keys).
+    serde_json::to_string(header).unwrap_or_default()
+}
+
+/// Decodes the JSON string `h` as header type `T` (`what` names it in errors).
+///
+/// Errors: [`CodecError::BadHeader`].
+pub fn decode_header<T: serde::de::DeserializeOwned>(
+    h: &str,
+    what: &'static str,
+) -> Result<T, CodecError> {
+    serde_json::from_str(h).map_err(|e| CodecError::BadHeader {
+        what,
+        reason: e.to_string(),
+    })
+}
+
+/// `RankOutput::samples` -> the bit patterns carried in [`ToPage::Done`].
+pub fn samples_to_bits(samples: &[Vec<Option<f64>>]) -> Vec<Vec<Option<u64>>> {
+    samples
+        .iter()
+        .map(|row| row.iter().map(|v| v.map(f64::to_bits)).collect())
+        .collect()
+}
+
+/// The inverse of [`samples_to_bits`] (bit-exact, NaN and infinities included).
+pub fn samples_from_bits(bits: &[Vec<Option<u64>>]) -> Vec<Vec<Option<f64>>> {
+    bits.iter()
+        .map(|row| row.iter().map(|v| v.map(f64::from_bits)).collect())
+        .collect()
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use js::*;
+
+/// The JS side of the codec (wasm only).
+#[cfg(target_arch = "wasm32")]
+mod js {
+    use super::*;
+    use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+    use wasm_bindgen::{JsCast, JsValue};
+    use web_sys::MessagePort;
+
+    /// A message ready for `postMessage(message, transfer)`.
+    #[derive(Debug)]
+    pub struct Wire {
+        /// The object `{h, b?, p?}`.
+        pub message: JsValue,
+        /// What to transfer (the `ArrayBuffer` and ports), never empty-cloned.
+        pub transfer: Array,
+    }
+
+    fn set(obj: &Object, key: &str, value: &JsValue) {
+        // Setting a property on a fresh plain object cannot throw.
+        let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+    }
+
+    fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
+        if !msg.is_object() {
+            return None;
+        }
+        Reflect::get(msg, &JsValue::from_str(key))
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    }
+
+    fn wire(h: String, bytes: Option<&[u8]>, ports: &[MessagePort]) -> Wire {
+        let obj = Object::new();
+        let transfer = Array::new();
+        set(&obj, "h", &JsValue::from_str(&h));
+        if let Some(bytes) = bytes {
+            // One copy out of wasm memory into a fresh, transferable buffer.
+            let arr = Uint8Array::new_with_length(bytes.len() as u32);
+            arr.copy_from(bytes);
+            let buf = arr.buffer();
+            set(&obj, "b", &buf);
+            transfer.push(&buf);
+        }
+        if !ports.is_empty() {
+            let arr = Array::new();
+            for p in ports {
+                arr.push(p);
+                transfer.push(p);
+            }
+            set(&obj, "p", &arr);
+        }
+        Wire {
+            message: obj.into(),
+            transfer,
+        }
+    }
+
+    fn header_str(msg: &JsValue) -> Result<String, CodecError> {
+        get(msg, "h")
+            .and_then(|h| h.as_string())
+            .ok_or(CodecError::NoHeader)
+    }
+
+    fn bytes(msg: &JsValue, what: &'static str) -> Result<Uint8Array, CodecError> {
+        get(msg, "b")
+            .and_then(|b| b.dyn_into::<ArrayBuffer>().ok())
+            .map(|b| Uint8Array::new(&b))
+            .ok_or(CodecError::NoBytes { what })
+    }
+
+    /// Now, epoch ms: `performance.timeOrigin + performance.now()` of this
+    /// thread (page or worker); `None` without a `performance` object.
+    pub fn epoch_ms() -> Option<f64> {
+        let p = Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
+        let p: web_sys::Performance = p.dyn_into().ok()?;
+        Some(p.time_origin() + p.now())
+    }
+
+    /// Encodes the init message; `ports[i]` goes to the worker whose peer is
+    /// `peers[i]` of the [`ToWorker::Init`].
+    pub fn encode_to_worker(msg: &ToWorker, ports: &[MessagePort]) -> Wire {
+        wire(encode_header(msg), None, ports)
+    }
+
+    /// Decodes the init message and its ports.
+    ///
+    /// Errors: [`CodecError::NoHeader`], [`CodecError::BadHeader`],
+    /// [`CodecError::Ports`] if the port count is not the peer count.
+    pub fn decode_to_worker(msg: &JsValue) -> Result<(ToWorker, Vec<MessagePort>), CodecError> {
+        let h: ToWorker = decode_header(&header_str(msg)?, "init")?;
+        let ports: Vec<MessagePort> = match get(msg, "p") {
+            Some(p) => Array::from(&p)
+                .iter()
+                .filter_map(|p| p.dyn_into::<MessagePort>().ok())
+                .collect(),
+            None => Vec::new(),
+        };
+        let ToWorker::Init { peers, .. } = &h;
+        if ports.len() != peers.len() {
+            return Err(CodecError::Ports {
+                ports: ports.len(),
+                peers: peers.len(),
+            });
+        }
+        Ok((h, ports))
+    }
+
+    /// Encodes a chunk message (the bytes are copied once into a new
+    /// `ArrayBuffer`, which is transferred).
+    pub fn encode_chunk(header: ChunkHeader, bytes: &[u8]) -> Wire {
+        wire(encode_header(&header), Some(bytes), &[])
+    }
+
+    /// Decodes a chunk message: its header and a view of its bytes (still in
+    /// JS memory; the receiver copies them into its buffer).
+    ///
+    /// Errors: [`CodecError`] if `h` or `b` is missing or malformed.
+    pub fn decode_chunk(msg: &JsValue) -> Result<(ChunkHeader, Uint8Array), CodecError> {
+        let h = decode_header(&header_str(msg)?, "chunk")?;
+        Ok((h, bytes(msg, "chunk")?))
+    }
+
+    /// Encodes a worker -> page message; `buffer` is the final buffer of
+    /// [`ToPage::Done`] (ignored otherwise).
+    pub fn encode_to_page(msg: &ToPage, buffer: Option<&[u8]>) -> Wire {
+        let bytes = if matches!(msg, ToPage::Done { .. }) {
+            buffer
+        } else {
+            None
+        };
+        wire(encode_header(msg), bytes, &[])
+    }
+
+    /// A decoded worker -> page message.
+    #[derive(Debug)]
+    pub enum PageEvent {
+        /// See [`ToPage::Ready`].
+        Ready,
+        /// A finished rank, with its buffer copied into wasm memory, and
+        /// [`ToPage::Done`]'s `finished_ms`.
+        Done(RankOutput, Option<f64>),
+        /// See [`ToPage::Failed`].
+        Failed {
+            /// The rank, if the worker knew it.
+            rank: Option<usize>,
+            /// What went wrong.
+            message: String,
+        },
+    }
+
+    /// Decodes a worker -> page message (copying a done rank's buffer into a
+    /// `Vec<u8>`: one copy).
+    ///
+    /// Errors: [`CodecError`] if `h` is malformed or a done message has no `b`.
+    pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
+        Ok(match decode_header(&header_str(msg)?, "worker")? {
+            ToPage::Ready => PageEvent::Ready,
+            ToPage::Done {
+                rank,
+                samples,
+                finished_ms,
+            } => PageEvent::Done(
+                RankOutput {
+                    rank,
+                    buffer: bytes(msg, "done")?.to_vec(),
+                    samples: samples_from_bits(&samples),
+                },
+                finished_ms,
+            ),
+            ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::algorithm::{build, Algorithm};
+    use crate::engine::collective::Primitive;
+
+    #[test]
+    fn headers_round_trip() {
+        let request = RunRequest {
+            schedule: build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap(),
+            dtype: DType::Bf16,
+            op: ReduceOp::Max,
+            seed: u64::MAX,
+            elems: 1 << 24,
+            timeout_ms: 30_000,
+        };
+        let init = ToWorker::Init {
+            rank: 3,
+            request,
+            peers: vec![0, 2],
+        };
+        assert_eq!(
+            decode_header::<ToWorker>(&encode_header(&init), "init").unwrap(),
+            init
+        );
+
+        let c = ChunkHeader {
+            step: 5,
+            first: 7,
+            count: 2,
+        };
+        assert_eq!(
+            decode_header::<ChunkHeader>(&encode_header(&c), "chunk").unwrap(),
+            c
+        );
+
+        let samples = vec![
+            vec![Some(1.5), None, Some(f64::INFINITY)],
+            vec![Some(-0.0), Some(f64::NAN), None],
+        ];
+        let done = ToPage::Done {
+            rank: 1,
+            samples: samples_to_bits(&samples),
+            finished_ms: Some(1.7e12),
+        };
+        let back = decode_header::<ToPage>(&encode_header(&done), "worker").unwrap();
+        assert_eq!(back, done);
+        let ToPage::Done { samples: bits, .. } = back else {
+            unreachable!()
+        };
+        let round = samples_from_bits(&bits);
+        assert_eq!(
+            samples_to_bits(&round),
+            samples_to_bits(&samples),
+            "bit-exact, NaN included"
+        );
+
+        for m in [
+            ToPage::Ready,
+            ToPage::Failed {
+                rank: None,
+                message: "boom".into(),
+            },
+        ] {
+            assert_eq!(
+                decode_header::<ToPage>(&encode_header(&m), "worker").unwrap(),
+                m
+            );
+        }
+    }
+
+    #[test]
+    fn bad_headers_are_errors() {
+        assert!(matches!(
+            decode_header::<ChunkHeader>("{", "chunk"),
+            Err(CodecError::BadHeader { what: "chunk", .. })
+        ));
+        assert!(matches!(
+            decode_header::<ToPage>(r#"{"kind":"nope"}"#, "worker"),
+            Err(CodecError::BadHeader { .. })
+        ));
+        // `finished_ms` is optional.
+        assert_eq!(
+            decode_header::<ToPage>(r#"{"kind":"done","rank":0,"samples":[]}"#, "worker").unwrap(),
+            ToPage::Done {
+                rank: 0,
+                samples: vec![],
+                finished_ms: None
+            }
+        );
+        assert!(matches!(
+            decode_header::<ToWorker>(r#"{"kind":"init"}"#, "init"),
+            Err(CodecError::BadHeader { .. })
+        ));
+    }
+}

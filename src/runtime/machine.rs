@@ -1,0 +1,624 @@
+//! The rank state machine: one rank's part of a [`Schedule`], driven by
+//! arriving messages, with no web types in it.
+//!
+//! The worker ([`super::worker`]) owns one [`RankMachine`]; it feeds every
+//! chunk message that arrives on a peer's port into [`RankMachine::deliver`]
+//! and then calls [`RankMachine::advance`], which performs the rank's ops
+//! ([`Schedule::rank_ops`]) in order until it must wait for a message that
+//! has not arrived yet, or until the rank is done. Sends never block: they are
+//! handed to a callback (the worker posts them to the peer's port).
+//!
+//! Semantics are those of [`crate::engine::execute`]: per step all sends first
+//! (they read the buffer as it was at the start of the step), then the
+//! receives in listed order (`Copy` overwrites, `Reduce` is
+//! [`reduce_into`]). Messages between a pair of ranks arrive in order (one
+//! FIFO per peer) and both sides walk the schedule in the same order, so the
+//! next message from a peer is always the one the next receive from that peer
+//! expects; its `(step, first, count)` header is checked anyway.
+//!
+//! This module is pure Rust (it compiles natively; see
+//! `tests/runtime_native.rs`), generic over the payload type so that the
+//! worker can copy bytes straight out of a JS `ArrayBuffer`.
+
+use crate::engine::dtype::{reduce_into, DType, ReduceOp};
+use crate::engine::execute::initial_buffer;
+use crate::engine::schedule::{RankOp, Schedule, TransferKind};
+use std::collections::{HashMap, VecDeque};
+use thiserror::Error;
+
+/// Which chunks a message carries: `[first, first + count)` of `step`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChunkHeader {
+    /// The step (index into `Schedule::steps`) the transfer belongs to.
+    pub step: usize,
+    /// First chunk index.
+    pub first: usize,
+    /// Number of consecutive chunks.
+    pub count: usize,
+}
+
+/// The bytes of a received message, wherever they live (a `Vec<u8>` in
+/// tests, a JS `Uint8Array` in the worker).
+pub trait Payload {
+    /// Length in bytes.
+    fn byte_len(&self) -> usize;
+    /// Copies all bytes into `dst`; the machine guarantees
+    /// `dst.len() == self.byte_len()`.
+    fn copy_into(&self, dst: &mut [u8]);
+}
+
+impl Payload for Vec<u8> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+    fn copy_into(&self, dst: &mut [u8]) {
+        dst.copy_from_slice(self);
+    }
+}
+
+/// Why a rank cannot run its part of the schedule. Never a panic.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MachineError {
+    /// The schedule does not have this rank.
+    #[error("rank {rank} is not in the schedule (it has {ranks} ranks)")]
+    NoSuchRank { rank: usize, ranks: usize },
+    /// `chunks` is zero or not a multiple of `ranks`.
+    #[error("schedule has {chunks} chunks for {ranks} ranks; chunks must be a positive multiple of ranks")]
+    BadChunks { chunks: usize, ranks: usize },
+    /// The buffer size overflows memory (`elems * dtype size`).
+    #[error("a buffer of {elems} {dtype} elements does not fit in memory")]
+    TooLarge { elems: usize, dtype: DType },
+    /// A transfer of this rank names a rank or chunk outside the schedule, or
+    /// sends to itself.
+    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} is outside the schedule or a self-transfer")]
+    BadTransfer {
+        step: usize,
+        src: usize,
+        dst: usize,
+        first: usize,
+        count: usize,
+    },
+    /// The next message from `from` is not the one the schedule expects.
+    #[error("from rank {from}: expected step {want_step} chunks {want_first}+{want_count}, got step {got_step} chunks {got_first}+{got_count}")]
+    Mismatch {
+        from: usize,
+        want_step: usize,
+        want_first: usize,
+        want_count: usize,
+        got_step: usize,
+        got_first: usize,
+        got_count: usize,
+    },
+    /// The message has the right header but the wrong number of bytes.
+    #[error(
+        "from rank {from}: step {step} chunks {first}+{count} should be {want} bytes, got {got}"
+    )]
+    PayloadLength {
+        from: usize,
+        step: usize,
+        first: usize,
+        count: usize,
+        want: usize,
+        got: usize,
+    },
+    /// Messages arrived that the schedule never receives.
+    #[error("{count} unexpected message(s) left from rank {from} when the rank finished")]
+    Leftover { from: usize, count: usize },
+}
+
+/// What [`RankMachine::advance`] stopped at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The next op receives from this rank, and no message from it is queued.
+    Waiting {
+        /// The peer whose message is awaited.
+        from: usize,
+    },
+    /// Every op is done; [`RankMachine::into_output`] gives the result.
+    Done,
+}
+
+/// One rank executing its part of a schedule on its own buffer.
+#[derive(Debug)]
+pub struct RankMachine<P> {
+    rank: usize,
+    dtype: DType,
+    op: ReduceOp,
+    steps: usize,
+    chunk_ranges: Vec<std::ops::Range<usize>>,
+    ops: Vec<RankOp>,
+    next: usize,
+    buffer: Vec<u8>,
+    scratch: Vec<u8>,
+    queues: HashMap<usize, VecDeque<(ChunkHeader, P)>>,
+    samples: Vec<Vec<Option<f64>>>,
+}
+
+impl<P: Payload> RankMachine<P> {
+    /// Builds rank `rank`'s machine: its initial buffer
+    /// ([`initial_buffer`] of `elems` elements of `dtype` from `seed`), its op
+    /// list and the first sample row.
+    ///
+    /// Errors: [`MachineError`] if the rank, chunk count, buffer size or one
+    /// of this rank's transfers does not fit the schedule.
+    pub fn new(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+    ) -> Result<Self, MachineError> {
+        let ranks = schedule.ranks;
+        if rank >= ranks {
+            return Err(MachineError::NoSuchRank { rank, ranks });
+        }
+        if schedule.chunks == 0 || schedule.chunks % ranks != 0 {
+            return Err(MachineError::BadChunks {
+                chunks: schedule.chunks,
+                ranks,
+            });
+        }
+        let total = elems.checked_mul(dtype.size_bytes());
+        if total.is_none_or(|b| b > isize::MAX as usize / 2) {
+            return Err(MachineError::TooLarge { elems, dtype });
+        }
+        for (step, s) in schedule.steps.iter().enumerate() {
+            for t in s
+                .transfers
+                .iter()
+                .filter(|t| t.src == rank || t.dst == rank)
+            {
+                let end = t.first.checked_add(t.count);
+                if t.src >= ranks
+                    || t.dst >= ranks
+                    || t.src == t.dst
+                    || end.is_none_or(|e| e > schedule.chunks)
+                {
+                    return Err(MachineError::BadTransfer {
+                        step,
+                        src: t.src,
+                        dst: t.dst,
+                        first: t.first,
+                        count: t.count,
+                    });
+                }
+            }
+        }
+        let chunk_ranges = (0..schedule.chunks)
+            .map(|c| schedule.chunk_elems(elems, c))
+            .collect();
+        let mut m = RankMachine {
+            rank,
+            dtype,
+            op,
+            steps: schedule.steps.len(),
+            chunk_ranges,
+            ops: schedule.rank_ops(rank),
+            next: 0,
+            buffer: initial_buffer(schedule, dtype, seed, rank, elems),
+            scratch: Vec::new(),
+            queues: HashMap::new(),
+            samples: Vec::with_capacity(schedule.steps.len() + 1),
+        };
+        m.record();
+        Ok(m)
+    }
+
+    /// This machine's rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The current buffer (`elems * dtype size` bytes, little-endian).
+    pub fn buffer(&self) -> &[u8] {
+        &self.buffer
+    }
+
+    /// True once every op is done.
+    pub fn is_done(&self) -> bool {
+        self.next == self.ops.len()
+    }
+
+    /// Queues a message that arrived from rank `from` (FIFO per peer). It is
+    /// checked when the receive that consumes it runs.
+    pub fn deliver(&mut self, from: usize, header: ChunkHeader, payload: P) {
+        self.queues
+            .entry(from)
+            .or_default()
+            .push_back((header, payload));
+    }
+
+    /// Performs ops in order until one must wait or all are done. Each send
+    /// calls `send(to, header, bytes)` with the chunk bytes as they are now
+    /// (the start of the send's step); the callback copies them out.
+    ///
+    /// Errors: [`MachineError::Mismatch`] / [`MachineError::PayloadLength`]
+    /// for a message that is not the one expected,
+    /// [`MachineError::Leftover`] if messages remain when the rank is done.
+    /// After an error the machine should be dropped.
+    pub fn advance(
+        &mut self,
+        mut send: impl FnMut(usize, ChunkHeader, &[u8]),
+    ) -> Result<Progress, MachineError> {
+        let es = self.dtype.size_bytes();
+        while let Some(&op) = self.ops.get(self.next) {
+            let step = match op {
+                RankOp::Send { step, .. } | RankOp::Recv { step, .. } => step,
+            };
+            // Rows for every step before this one (ranks idle in a step still record).
+            while self.samples.len() <= step {
+                self.record();
+            }
+            match op {
+                RankOp::Send {
+                    step,
+                    to,
+                    first,
+                    count,
+                } => {
+                    let r = self.range_elems(first, count);
+                    send(
+                        to,
+                        ChunkHeader { step, first, count },
+                        &self.buffer[r.start * es..r.end * es],
+                    );
+                }
+                RankOp::Recv {
+                    step,
+                    from,
+                    first,
+                    count,
+                    kind,
+                } => {
+                    let Some(queue) = self.queues.get_mut(&from).filter(|q| !q.is_empty()) else {
+                        return Ok(Progress::Waiting { from });
+                    };
+                    let (got, payload) = queue.pop_front().expect("queue checked non-empty");
+                    let want = ChunkHeader { step, first, count };
+                    if got != want {
+                        return Err(MachineError::Mismatch {
+                            from,
+                            want_step: step,
+                            want_first: first,
+                            want_count: count,
+                            got_step: got.step,
+                            got_first: got.first,
+                            got_count: got.count,
+                        });
+                    }
+                    let r = self.range_elems(first, count);
+                    let (a, b) = (r.start * es, r.end * es);
+                    if payload.byte_len() != b - a {
+                        return Err(MachineError::PayloadLength {
+                            from,
+                            step,
+                            first,
+                            count,
+                            want: b - a,
+                            got: payload.byte_len(),
+                        });
+                    }
+                    match kind {
+                        TransferKind::Copy => payload.copy_into(&mut self.buffer[a..b]),
+                        TransferKind::Reduce => {
+                            self.scratch.resize(b - a, 0);
+                            payload.copy_into(&mut self.scratch);
+                            reduce_into(self.dtype, self.op, &mut self.buffer[a..b], &self.scratch);
+                        }
+                    }
+                }
+            }
+            self.next += 1;
+        }
+        while self.samples.len() < self.steps + 1 {
+            self.record();
+        }
+        self.scratch = Vec::new();
+        if let Some((&from, q)) = self.queues.iter().find(|(_, q)| !q.is_empty()) {
+            return Err(MachineError::Leftover {
+                from,
+                count: q.len(),
+            });
+        }
+        Ok(Progress::Done)
+    }
+
+    /// The final buffer and the sample rows (`steps + 1` rows of `chunks`
+    /// values: the first element of each chunk after `s` steps, `None` for an
+    /// empty chunk). Meaningful once [`Progress::Done`] was returned.
+    pub fn into_output(self) -> (Vec<u8>, Vec<Vec<Option<f64>>>) {
+        (self.buffer, self.samples)
+    }
+
+    /// Element range of chunks `[first, first + count)` (validated in `new`);
+    /// equal to [`Schedule::range_elems`] for non-empty ranges.
+    fn range_elems(&self, first: usize, count: usize) -> std::ops::Range<usize> {
+        if count == 0 {
+            return 0..0;
+        }
+        self.chunk_ranges[first].start..self.chunk_ranges[first + count - 1].end
+    }
+
+    fn record(&mut self) {
+        let row = self
+            .chunk_ranges
+            .iter()
+            .map(|r| (!r.is_empty()).then(|| self.dtype.read_f64(&self.buffer, r.start)))
+            .collect();
+        self.samples.push(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::algorithm::{build, Algorithm};
+    use crate::engine::collective::Primitive;
+    use crate::engine::execute::reference_run;
+    use crate::engine::schedule::{Step, Transfer};
+
+    type Msg = (usize, usize, ChunkHeader, Vec<u8>); // (from, to, header, bytes)
+    type Output = (Vec<u8>, Vec<Vec<Option<f64>>>); // (buffer, samples)
+
+    /// Runs every rank's machine to completion, delivering messages in the
+    /// order `pick` chooses among the pending ones (FIFO per pair kept).
+    fn run_all(
+        s: &Schedule,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> Result<Vec<Output>, MachineError> {
+        let mut ms: Vec<RankMachine<Vec<u8>>> = (0..s.ranks)
+            .map(|r| RankMachine::new(s, r, dtype, op, seed, elems))
+            .collect::<Result<_, _>>()?;
+        let mut pending: Vec<Msg> = Vec::new();
+        for (r, m) in ms.iter_mut().enumerate() {
+            m.advance(|to, h, b| pending.push((r, to, h, b.to_vec())))?;
+        }
+        while !pending.is_empty() {
+            // Keep per-pair FIFO: only the first pending message of a pair may go.
+            let heads: Vec<usize> = (0..pending.len())
+                .filter(|&i| {
+                    !pending[..i]
+                        .iter()
+                        .any(|p| p.0 == pending[i].0 && p.1 == pending[i].1)
+                })
+                .collect();
+            let (from, to, h, b) = pending.remove(heads[pick(heads.len()) % heads.len()]);
+            ms[to].deliver(from, h, b);
+            ms[to].advance(|t, h, b| pending.push((to, t, h, b.to_vec())))?;
+        }
+        assert!(ms.iter().all(|m| m.is_done()), "every rank finishes");
+        Ok(ms.into_iter().map(|m| m.into_output()).collect())
+    }
+
+    fn check_equals_reference(
+        alg: Algorithm,
+        p: Primitive,
+        n: usize,
+        dtype: DType,
+        op: ReduceOp,
+        elems: usize,
+    ) {
+        let s = build(alg, p, n).expect("builds");
+        let want = reference_run(&s, dtype, op, 7, elems);
+        let mut x = 12345u64;
+        let outs = run_all(&s, dtype, op, 7, elems, |k| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % k
+        })
+        .expect("runs");
+        for (r, (buf, samples)) in outs.iter().enumerate() {
+            assert_eq!(
+                buf, &want[r],
+                "{alg:?} {p:?} n={n} {dtype:?} {op:?} rank {r}"
+            );
+            assert_eq!(samples.len(), s.steps.len() + 1);
+            assert!(samples.iter().all(|row| row.len() == s.chunks));
+            let last = samples.last().unwrap();
+            for (c, v) in last.iter().enumerate() {
+                let range = s.chunk_elems(elems, c);
+                assert_eq!(
+                    *v,
+                    (!range.is_empty()).then(|| dtype.read_f64(&want[r], range.start))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn machines_equal_reference_bit_for_bit() {
+        for alg in [Algorithm::Ring, Algorithm::Mesh] {
+            for p in [
+                Primitive::AllReduce,
+                Primitive::ReduceScatter,
+                Primitive::AllGather,
+            ] {
+                for n in [2, 3, 4, 8] {
+                    if !alg.supports(p, n) {
+                        continue;
+                    }
+                    for dtype in DType::ALL {
+                        for op in [ReduceOp::Sum, ReduceOp::Max] {
+                            for elems in [0, 1, 5, 1000] {
+                                check_equals_reference(alg, p, n, dtype, op, elems);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn pair() -> Schedule {
+        Schedule {
+            primitive: Primitive::AllReduce,
+            algorithm: "test".into(),
+            ranks: 2,
+            chunks: 2,
+            steps: vec![
+                Step {
+                    phase: "a".into(),
+                    transfers: vec![Transfer {
+                        src: 0,
+                        dst: 1,
+                        first: 0,
+                        count: 1,
+                        kind: TransferKind::Reduce,
+                    }],
+                },
+                Step {
+                    phase: "idle".into(),
+                    transfers: vec![],
+                },
+                Step {
+                    phase: "b".into(),
+                    transfers: vec![Transfer {
+                        src: 1,
+                        dst: 0,
+                        first: 0,
+                        count: 1,
+                        kind: TransferKind::Copy,
+                    }],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn waits_then_resumes_and_records_idle_steps() {
+        let s = pair();
+        let mut m0 = RankMachine::<Vec<u8>>::new(&s, 0, DType::Fp32, ReduceOp::Sum, 1, 4).unwrap();
+        let mut sent = Vec::new();
+        assert_eq!(
+            m0.advance(|to, h, b| sent.push((to, h, b.to_vec())))
+                .unwrap(),
+            Progress::Waiting { from: 1 }
+        );
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            sent[0].1,
+            ChunkHeader {
+                step: 0,
+                first: 0,
+                count: 1
+            }
+        );
+        assert_eq!(sent[0].2.len(), 2 * 4);
+        // Waiting for step 2: rows for steps 0 and 1 (after step 0, after step 1) are in.
+        m0.deliver(
+            1,
+            ChunkHeader {
+                step: 2,
+                first: 0,
+                count: 1,
+            },
+            vec![0u8; 8],
+        );
+        assert_eq!(
+            m0.advance(|_, _, _| panic!("no more sends")).unwrap(),
+            Progress::Done
+        );
+        let (buf, samples) = m0.into_output();
+        assert_eq!(samples.len(), 4);
+        assert_eq!(&buf[..8], &[0u8; 8]);
+        assert_eq!(samples[3][0], Some(0.0));
+        assert_eq!(samples[0], samples[2]);
+    }
+
+    #[test]
+    fn wrong_messages_are_typed_errors() {
+        let s = pair();
+        let mut m1 = RankMachine::<Vec<u8>>::new(&s, 1, DType::Fp32, ReduceOp::Sum, 1, 4).unwrap();
+        m1.deliver(
+            0,
+            ChunkHeader {
+                step: 1,
+                first: 0,
+                count: 1,
+            },
+            vec![0u8; 8],
+        );
+        assert!(matches!(
+            m1.advance(|_, _, _| {}),
+            Err(MachineError::Mismatch {
+                from: 0,
+                want_step: 0,
+                ..
+            })
+        ));
+
+        let mut m1 = RankMachine::<Vec<u8>>::new(&s, 1, DType::Fp32, ReduceOp::Sum, 1, 4).unwrap();
+        m1.deliver(
+            0,
+            ChunkHeader {
+                step: 0,
+                first: 0,
+                count: 1,
+            },
+            vec![0u8; 3],
+        );
+        assert_eq!(
+            m1.advance(|_, _, _| {}),
+            Err(MachineError::PayloadLength {
+                from: 0,
+                step: 0,
+                first: 0,
+                count: 1,
+                want: 8,
+                got: 3
+            })
+        );
+
+        let mut m0 = RankMachine::<Vec<u8>>::new(&s, 0, DType::Fp32, ReduceOp::Sum, 1, 4).unwrap();
+        m0.deliver(
+            1,
+            ChunkHeader {
+                step: 2,
+                first: 0,
+                count: 1,
+            },
+            vec![0u8; 8],
+        );
+        m0.deliver(
+            1,
+            ChunkHeader {
+                step: 2,
+                first: 0,
+                count: 1,
+            },
+            vec![0u8; 8],
+        );
+        assert_eq!(
+            m0.advance(|_, _, _| {}),
+            Err(MachineError::Leftover { from: 1, count: 1 })
+        );
+
+        assert!(matches!(
+            RankMachine::<Vec<u8>>::new(&s, 2, DType::Fp32, ReduceOp::Sum, 1, 4),
+            Err(MachineError::NoSuchRank { rank: 2, ranks: 2 })
+        ));
+        let mut bad = pair();
+        bad.steps[0].transfers[0].count = 5;
+        assert!(matches!(
+            RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
+            Err(MachineError::BadTransfer { step: 0, .. })
+        ));
+        bad.steps[0].transfers[0] = Transfer {
+            src: 0,
+            dst: 0,
+            first: 0,
+            count: 1,
+            kind: TransferKind::Copy,
+        };
+        assert!(matches!(
+            RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
+            Err(MachineError::BadTransfer { .. })
+        ));
+    }
+}
