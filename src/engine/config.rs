@@ -1,7 +1,8 @@
 //! The configuration of one run, its validation and its URL encoding.
 //!
 //! URL query keys: `op` (allreduce | reducescatter | allgather), `algo`
-//! (auto | ring | mesh), `topo` (910b-8), `bytes` (an integer, or a number
+//! (auto | ring | mesh), `topo` (a [`Topology::preset`] name: 910b-8, 910a-8,
+//! h100-8, 910b-{S}x8), `bytes` (an integer, or a number
 //! with unit B, KB, KiB, MB, MiB, GB, GiB), `dtype` (fp32 | fp16 | bf16 |
 //! int32 | int8), `redop` (sum | prod | max | min), `ranks` (2..=devices of
 //! the topology), `seed` (0..=2^64-1).
@@ -25,6 +26,11 @@ pub const MAX_BYTES: u64 = 1 << 30;
 /// (128 MiB: 8 ranks then hold 1 GiB in the browser). Larger runs are
 /// model-only.
 pub const MAX_EXECUTED_BYTES: u64 = 128 << 20;
+/// Most ranks the browser executes for real (one web worker each). More
+/// ranks are model-only.
+pub const MAX_EXECUTED_RANKS: usize = 16;
+/// Most bytes all rank buffers together may hold in the browser (1 GiB).
+pub const MAX_EXECUTED_TOTAL_BYTES: u64 = 1 << 30;
 
 /// The algorithm choice: a concrete one, or the cheapest by the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -286,6 +292,27 @@ impl Config {
     /// Will the workers execute this run, or is it model-only?
     pub fn executable(&self) -> bool {
         self.bytes <= MAX_EXECUTED_BYTES
+            && self.ranks <= MAX_EXECUTED_RANKS
+            && self.bytes.saturating_mul(self.ranks as u64) <= MAX_EXECUTED_TOTAL_BYTES
+    }
+
+    /// Why this run is model-only, in words; `None` if the workers run it.
+    pub fn model_only_reason(&self) -> Option<String> {
+        if self.bytes > MAX_EXECUTED_BYTES {
+            Some(format!(
+                "messages above {} are modelled, not executed in the browser",
+                super::select::format_bytes(MAX_EXECUTED_BYTES)
+            ))
+        } else if self.ranks > MAX_EXECUTED_RANKS {
+            Some(format!("more than {MAX_EXECUTED_RANKS} ranks are modelled, not executed (one web worker per rank)"))
+        } else if !self.executable() {
+            Some(format!(
+                "all ranks' buffers together would exceed {} in the browser; modelled only",
+                super::select::format_bytes(MAX_EXECUTED_TOTAL_BYTES)
+            ))
+        } else {
+            None
+        }
     }
 }
 

@@ -27,11 +27,15 @@ fn mix(mut z: u64) -> u64 {
 }
 
 #[inline]
-fn hash(seed: u64, rank: usize, index: usize) -> u64 {
-    let a = mix(seed
+fn rank_key(seed: u64, rank: usize) -> u64 {
+    mix(seed
         .wrapping_add(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add((rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)));
-    mix(a ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add((rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)))
+}
+
+#[inline]
+fn hash(seed: u64, rank: usize, index: usize) -> u64 {
+    mix(rank_key(seed, rank) ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 /// The integer `k` behind element `index` of rank `rank` (see module docs).
@@ -60,6 +64,8 @@ pub fn value(dtype: DType, seed: u64, rank: usize, index: usize) -> f64 {
 }
 
 /// Writes rank `rank`'s input elements `elems` into `out` (little-endian).
+/// Equal to [`value`] element by element (a test asserts it); written as one
+/// loop per dtype because workers fill up to 128 MiB with it.
 ///
 /// Shape: `out.len() == elems.len() * dtype.size_bytes()`; else panics
 /// (a caller bug).
@@ -70,15 +76,26 @@ pub fn fill(dtype: DType, seed: u64, rank: usize, elems: Range<usize>, out: &mut
         elems.len() * s,
         "input::fill: wrong output length"
     );
-    for (i, o) in elems.zip(out.chunks_exact_mut(s)) {
-        let v = value(dtype, seed, rank, i);
-        match dtype {
-            DType::Fp32 => o.copy_from_slice(&(v as f32).to_le_bytes()),
-            DType::Fp16 => o.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
-            DType::Bf16 => o.copy_from_slice(&half::bf16::from_f64(v).to_le_bytes()),
-            DType::Int32 => o.copy_from_slice(&(v as i32).to_le_bytes()),
-            DType::Int8 => o[0] = (v as i8) as u8,
+    let a = rank_key(seed, rank);
+    let h = move |i: usize| mix(a ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let pairs = elems.zip(out.chunks_exact_mut(s));
+    match dtype {
+        DType::Fp32 => pairs.for_each(|(i, o)| {
+            let k = (h(i) >> 40) as i32 - (1 << 23);
+            o.copy_from_slice(&(k as f32 / (1u32 << 23) as f32).to_le_bytes())
+        }),
+        DType::Fp16 => pairs.for_each(|(i, o)| {
+            let k = (h(i) >> 53) as i32 - (1 << 10);
+            o.copy_from_slice(&half::f16::from_f32(k as f32 / 1024.0).to_le_bytes())
+        }),
+        DType::Bf16 => pairs.for_each(|(i, o)| {
+            let k = (h(i) >> 56) as i32 - (1 << 7);
+            o.copy_from_slice(&half::bf16::from_f32(k as f32 / 128.0).to_le_bytes())
+        }),
+        DType::Int32 => {
+            pairs.for_each(|(i, o)| o.copy_from_slice(&((h(i) >> 53) as i32 - 1024).to_le_bytes()))
         }
+        DType::Int8 => pairs.for_each(|(i, o)| o[0] = ((h(i) >> 59) as i32 - 16) as i8 as u8),
     }
 }
 

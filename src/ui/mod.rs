@@ -1,4 +1,45 @@
-//! The page (yew). Placeholder until the UI lands.
+//! The page (yew, wasm only).
+//!
+//! One run of the page: the URL (or the controls) give an
+//! [`engine::config::Config`](crate::engine::config::Config); [`plan`] turns
+//! it into a topology, an algorithm, a verified schedule and a cost estimate
+//! (instantly, no workers); [`app`] then runs the schedule on the rank
+//! workers ([`crate::runtime::run`]) and checks every rank's output.
+//!
+//! | file | what it draws or does |
+//! |---|---|
+//! | [`app`] | the root component: state, messages, runs, playback clock |
+//! | [`plan`] | config -> topology -> algorithm -> schedule -> verify -> estimate |
+//! | [`run`] | the state of one worker run (reports, samples, errors) |
+//! | [`url`] | reading and writing the query string, the share link |
+//! | [`controls`] | the configuration form |
+//! | [`topology_view`] | the SVG of devices, links and moving chunk tokens |
+//! | [`playback`] | play / pause / step / speed and the step described in words |
+//! | [`describe`] | step descriptions in words |
+//! | [`buffers`] | each rank's buffer as coloured chunk cells |
+//! | [`step_log`] | every transfer of every step, clickable |
+//! | [`estimate_panel`] | the cost model's prediction, ranking and sources |
+//! | [`result_panel`] | the run's outcome (`#run-result`, the tooling hook) |
+//! | [`colors`] | rank colours and chunk-cell colours |
+//! | [`format`] | number and size formatting |
 
-/// Mounts the page.
-pub fn start() {}
+pub mod app;
+pub mod buffers;
+pub mod colors;
+pub mod controls;
+pub mod describe;
+pub mod estimate_panel;
+pub mod format;
+pub mod plan;
+pub mod playback;
+pub mod result_panel;
+pub mod run;
+pub mod step_log;
+pub mod topology_view;
+pub mod url;
+
+/// Mounts the page on `<body>`.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<app::App>::new().render();
+}

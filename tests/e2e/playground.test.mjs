@@ -62,7 +62,7 @@ const cases = [
   ['?op=allreduce&algo=ring&dtype=fp16&redop=prod&ranks=4&bytes=1MiB&seed=9', { op: 'allreduce', algorithm: 'ring', ranks: '4', dtype: 'fp16' }],
   ['?op=reducescatter&algo=mesh&dtype=bf16&redop=max&ranks=5&bytes=256KiB', { op: 'reducescatter', algorithm: 'mesh', ranks: '5' }],
   ['?op=allgather&algo=ring&dtype=int8&ranks=3&bytes=4KiB', { op: 'allgather', algorithm: 'ring', ranks: '3', bytes: '4096' }],
-  ['?op=allreduce&algo=mesh&dtype=int32&redop=min&ranks=2&bytes=1000', { algorithm: 'mesh', ranks: '2', bytes: '1000' }],
+  ['?op=allreduce&algo=mesh&dtype=int32&redop=min&ranks=2&bytes=1MB', { algorithm: 'mesh', ranks: '2', bytes: '1000000' }],
 ];
 for (const [query, want] of cases) {
   test(`a link restores and verifies ${query}`, async () => {
@@ -135,7 +135,7 @@ test('mid-animation screenshot (README)', async () => {
   const { page, problems } = await open('?op=allreduce&algo=ring&ranks=8&bytes=16MiB');
   await finalState(page);
   // Step forward a few times so the picture shows a step in flight.
-  const fwd = page.locator('#step-forward');
+  const fwd = page.locator('#btn-forward');
   for (let i = 0; i < 3; i++) await fwd.click();
   await page.waitForTimeout(300);
   await page.screenshot({ path: `${OUT}mid-animation.png` });

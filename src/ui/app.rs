@@ -1,0 +1,531 @@
+//! The root component: holds the configuration, its plan, the current run
+//! and the playback clock; lays out the page.
+//!
+//! Flow: URL -> [`Config`] -> [`Plan`] (instant: estimate, schedule, trace)
+//! -> after a short debounce, a worker run ([`run::start`]) whose rank
+//! outputs are checked as they arrive. Changing a control rewrites the URL
+//! (`history.replaceState`), re-plans and re-runs; a newer run supersedes an
+//! older one (results carry a run id).
+
+use super::buffers::Buffers;
+use super::controls::Controls;
+use super::estimate_panel::EstimatePanel;
+use super::format;
+use super::plan::Plan;
+use super::playback::Playback;
+use super::result_panel::ResultPanel;
+use super::run::{self, RunState, RunView};
+use super::step_log::StepLog;
+use super::topology_view::TopologyView;
+use super::url;
+use crate::engine::check::RankReport;
+use crate::engine::config::{parse_bytes, Config, ConfigError, MAX_BYTES, MIN_BYTES};
+use crate::runtime::{RunError, RunSummary};
+use gloo_timers::callback::{Interval, Timeout};
+use std::cell::Cell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Wall time of one animated step at speed 1×, ms.
+const STEP_MS: f64 = 1400.0;
+/// Progress value past 1 that a played step rests at before the next starts.
+const DWELL: f64 = 1.3;
+/// Animation frame interval, ms.
+const FRAME_MS: u32 = 30;
+/// Delay between a control change and the worker run, ms (the estimate
+/// updates at once; dragging the size slider does not start a run per tick).
+const RUN_DEBOUNCE_MS: u32 = 250;
+
+/// Messages of [`App`].
+pub enum Msg {
+    /// A control produced a new configuration.
+    SetConfig(Config),
+    /// The typed size changed (not applied).
+    BytesText(String),
+    /// Apply the typed size.
+    BytesCommit,
+    /// Apply a typed seed.
+    Seed(String),
+    /// The debounce of run `id` elapsed: start the workers.
+    StartRun(u64),
+    /// Run the current configuration again.
+    Rerun,
+    /// Rank report of run `id`.
+    Report(u64, RankReport, Vec<Vec<Option<f64>>>),
+    /// Run `id` ended.
+    Done(u64, Result<RunSummary, RunError>),
+    /// Show step `k` (0 = initial state), animating its transfers.
+    Goto(usize),
+    /// Play from the current step.
+    Play,
+    /// Pause.
+    Pause,
+    /// One step forward, animated.
+    Forward,
+    /// One step back.
+    Back,
+    /// Animation speed factor.
+    Speed(f64),
+    /// Animation frame.
+    Tick,
+    /// Copy the share link.
+    CopyLink,
+    /// The clipboard answered.
+    Copied(Result<(), String>),
+    /// Hide the URL errors.
+    DismissUrlErrors,
+    /// Keyboard: play or pause.
+    TogglePlay,
+    /// Keyboard: jump to the last step.
+    Last,
+}
+
+/// The page.
+pub struct App {
+    config: Config,
+    url_errors: Vec<ConfigError>,
+    plan: Result<Rc<Plan>, String>,
+    bytes_text: String,
+    bytes_error: Option<String>,
+    seed_error: Option<String>,
+    run: Rc<RunView>,
+    run_seq: u64,
+    current_run: Rc<Cell<u64>>,
+    pending_run: Option<Timeout>,
+    /// Current step, 1-based (0 = initial state).
+    step: usize,
+    /// Progress of the current step (0..=DWELL; >= 1 means done).
+    frac: f64,
+    playing: bool,
+    speed: f64,
+    ticker: Option<Interval>,
+    last_tick: f64,
+    copy_status: Option<Result<(), String>>,
+    /// The document's keydown listener (Space, ←, →, Home, End), kept alive.
+    keys: Option<wasm_bindgen::closure::Closure<dyn Fn(KeyboardEvent)>>,
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+impl App {
+    fn plan(&self) -> Option<Rc<Plan>> {
+        self.plan.as_ref().ok().cloned()
+    }
+
+    fn steps(&self) -> usize {
+        self.plan.as_ref().map(|p| p.steps()).unwrap_or(0)
+    }
+
+    /// Re-plans after a configuration change and resets the playback.
+    fn replan(&mut self) {
+        self.plan = Plan::new(&self.config).map(Rc::new);
+        self.step = 0;
+        self.frac = DWELL;
+        self.playing = false;
+        self.ticker = None;
+        self.bytes_text = format::bytes_field(self.config.bytes);
+        self.bytes_error = None;
+    }
+
+    /// Starts a new run of the current plan after `delay_ms` (superseding
+    /// any older run).
+    fn schedule_run(&mut self, ctx: &Context<Self>, delay_ms: u32) {
+        self.run_seq += 1;
+        let id = self.run_seq;
+        self.current_run.set(id);
+        self.pending_run = None;
+        let ranks = self.config.ranks;
+        self.run = Rc::new(match &self.plan {
+            Err(e) => {
+                let mut v = RunView::new(id, RunState::Error, ranks);
+                v.error = Some(e.clone());
+                v
+            }
+            Ok(p) if !p.config.executable() => RunView::new(id, RunState::ModelOnly, ranks),
+            Ok(_) => {
+                let link = ctx.link().clone();
+                self.pending_run = Some(Timeout::new(delay_ms, move || {
+                    link.send_message(Msg::StartRun(id))
+                }));
+                RunView::new(id, RunState::Running, ranks)
+            }
+        });
+    }
+
+    fn set_config(&mut self, ctx: &Context<Self>, config: Config) {
+        if config == self.config {
+            return;
+        }
+        self.config = config;
+        url::store(&self.config);
+        self.copy_status = None;
+        self.replan();
+        self.schedule_run(ctx, RUN_DEBOUNCE_MS);
+    }
+
+    fn ensure_ticker(&mut self, ctx: &Context<Self>) {
+        if self.ticker.is_none() {
+            let link = ctx.link().clone();
+            self.last_tick = now_ms();
+            self.ticker = Some(Interval::new(FRAME_MS, move || {
+                link.send_message(Msg::Tick)
+            }));
+        }
+    }
+
+    /// Advances the playback clock; returns whether anything changed.
+    fn tick(&mut self) -> bool {
+        let now = now_ms();
+        let dt = (now - self.last_tick).clamp(0.0, 200.0);
+        self.last_tick = now;
+        let total = self.steps();
+        if self.frac < DWELL && (self.frac < 1.0 || self.playing) {
+            self.frac = (self.frac + dt * self.speed / STEP_MS).min(DWELL);
+            if !self.playing && self.frac >= 1.0 {
+                self.frac = DWELL;
+                self.ticker = None;
+            }
+            return true;
+        }
+        if self.playing && self.step < total {
+            self.step += 1;
+            self.frac = 0.0;
+            return true;
+        }
+        self.playing = false;
+        self.ticker = None;
+        true
+    }
+
+    fn commit_bytes(&mut self, ctx: &Context<Self>) {
+        let text = self.bytes_text.trim().to_string();
+        let es = self.config.dtype.size_bytes() as u64;
+        let result = match parse_bytes(&text) {
+            Err(why) => Err(format!("bytes “{text}” is not a message size ({why}). Allowed: 1 KiB to 1 GiB, e.g. 4096, 64MiB, 1.5 GB.")),
+            Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => Err(format!(
+                "bytes “{text}” = {b} bytes is out of range; allowed: 1 KiB (1024) to 1 GiB (1073741824)."
+            )),
+            Ok(b) if b % es != 0 => Err(format!(
+                "bytes “{text}” = {b} bytes is not a whole number of {} elements ({es} bytes each); allowed: a multiple of {es}, e.g. {}.",
+                self.config.dtype,
+                (b - b % es).max(MIN_BYTES)
+            )),
+            Ok(b) => Ok(b),
+        };
+        match result {
+            Err(e) => self.bytes_error = Some(e),
+            Ok(b) => {
+                let mut next = self.config.clone();
+                next.bytes = b;
+                self.bytes_error = None;
+                if next == self.config {
+                    self.bytes_text = format::bytes_field(b);
+                } else {
+                    self.set_config(ctx, next);
+                }
+            }
+        }
+    }
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let (config, url_errors) = url::load();
+        let mut app = App {
+            config,
+            url_errors,
+            plan: Err(String::new()),
+            bytes_text: String::new(),
+            bytes_error: None,
+            seed_error: None,
+            run: Rc::new(RunView::new(0, RunState::Idle, 0)),
+            run_seq: 0,
+            current_run: Rc::new(Cell::new(0)),
+            pending_run: None,
+            step: 0,
+            frac: DWELL,
+            playing: false,
+            speed: 1.0,
+            ticker: None,
+            last_tick: 0.0,
+            copy_status: None,
+            keys: None,
+        };
+        app.replan();
+        // A clean link (or none) is rewritten to the full configuration, so
+        // the address bar always reproduces the run; a link with errors is
+        // left as the user gave it (nothing they had is lost).
+        if app.url_errors.is_empty() {
+            url::store(&app.config);
+        }
+        // The page runs its configuration once on load.
+        app.schedule_run(ctx, 0);
+        app
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::SetConfig(c) => {
+                self.seed_error = None;
+                self.set_config(ctx, c);
+            }
+            Msg::BytesText(t) => {
+                self.bytes_text = t;
+                self.bytes_error = None;
+            }
+            Msg::BytesCommit => self.commit_bytes(ctx),
+            Msg::Seed(text) => match text.trim().parse::<u64>() {
+                Ok(seed) => {
+                    self.seed_error = None;
+                    let mut next = self.config.clone();
+                    next.seed = seed;
+                    self.set_config(ctx, next);
+                }
+                Err(_) => {
+                    self.seed_error = Some(format!(
+                        "seed “{}” is not allowed: an integer 0..=18446744073709551615.",
+                        text.trim()
+                    ))
+                }
+            },
+            Msg::StartRun(id) => {
+                if id != self.current_run.get() {
+                    return false;
+                }
+                self.pending_run = None;
+                if let Some(plan) = self.plan() {
+                    let (l1, l2) = (ctx.link().clone(), ctx.link().clone());
+                    run::start(
+                        id,
+                        plan,
+                        self.current_run.clone(),
+                        move |id, rep, samples| l1.send_message(Msg::Report(id, rep, samples)),
+                        move |id, res| l2.send_message(Msg::Done(id, res)),
+                    );
+                }
+                return false;
+            }
+            Msg::Rerun => {
+                self.schedule_run(ctx, 0);
+            }
+            Msg::Report(id, rep, samples) => {
+                if id != self.current_run.get() {
+                    return false;
+                }
+                Rc::make_mut(&mut self.run).add(rep, samples);
+            }
+            Msg::Done(id, res) => {
+                if id != self.current_run.get() {
+                    return false;
+                }
+                Rc::make_mut(&mut self.run).finish(res);
+            }
+            Msg::Goto(k) => {
+                self.playing = false;
+                self.step = k.min(self.steps());
+                if self.step == 0 {
+                    self.frac = DWELL;
+                    self.ticker = None;
+                } else {
+                    self.frac = 0.0;
+                    self.ensure_ticker(ctx);
+                }
+            }
+            Msg::Play => {
+                if self.step >= self.steps() {
+                    self.step = 0;
+                    self.frac = DWELL;
+                }
+                self.playing = true;
+                self.ensure_ticker(ctx);
+            }
+            Msg::Pause => {
+                self.playing = false;
+                if self.frac < 1.0 {
+                    self.ensure_ticker(ctx); // finish the step in flight
+                } else {
+                    self.frac = DWELL;
+                    self.ticker = None;
+                }
+            }
+            Msg::Forward => {
+                self.playing = false;
+                if self.step < self.steps() {
+                    self.step += 1;
+                    self.frac = 0.0;
+                    self.ensure_ticker(ctx);
+                }
+            }
+            Msg::Back => {
+                self.playing = false;
+                self.ticker = None;
+                self.step = self.step.saturating_sub(1);
+                self.frac = DWELL;
+            }
+            Msg::Speed(s) => self.speed = s.clamp(0.05, 16.0),
+            Msg::Tick => return self.tick(),
+            Msg::CopyLink => {
+                let link = url::share_link(&self.config);
+                let scope = ctx.link().clone();
+                yew::platform::spawn_local(async move {
+                    let r = url::copy_to_clipboard(link).await;
+                    scope.send_message(Msg::Copied(r));
+                });
+                return false;
+            }
+            Msg::Copied(r) => self.copy_status = Some(r),
+            Msg::DismissUrlErrors => self.url_errors.clear(),
+            Msg::TogglePlay => {
+                let msg = if self.playing { Msg::Pause } else { Msg::Play };
+                return Component::update(self, ctx, msg);
+            }
+            Msg::Last => return Component::update(self, ctx, Msg::Goto(self.steps())),
+        }
+        true
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        if !first_render {
+            return;
+        }
+        // Playback keys, unless the user is typing in a form field.
+        let link = ctx.link().clone();
+        let handler = wasm_bindgen::closure::Closure::<dyn Fn(KeyboardEvent)>::new(
+            move |e: KeyboardEvent| {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let typing = e
+                    .target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                    .is_some_and(|el| {
+                        matches!(
+                            el.tag_name().as_str(),
+                            "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON"
+                        )
+                    });
+                if typing {
+                    return;
+                }
+                let msg = match e.key().as_str() {
+                    " " => Msg::TogglePlay,
+                    "ArrowRight" => Msg::Forward,
+                    "ArrowLeft" => Msg::Back,
+                    "Home" => Msg::Goto(0),
+                    "End" => Msg::Last,
+                    _ => return,
+                };
+                e.prevent_default();
+                link.send_message(msg);
+            },
+        );
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.add_event_listener_with_callback(
+                "keydown",
+                wasm_bindgen::JsCast::unchecked_ref(handler.as_ref()),
+            );
+        }
+        self.keys = Some(handler);
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let plan = self.plan();
+        let share = url::share_link(&self.config);
+        let shown = if self.frac >= 1.0 {
+            self.step
+        } else {
+            self.step.saturating_sub(1)
+        };
+        let config_errors = html! {
+            <div id="config-error" class="config-error" role="alert" hidden={self.url_errors.is_empty()}>
+                if !self.url_errors.is_empty() {
+                    <div class="config-error-head">
+                        <strong>{"Some settings in this link were not understood; everything else applies:"}</strong>
+                        <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label="Dismiss">{"dismiss"}</button>
+                    </div>
+                    <ul>{ for self.url_errors.iter().map(|e| html! { <li><code>{e.to_string()}</code></li> }) }</ul>
+                }
+            </div>
+        };
+        let copy_note = match &self.copy_status {
+            Some(Ok(())) => html! { <span class="copy-ok" role="status">{"copied"}</span> },
+            Some(Err(e)) => html! { <span class="copy-err" role="status">{e.clone()}</span> },
+            None => html! {},
+        };
+        let stage = match &plan {
+            Some(p) => html! {
+                <>
+                    <section class="card stage" aria-label="Topology, buffers and playback">
+                        <div class="stage-grid">
+                            <div class="stage-topo">
+                                <div class="card-head">
+                                    <h2>{"Topology"}</h2>
+                                    <span class="muted">{p.topology.title.clone()}</span>
+                                </div>
+                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} />
+                            </div>
+                            <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step} />
+                        </div>
+                        <Playback plan={p.clone()} step={self.step} t={self.frac.min(1.0)} playing={self.playing} speed={self.speed}
+                            on_goto={link.callback(Msg::Goto)} on_play={link.callback(|_| Msg::Play)}
+                            on_pause={link.callback(|_| Msg::Pause)} on_forward={link.callback(|_| Msg::Forward)}
+                            on_back={link.callback(|_| Msg::Back)} on_speed={link.callback(Msg::Speed)} />
+                    </section>
+                    <StepLog plan={p.clone()} step={self.step} on_goto={link.callback(Msg::Goto)} />
+                </>
+            },
+            None => html! {
+                <section class="card stage">
+                    <h2>{"Topology"}</h2>
+                    <p class="result-error">{self.plan.as_ref().err().cloned().unwrap_or_default()}</p>
+                </section>
+            },
+        };
+        html! {
+            <div class="app">
+                <header class="top">
+                    <div class="brand">
+                        <h1>{"ccl-playground"}</h1>
+                        <p class="tagline">{"AllReduce, ReduceScatter and AllGather as HCCL and NCCL run them: real data on one web worker per rank, every chunk animated, every step timed by an α-β model."}</p>
+                    </div>
+                    <div class="share">
+                        <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{"Copy link"}</button>
+                        {copy_note}
+                        <input id="share-link" class="share-link" type="text" readonly=true value={share.clone()}
+                            aria-label="Link to this configuration" onfocus={Callback::from(|e: FocusEvent| {
+                                e.target_unchecked_into::<web_sys::HtmlInputElement>().select();
+                            })} />
+                    </div>
+                </header>
+                {config_errors}
+                <Controls config={self.config.clone()} plan={plan.clone()}
+                    bytes_text={AttrValue::from(self.bytes_text.clone())}
+                    bytes_error={self.bytes_error.clone().map(AttrValue::from)}
+                    seed_error={self.seed_error.clone().map(AttrValue::from)}
+                    on_change={link.callback(Msg::SetConfig)}
+                    on_bytes_text={link.callback(Msg::BytesText)}
+                    on_bytes_commit={link.callback(|_| Msg::BytesCommit)}
+                    on_seed={link.callback(Msg::Seed)} />
+                <main class="layout">
+                    <div class="col col-main">{stage}</div>
+                    <div class="col col-side">
+                        <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                            on_rerun={link.callback(|_| Msg::Rerun)} />
+                        if let Some(p) = &plan {
+                            <EstimatePanel plan={p.clone()} />
+                        }
+                    </div>
+                </main>
+                <footer class="foot">
+                    <p>{"What is modelled and what is real: the data, the reductions and the checks are real (run in this browser, bit for bit against a reference executor). The times are a model of the hardware, not a measurement; the algorithms follow HCCL's Ring and Mesh notes and NCCL's ring, not their source code. Sources are cited next to each figure."}</p>
+                </footer>
+            </div>
+        }
+    }
+}

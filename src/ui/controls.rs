@@ -1,0 +1,228 @@
+//! The configuration form. Every control is named after its URL key
+//! (`#op`, `#algo`, `#bytes`, `#dtype`, `#redop`, `#ranks`, `#seed`; the size
+//! slider is `#bytes-slider`).
+
+use super::format;
+use super::plan::Plan;
+use crate::engine::algorithm::Algorithm;
+use crate::engine::collective::Primitive;
+use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MIN_BYTES};
+use crate::engine::dtype::{DType, ReduceOp};
+use crate::engine::topology::Topology;
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Props of [`Controls`].
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    /// The configuration shown.
+    pub config: Config,
+    /// Its plan (for what auto chose), if it could be made.
+    pub plan: Option<Rc<Plan>>,
+    /// The typed size, as typed.
+    pub bytes_text: AttrValue,
+    /// Why the typed size was refused.
+    pub bytes_error: Option<AttrValue>,
+    /// Why the typed seed was refused.
+    pub seed_error: Option<AttrValue>,
+    /// A new configuration.
+    pub on_change: Callback<Config>,
+    /// The typed size changed (not applied yet).
+    pub on_bytes_text: Callback<String>,
+    /// Apply the typed size (Enter or leaving the field).
+    pub on_bytes_commit: Callback<()>,
+    /// Apply a typed seed.
+    pub on_seed: Callback<String>,
+}
+
+fn select_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlSelectElement>().value()
+}
+
+/// The configuration form.
+#[function_component(Controls)]
+pub fn controls(p: &ControlsProps) -> Html {
+    let c = &p.config;
+    let change = |f: fn(&mut Config, &str)| {
+        let (c, cb) = (c.clone(), p.on_change.clone());
+        Callback::from(move |e: Event| {
+            let mut next = c.clone();
+            f(&mut next, &select_value(&e));
+            cb.emit(next);
+        })
+    };
+    let on_op = change(|c, v| {
+        if let Some(x) = Primitive::from_name(v) {
+            c.op = x
+        }
+    });
+    let on_algo = change(|c, v| {
+        if let Some(x) = AlgoChoice::from_name(v) {
+            c.algo = x
+        }
+    });
+    let on_dtype = change(|c, v| {
+        if let Some(x) = DType::from_name(v) {
+            c.dtype = x;
+            let es = x.size_bytes() as u64;
+            c.bytes -= c.bytes % es;
+        }
+    });
+    let on_redop = change(|c, v| {
+        if let Some(x) = ReduceOp::from_name(v) {
+            c.redop = x
+        }
+    });
+    let on_ranks = change(|c, v| {
+        if let Ok(x) = v.parse() {
+            c.ranks = x
+        }
+    });
+    let on_slider = {
+        let (c, cb) = (c.clone(), p.on_change.clone());
+        Callback::from(move |e: InputEvent| {
+            let v: f64 = e
+                .target_unchecked_into::<HtmlInputElement>()
+                .value()
+                .parse()
+                .unwrap_or(24.0);
+            let mut next = c.clone();
+            next.bytes = (2f64.powf(v.round()) as u64).clamp(MIN_BYTES, MAX_BYTES);
+            cb.emit(next);
+        })
+    };
+    let on_bytes_input = {
+        let cb = p.on_bytes_text.clone();
+        Callback::from(move |e: InputEvent| {
+            cb.emit(e.target_unchecked_into::<HtmlInputElement>().value())
+        })
+    };
+    let on_bytes_change = {
+        let cb = p.on_bytes_commit.clone();
+        Callback::from(move |_: Event| cb.emit(()))
+    };
+    let on_bytes_key = {
+        let cb = p.on_bytes_commit.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                e.prevent_default();
+                cb.emit(());
+            }
+        })
+    };
+    let on_seed = {
+        let cb = p.on_seed.clone();
+        Callback::from(move |e: Event| {
+            cb.emit(e.target_unchecked_into::<HtmlInputElement>().value())
+        })
+    };
+    let devices = Topology::preset(&c.topo)
+        .map(|t| t.devices.len())
+        .unwrap_or(8);
+    let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 30.0);
+    let reduces = c.op.reduces();
+    let auto_note = match (&p.plan, c.algo) {
+        (Some(plan), AlgoChoice::Auto) => html! {
+            <p class="hint" id="auto-choice">
+                {"auto chose "}<strong>{plan.algorithm.name()}</strong>
+                {format!(" — the fastest predicted at {} on {} ranks (ranking on the right).", crate::engine::select::format_bytes(c.bytes), c.ranks)}
+            </p>
+        },
+        (Some(plan), AlgoChoice::Fixed(a)) if plan.selection.chosen() != a => html! {
+            <p class="hint" id="auto-choice">{format!("auto would choose {} here.", plan.selection.chosen())}</p>
+        },
+        _ => html! {},
+    };
+    let summary = p
+        .plan
+        .as_ref()
+        .map(|pl| pl.algorithm.summary())
+        .unwrap_or("");
+
+    html! {
+        <section class="card controls" aria-label="Configuration">
+            <div class="bar">
+            <div class="field">
+                <label for="op">{"Primitive"}</label>
+                <select id="op" onchange={on_op}>
+                    { for Primitive::ALL.iter().map(|x| html! {
+                        <option value={x.name()} selected={*x == c.op}>{x.title()}</option>
+                    }) }
+                </select>
+            </div>
+            <div class="field">
+                <label for="algo">{"Algorithm"}</label>
+                <select id="algo" onchange={on_algo}>
+                    <option value="auto" selected={c.algo == AlgoChoice::Auto}>{"auto"}</option>
+                    { for Algorithm::ALL.iter().map(|a| html! {
+                        <option value={a.name()} selected={c.algo == AlgoChoice::Fixed(*a)}>{a.name()}</option>
+                    }) }
+                </select>
+            </div>
+            <div class="field size">
+                <label for="bytes">{"Message size "}<span class="muted">{"S per rank"}</span></label>
+                <div class="size-inputs">
+                    <input id="bytes-slider" type="range" min="10" max="30" step="1"
+                        value={slider_pos.to_string()} oninput={on_slider}
+                        title="1 KiB … 1 GiB (log scale)"
+                        aria-label="Message size, log scale from 1 KiB to 1 GiB" />
+                    <input id="bytes" type="text" value={p.bytes_text.clone()} oninput={on_bytes_input}
+                        onchange={on_bytes_change} onkeydown={on_bytes_key} spellcheck="false"
+                        title="Type e.g. 4096, 64MiB, 1.5 GB and press Enter"
+                        class={classes!(p.bytes_error.is_some().then_some("invalid"))}
+                        aria-invalid={p.bytes_error.is_some().to_string()} aria-describedby="bytes-error" />
+                </div>
+            </div>
+            <div class="field">
+                <label for="dtype">{"Data type"}</label>
+                <select id="dtype" onchange={on_dtype}>
+                    { for DType::ALL.iter().map(|d| html! {
+                        <option value={d.name()} selected={*d == c.dtype}>{d.name()}</option>
+                    }) }
+                </select>
+            </div>
+            <div class={classes!("field", (!reduces).then_some("na"))}>
+                <label for="redop">{"Reduce op"}{ if reduces { html!{} } else { html!{<span class="badge">{"n/a"}</span>} } }</label>
+                <select id="redop" onchange={on_redop} disabled={!reduces}
+                    title={if reduces { "" } else { "n/a: AllGather does not reduce" }}>
+                    { for ReduceOp::ALL.iter().map(|o| html! {
+                        <option value={o.name()} selected={*o == c.redop}>{o.name()}</option>
+                    }) }
+                </select>
+            </div>
+            <div class="field">
+                <label for="ranks">{"Ranks"}</label>
+                <select id="ranks" onchange={on_ranks}>
+                    { for (2..=devices).map(|n| html! {
+                        <option value={n.to_string()} selected={n == c.ranks}>{n}</option>
+                    }) }
+                </select>
+            </div>
+            <div class="field">
+                <label for="seed">{"Seed"}</label>
+                <input id="seed" type="text" inputmode="numeric" value={c.seed.to_string()} onchange={on_seed}
+                    class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
+            </div>
+            <div class="field">
+                <span class="label">{"Topology"}</span>
+                <span class="static-value" title="rank r runs on NPU r">{c.topo.clone()}</span>
+            </div>
+            </div>
+            <div class="bar-notes">
+                if let Some(err) = &p.bytes_error {
+                    <p class="inline-error" id="bytes-error" role="alert">{err.clone()}</p>
+                } else {
+                    <p class="hint" id="bytes-error">{format!("S = {}. ", format::bytes_long(c.bytes))}
+                        { c.model_only_reason().map(|r| format!("Model only: {r}. ")).unwrap_or_default() }
+                    </p>
+                }
+                if let Some(err) = &p.seed_error {
+                    <p class="inline-error" id="seed-error" role="alert">{err.clone()}</p>
+                }
+                {auto_note}
+                <p class="hint algo-summary">{summary}</p>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,165 @@
+//! Number formatting for the page.
+
+use crate::engine::config::parse_bytes;
+use crate::engine::select::format_bytes;
+
+/// A duration in µs with sensible precision (`3.40`, `142.7`, `12 345`).
+pub fn us(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    let a = v.abs();
+    if a < 10.0 {
+        format!("{v:.2}")
+    } else if a < 1000.0 {
+        format!("{v:.1}")
+    } else {
+        group(format!("{v:.0}"))
+    }
+}
+
+/// A bandwidth in GB/s (`72.4`, `146.40`).
+pub fn gbps(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    if v.abs() < 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// A wall time in ms.
+pub fn ms(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// A sampled element value, short enough for a chunk cell (`0.4375`,
+/// `-12`, `3.1e5`, `1.2e-7`).
+pub fn sample(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "∞".into() } else { "-∞".into() };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let a = v.abs();
+    if v.fract() == 0.0 && a < 1e5 {
+        return format!("{v:.0}");
+    }
+    if !(1e-3..1e5).contains(&a) {
+        return format!("{v:.1e}");
+    }
+    let s = if a >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    };
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+/// An error magnitude (`0`, `2.4e-7`).
+pub fn error(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
+/// Digit grouping with thin spaces (`12 345`).
+fn group(s: String) -> String {
+    let (sign, digits) = s.strip_prefix('-').map_or(("", s.as_str()), |d| ("-", d));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
+/// A size for the typed field: binary units if they round-trip exactly
+/// (`16 MiB`, `1.5 KiB`), else the integer (`1000`).
+pub fn bytes_field(b: u64) -> String {
+    let f = format_bytes(b);
+    if parse_bytes(&f) == Ok(b) {
+        f
+    } else {
+        b.to_string()
+    }
+}
+
+/// A size with its exact byte count when that adds information
+/// (`16 MiB (16 777 216 B)`).
+pub fn bytes_long(b: u64) -> String {
+    let f = format_bytes(b);
+    if b < 1024 {
+        f
+    } else {
+        format!("{f} ({} B)", group(b.to_string()))
+    }
+}
+
+/// Ranks as compact runs in ascending order: `{0, 5..7}`, `{3}`, `{}`.
+pub fn ranks<I: IntoIterator<Item = usize>>(it: I) -> String {
+    let v: Vec<usize> = it.into_iter().collect();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => v[i].to_string(),
+            1 => format!("{},{}", v[i], v[j]),
+            _ => format!("{}..{}", v[i], v[j]),
+        });
+        i = j + 1;
+    }
+    format!("{{{}}}", parts.join(","))
+}
+
+/// Ranks of a `n`-rank run in cyclic order starting at `start`, as compact
+/// ascending runs: for a ring, starting after the receiver lists the
+/// contributions in the order they were added (`{5..7,0}` at rank 0).
+pub fn ranks_cyclic<I: IntoIterator<Item = usize>>(it: I, start: usize, n: usize) -> String {
+    let mut v: Vec<usize> = it.into_iter().collect();
+    let n = n.max(1);
+    v.sort_by_key(|&r| (r + n - start % n) % n);
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => v[i].to_string(),
+            1 => format!("{},{}", v[i], v[j]),
+            _ => format!("{}..{}", v[i], v[j]),
+        });
+        i = j + 1;
+    }
+    format!("{{{}}}", parts.join(","))
+}
+
+/// Chunk label: `c3`, or `c2–c4` for a range.
+pub fn chunks(first: usize, count: usize) -> String {
+    if count <= 1 {
+        format!("c{first}")
+    } else {
+        format!("c{first}–c{}", first + count - 1)
+    }
+}

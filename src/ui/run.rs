@@ -1,0 +1,237 @@
+//! One run of the plan on the rank workers: starting it, checking each rank's
+//! output as it arrives, and the state the page shows.
+//!
+//! A newer run supersedes an older one: every run has an id, results carry
+//! it, and the app ignores ids that are not the current one. The checking
+//! task also stops checking once its run is stale.
+
+use super::plan::Plan;
+use crate::engine::check::{Checker, RankReport};
+use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
+use futures::future::{select, Either};
+use futures::StreamExt;
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// What the last run came to (`#run-result[data-state]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Nothing run yet.
+    Idle,
+    /// Workers are running or outputs are being checked.
+    Running,
+    /// Every rank's output is bit-exact and within tolerance.
+    Verified,
+    /// At least one rank's output differs.
+    Mismatch,
+    /// The run (or the plan) failed.
+    Error,
+    /// Too large to execute in the browser; only the model ran.
+    ModelOnly,
+}
+
+impl RunState {
+    /// The `data-state` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunState::Idle => "idle",
+            RunState::Running => "running",
+            RunState::Verified => "verified",
+            RunState::Mismatch => "mismatch",
+            RunState::Error => "error",
+            RunState::ModelOnly => "model-only",
+        }
+    }
+}
+
+/// The state of the current run, as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunView {
+    /// Run id (increases with every run).
+    pub id: u64,
+    /// State.
+    pub state: RunState,
+    /// Ranks in the run.
+    pub ranks: usize,
+    /// One report per checked rank, in arrival order.
+    pub reports: Vec<RankReport>,
+    /// `samples[rank]`: that rank's `RankOutput::samples` once it arrived.
+    pub samples: Vec<Option<Vec<Vec<Option<f64>>>>>,
+    /// Browser wall time of the workers, ms.
+    pub wall_ms: Option<f64>,
+    /// What went wrong, in words.
+    pub error: Option<String>,
+}
+
+impl RunView {
+    /// A fresh view for run `id` of `ranks` ranks.
+    pub fn new(id: u64, state: RunState, ranks: usize) -> RunView {
+        RunView {
+            id,
+            state,
+            ranks,
+            reports: Vec::new(),
+            samples: vec![None; ranks],
+            wall_ms: None,
+            error: None,
+        }
+    }
+
+    /// Max |output − exact| over the checked ranks, if any were checked.
+    pub fn max_abs_error(&self) -> Option<f64> {
+        self.reports
+            .iter()
+            .map(|r| r.max_abs_error)
+            .reduce(f64::max)
+    }
+
+    /// Records one checked rank.
+    pub fn add(&mut self, report: RankReport, samples: Vec<Vec<Option<f64>>>) {
+        if let Some(slot) = self.samples.get_mut(report.rank) {
+            *slot = Some(samples);
+        }
+        self.reports.push(report);
+    }
+
+    /// Settles the state once the workers are done.
+    pub fn finish(&mut self, result: Result<RunSummary, RunError>) {
+        match result {
+            Err(e) => {
+                self.state = RunState::Error;
+                self.error = Some(e.to_string());
+            }
+            Ok(summary) => {
+                self.wall_ms = Some(summary.wall_ms);
+                let bad: Vec<&RankReport> = self.reports.iter().filter(|r| !r.ok()).collect();
+                if self.reports.len() < self.ranks {
+                    self.state = RunState::Error;
+                    let mut got: Vec<usize> = self.reports.iter().map(|r| r.rank).collect();
+                    got.sort_unstable();
+                    self.error = Some(format!(
+                        "the run ended but only {} of {} ranks reported an output (ranks {})",
+                        self.reports.len(),
+                        self.ranks,
+                        super::format::ranks(got)
+                    ));
+                } else if bad.is_empty() {
+                    self.state = RunState::Verified;
+                } else {
+                    self.state = RunState::Mismatch;
+                    let lines: Vec<String> = bad.iter().map(|r| describe_mismatch(r)).collect();
+                    self.error = Some(lines.join(" "));
+                }
+            }
+        }
+    }
+}
+
+/// One rank's failed check in words.
+pub fn describe_mismatch(r: &RankReport) -> String {
+    let mut s = format!("Rank {}: ", r.rank);
+    if r.mismatched_elements > 0 {
+        s.push_str(&format!(
+            "{} of {} output elements differ from the reference executor's bits",
+            r.mismatched_elements, r.checked_elements
+        ));
+        if let Some(m) = &r.first_mismatch {
+            s.push_str(&format!(
+                " (first at element {}: got {}, expected {})",
+                m.element, m.got, m.want
+            ));
+        }
+    }
+    if r.beyond_tolerance > 0 {
+        if r.mismatched_elements > 0 {
+            s.push_str("; ");
+        }
+        s.push_str(&format!(
+            "{} elements are further from the exact result than the dtype's tolerance",
+            r.beyond_tolerance
+        ));
+    }
+    s.push('.');
+    s
+}
+
+/// Time the run may take before the runtime gives up, ms: 20 s plus 1 ms
+/// per 10 kB of message.
+pub fn timeout_ms(bytes: u64) -> u32 {
+    (20_000 + bytes / 10_000).min(u32::MAX as u64) as u32
+}
+
+/// Starts run `id` of `plan` on the workers. `on_report` gets each rank's
+/// check (with its samples) as it arrives, `on_done` the run's end. Both
+/// are only called while `current.get() == id`.
+pub fn start(
+    id: u64,
+    plan: Rc<Plan>,
+    current: Rc<Cell<u64>>,
+    on_report: impl Fn(u64, RankReport, Vec<Vec<Option<f64>>>) + 'static,
+    on_done: impl FnOnce(u64, Result<RunSummary, RunError>) + 'static,
+) {
+    yew::platform::spawn_local(async move {
+        let c = &plan.config;
+        let req = RunRequest {
+            schedule: plan.schedule.clone(),
+            dtype: c.dtype,
+            op: c.redop,
+            seed: c.seed,
+            elems: c.elems(),
+            timeout_ms: timeout_ms(c.bytes),
+        };
+        // One checker for the whole run: it caches the expected chunks, so
+        // ranks holding the same value (every rank after an AllReduce) cost
+        // one evaluation. It borrows the plan, which this task owns.
+        let mut checker = Checker::new(
+            &plan.schedule,
+            &plan.verified,
+            c.dtype,
+            c.redop,
+            c.seed,
+            c.elems(),
+        );
+        let (tx, mut rx) = futures::channel::mpsc::unbounded::<RankOutput>();
+        let mut run = Box::pin(runtime::run(req, move |out| {
+            let _ = tx.unbounded_send(out);
+        }));
+        let mut check = |out: RankOutput| {
+            if current.get() != id {
+                return;
+            }
+            let report = checker.check_rank(out.rank, &out.buffer);
+            on_report(id, report, out.samples);
+        };
+        // Superseded runs are dropped, which terminates their workers
+        // (`runtime::run` cleans up when its future is dropped).
+        let watch = current.clone();
+        let mut stale = Box::pin(async move {
+            while watch.get() == id {
+                yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        });
+        let result = loop {
+            match select(select(run, rx.next()), stale).await {
+                Either::Left((inner, still)) => {
+                    stale = still;
+                    match inner {
+                        Either::Left((result, _)) => break Some(result),
+                        Either::Right((Some(out), pending)) => {
+                            check(out);
+                            run = pending;
+                        }
+                        Either::Right((None, pending)) => break Some(pending.await),
+                    }
+                }
+                Either::Right(((), _)) => break None,
+            }
+        };
+        let Some(result) = result else { return };
+        // Outputs that arrived together with the end of the run.
+        while let Ok(out) = rx.try_recv() {
+            check(out);
+        }
+        if current.get() == id {
+            on_done(id, result);
+        }
+    });
+}
