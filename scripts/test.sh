@@ -31,4 +31,6 @@ for _ in $(seq 1 600); do
   sleep 1
 done
 curl -sf "http://127.0.0.1:$PORT/worker.js" >/dev/null || { cat "$LOG"; echo "trunk serve did not come up"; exit 1; }
+rm -f tests/e2e/out/measurements.txt
 BASE_URL="http://127.0.0.1:$PORT" node --test --test-concurrency=1 tests/e2e/
+echo "e2e measurements (tests/e2e/out/measurements.txt):"; cat tests/e2e/out/measurements.txt 2>/dev/null || true

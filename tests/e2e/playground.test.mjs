@@ -2,7 +2,7 @@
 // Playwright in Debian's Chromium. Run by scripts/test.sh with BASE_URL set.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, appendFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
@@ -82,7 +82,7 @@ test('8 ranks x 64 MiB fp32 ring AllReduce verifies; time to verified is reporte
   const r = await finalState(page, 120_000);
   const ms = Date.now() - t0;
   assert.equal(r.state, 'verified', JSON.stringify(r));
-  console.log(`# measured: 8 ranks x 64 MiB fp32 ring AllReduce: page load to verified ${ms} ms, worker wall ${r['wall-ms']} ms`);
+  appendFileSync(`${OUT}measurements.txt`, `${new Date().toISOString()} 8 ranks x 64 MiB fp32 ring AllReduce: page load to verified ${ms} ms, worker wall ${r['wall-ms']} ms\n`);
   assert.deepEqual(problems, []);
   await page.close();
 });
