@@ -137,14 +137,17 @@ impl<'a> Checker<'a> {
             let k = ranks.len() as f64;
             let r = self.schedule.chunk_elems(self.elems, chunk);
             let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
-            for (j, i) in r.enumerate() {
-                let mut exact = input::value(dtype, seed, ranks[0], i);
-                let mut abs_sum = exact.abs();
-                for &q in &ranks[1..] {
-                    let x = input::value(dtype, seed, q, i);
-                    exact = op.exact(dtype, exact, x);
-                    abs_sum += x.abs();
+            // Exact result and Σ|x| of every element, one contributor at a time.
+            let mut exact = input::values(dtype, seed, ranks[0], r.clone());
+            let mut abs_sum: Vec<f64> = exact.iter().map(|x| x.abs()).collect();
+            for &q in &ranks[1..] {
+                let xs = input::values(dtype, seed, q, r.clone());
+                op.exact_into(dtype, &mut exact, &xs);
+                for (a, x) in abs_sum.iter_mut().zip(&xs) {
+                    *a += x.abs();
                 }
+            }
+            for (j, (&exact, &abs_sum)) in exact.iter().zip(&abs_sum).enumerate() {
                 let got = dtype.read_f64(&bytes, j);
                 let err = (got - exact).abs();
                 let tol = if !dtype.is_float() {

@@ -234,6 +234,26 @@ impl ReduceOp {
     }
 }
 
+impl ReduceOp {
+    /// `acc[i] = self.exact(dtype, acc[i], x[i])` for every element (the op
+    /// chosen once, outside the loop). Shapes: equal lengths.
+    pub fn exact_into(self, dtype: DType, acc: &mut [f64], x: &[f64]) {
+        if !dtype.is_float() {
+            for (a, b) in acc.iter_mut().zip(x) {
+                *a = self.exact(dtype, *a, *b);
+            }
+            return;
+        }
+        let pairs = acc.iter_mut().zip(x);
+        match self {
+            ReduceOp::Sum => pairs.for_each(|(a, b)| *a += b),
+            ReduceOp::Prod => pairs.for_each(|(a, b)| *a *= b),
+            ReduceOp::Max => pairs.for_each(|(a, b)| *a = a.max(*b)),
+            ReduceOp::Min => pairs.for_each(|(a, b)| *a = a.min(*b)),
+        }
+    }
+}
+
 impl fmt::Display for ReduceOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -99,6 +99,26 @@ pub fn fill(dtype: DType, seed: u64, rank: usize, elems: Range<usize>, out: &mut
     }
 }
 
+/// Rank `rank`'s input elements `elems` as exact f64 values (equal to
+/// [`value`] element by element; one loop per dtype, for the checker).
+pub fn values(dtype: DType, seed: u64, rank: usize, elems: Range<usize>) -> Vec<f64> {
+    let a = rank_key(seed, rank);
+    let h = move |i: usize| mix(a ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    match dtype {
+        DType::Fp32 => elems
+            .map(|i| ((h(i) >> 40) as i64 - (1 << 23)) as f64 / (1u64 << 23) as f64)
+            .collect(),
+        DType::Fp16 => elems
+            .map(|i| ((h(i) >> 53) as i64 - (1 << 10)) as f64 / 1024.0)
+            .collect(),
+        DType::Bf16 => elems
+            .map(|i| ((h(i) >> 56) as i64 - (1 << 7)) as f64 / 128.0)
+            .collect(),
+        DType::Int32 => elems.map(|i| ((h(i) >> 53) as i64 - 1024) as f64).collect(),
+        DType::Int8 => elems.map(|i| ((h(i) >> 59) as i64 - 16) as f64).collect(),
+    }
+}
+
 /// Rank `rank`'s whole input buffer of `elems` elements.
 pub fn buffer(dtype: DType, seed: u64, rank: usize, elems: usize) -> Vec<u8> {
     let mut out = vec![0u8; elems * dtype.size_bytes()];
@@ -137,6 +157,16 @@ mod tests {
             assert!((-1.0..1.0).contains(&v));
             let v = value(DType::Int32, 1, 2, i);
             assert!((-1024.0..1024.0).contains(&v));
+        }
+    }
+
+    #[test]
+    fn values_equal_value() {
+        for d in DType::ALL {
+            let v = values(d, 11, 4, 90..140);
+            for (j, i) in (90..140).enumerate() {
+                assert_eq!(v[j], value(d, 11, 4, i), "{d} {i}");
+            }
         }
     }
 
