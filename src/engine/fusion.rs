@@ -1,0 +1,344 @@
+//! Fusion: bucketing the many per-tensor AllReduces of a backward pass into
+//! few large ones, as PyTorch DDP does, and what it buys on a topology.
+//!
+//! ## Buckets (PyTorch DDP, `torch/nn/parallel/distributed.py` and
+//! `torch/csrc/distributed/c10d/reducer.cpp`, `compute_bucket_assignment_by_size`)
+//! Tensors are taken in reverse order of the model's parameters (the order
+//! gradients become ready in the backward pass). A tensor is added to the
+//! open bucket; when the bucket reaches its limit it closes. The first
+//! bucket's limit is 1 MiB (`dist._DEFAULT_FIRST_BUCKET_BYTES`), the others'
+//! the bucket cap (`bucket_cap_mb`, default 25 MiB). A cap of 0 means no
+//! fusion: one AllReduce per tensor.
+//!
+//! ## Model presets (parameter shapes only, no weights)
+//! From the public `config.json` of meta-llama/Meta-Llama-3-8B (hidden 4096,
+//! intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 128256, untied
+//! embeddings) and Meta-Llama-3-70B (hidden 8192, intermediate 28672, 80
+//! layers, 64 heads, 8 KV heads, vocab 128256): 8 030 261 248 and
+//! 70 553 706 496 parameters (tests check both).
+
+use super::algorithm::Algorithm;
+use super::collective::Primitive;
+use super::dtype::DType;
+use super::select::{self, format_bytes};
+use super::topology::{Topology, TopologyError};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// DDP's first-bucket limit, bytes (`dist._DEFAULT_FIRST_BUCKET_BYTES`).
+pub const DDP_FIRST_BUCKET_BYTES: u64 = 1 << 20;
+/// DDP's default bucket cap, bytes (`bucket_cap_mb = 25`).
+pub const DDP_BUCKET_CAP_BYTES: u64 = 25 << 20;
+
+/// One gradient tensor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tensor {
+    /// Parameter name (`layers.3.mlp.up_proj`).
+    pub name: String,
+    /// Number of elements.
+    pub elems: u64,
+}
+
+/// The shape of a Llama-style decoder (the fields of its `config.json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LlamaShape {
+    /// `hidden_size`.
+    pub hidden: u64,
+    /// `intermediate_size`.
+    pub intermediate: u64,
+    /// `num_hidden_layers`.
+    pub layers: u64,
+    /// `num_attention_heads`.
+    pub heads: u64,
+    /// `num_key_value_heads`.
+    pub kv_heads: u64,
+    /// `vocab_size`.
+    pub vocab: u64,
+}
+
+/// Meta-Llama-3-8B `config.json`.
+pub const LLAMA3_8B: LlamaShape = LlamaShape {
+    hidden: 4096,
+    intermediate: 14336,
+    layers: 32,
+    heads: 32,
+    kv_heads: 8,
+    vocab: 128256,
+};
+/// Meta-Llama-3-70B `config.json`.
+pub const LLAMA3_70B: LlamaShape = LlamaShape {
+    hidden: 8192,
+    intermediate: 28672,
+    layers: 80,
+    heads: 64,
+    kv_heads: 8,
+    vocab: 128256,
+};
+
+/// The parameters of a Llama-style model in `model.parameters()` order.
+pub fn llama_tensors(s: LlamaShape) -> Vec<Tensor> {
+    let kv = s.hidden / s.heads * s.kv_heads;
+    let t = |name: String, elems| Tensor { name, elems };
+    let mut v = vec![t("embed_tokens".into(), s.vocab * s.hidden)];
+    for l in 0..s.layers {
+        let p = format!("layers.{l}");
+        v.push(t(format!("{p}.self_attn.q_proj"), s.hidden * s.hidden));
+        v.push(t(format!("{p}.self_attn.k_proj"), s.hidden * kv));
+        v.push(t(format!("{p}.self_attn.v_proj"), s.hidden * kv));
+        v.push(t(format!("{p}.self_attn.o_proj"), s.hidden * s.hidden));
+        v.push(t(format!("{p}.mlp.gate_proj"), s.hidden * s.intermediate));
+        v.push(t(format!("{p}.mlp.up_proj"), s.hidden * s.intermediate));
+        v.push(t(format!("{p}.mlp.down_proj"), s.intermediate * s.hidden));
+        v.push(t(format!("{p}.input_layernorm"), s.hidden));
+        v.push(t(format!("{p}.post_attention_layernorm"), s.hidden));
+    }
+    v.push(t("norm".into(), s.hidden));
+    v.push(t("lm_head".into(), s.vocab * s.hidden));
+    v
+}
+
+/// An invalid `fusion` value.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum FusionError {
+    /// Not a known preset nor `COUNTxSIZE`.
+    #[error("fusion={0:?}: allowed llama3-8b, llama3-70b, or COUNTxSIZE with COUNT 1..=10000 and SIZE 1 B..1 GiB (e.g. 30x4MiB)")]
+    Spec(String),
+}
+
+/// Parses a `fusion` value: `llama3-8b`, `llama3-70b`, or `COUNTxSIZE`
+/// (`30x4MiB`: 30 equal tensors of 4 MiB of `dtype`).
+///
+/// Errors: [`FusionError::Spec`].
+pub fn parse_fusion(s: &str, dtype: DType) -> Result<Vec<Tensor>, FusionError> {
+    match s {
+        "llama3-8b" => return Ok(llama_tensors(LLAMA3_8B)),
+        "llama3-70b" => return Ok(llama_tensors(LLAMA3_70B)),
+        _ => {}
+    }
+    let err = || FusionError::Spec(s.chars().take(80).collect());
+    let (count, size) = s.split_once(['x', 'X']).ok_or_else(err)?;
+    let count: u64 = count.trim().parse().map_err(|_| err())?;
+    let bytes = super::config::parse_bytes(size).map_err(|_| err())?;
+    if !(1..=10_000).contains(&count) || bytes == 0 || bytes > 1 << 30 {
+        return Err(err());
+    }
+    let elems = (bytes / dtype.size_bytes() as u64).max(1);
+    Ok((0..count)
+        .map(|i| Tensor {
+            name: format!("layer{i}"),
+            elems,
+        })
+        .collect())
+}
+
+/// One fused AllReduce.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bucket {
+    /// Indices into the tensor list (in the order they were added: reverse
+    /// parameter order).
+    pub tensors: Vec<usize>,
+    /// Bytes of the fused buffer.
+    pub bytes: u64,
+}
+
+/// DDP's bucket assignment (module docs) for `tensors` of `dtype` with cap
+/// `cap_bytes` (0 = one bucket per tensor).
+pub fn buckets(tensors: &[Tensor], dtype: DType, cap_bytes: u64) -> Vec<Bucket> {
+    let es = dtype.size_bytes() as u64;
+    let mut out = Vec::new();
+    let mut open = Bucket {
+        tensors: vec![],
+        bytes: 0,
+    };
+    for i in (0..tensors.len()).rev() {
+        open.tensors.push(i);
+        open.bytes += tensors[i].elems * es;
+        let limit = if out.is_empty() {
+            DDP_FIRST_BUCKET_BYTES.min(cap_bytes)
+        } else {
+            cap_bytes
+        };
+        if open.bytes >= limit {
+            out.push(std::mem::replace(
+                &mut open,
+                Bucket {
+                    tensors: vec![],
+                    bytes: 0,
+                },
+            ));
+        }
+    }
+    if !open.tensors.is_empty() {
+        out.push(open);
+    }
+    out
+}
+
+/// The predicted cost of one AllReduce.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketCost {
+    /// Bytes.
+    pub bytes: u64,
+    /// Algorithm auto chose.
+    pub algorithm: Algorithm,
+    /// Predicted time, µs.
+    pub time_us: f64,
+    /// Of which per-message latency, µs.
+    pub latency_us: f64,
+}
+
+/// Fused vs unfused, for one tensor list, cap and machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FusionPlan {
+    /// The buckets with their predicted cost, in launch order.
+    pub buckets: Vec<(Bucket, BucketCost)>,
+    /// Σ over tensors of one AllReduce each, µs.
+    pub unfused_us: f64,
+    /// Σ over buckets, µs (AllReduces run back to back; overlap with the
+    /// backward pass is not modelled).
+    pub fused_us: f64,
+    /// The smallest power-of-two AllReduce size at which moving data takes
+    /// longer than per-message latency (below it, latency dominates and
+    /// fusing pays most), bytes.
+    pub crossover_bytes: u64,
+    /// Total gradient bytes.
+    pub total_bytes: u64,
+}
+
+fn allreduce_cost(
+    topo: &Topology,
+    ranks: usize,
+    bytes: u64,
+    dtype: DType,
+) -> Result<BucketCost, TopologyError> {
+    let sel = select::select(
+        Primitive::AllReduce,
+        topo,
+        ranks,
+        bytes.max(dtype.size_bytes() as u64),
+        dtype,
+    )?;
+    let best = &sel.ranking[0];
+    Ok(BucketCost {
+        bytes,
+        algorithm: best.algorithm,
+        time_us: best.estimate.time_us,
+        latency_us: best.latency_us,
+    })
+}
+
+/// Plans `tensors` of `dtype` with `cap_bytes` on `ranks` ranks of `topo`,
+/// each AllReduce with the algorithm "auto" picks.
+///
+/// Errors: [`TopologyError`] if the ranks do not fit.
+pub fn plan(
+    tensors: &[Tensor],
+    dtype: DType,
+    cap_bytes: u64,
+    topo: &Topology,
+    ranks: usize,
+) -> Result<FusionPlan, TopologyError> {
+    let es = dtype.size_bytes() as u64;
+    // Tensors of equal size cost the same: memoise by size.
+    let mut memo: std::collections::HashMap<u64, BucketCost> = Default::default();
+    let mut cost = |bytes: u64| -> Result<BucketCost, TopologyError> {
+        if let Some(c) = memo.get(&bytes) {
+            return Ok(c.clone());
+        }
+        let c = allreduce_cost(topo, ranks, bytes, dtype)?;
+        memo.insert(bytes, c.clone());
+        Ok(c)
+    };
+    let mut unfused_us = 0.0;
+    for t in tensors {
+        unfused_us += cost(t.elems * es)?.time_us;
+    }
+    let mut fused = Vec::new();
+    let mut fused_us = 0.0;
+    for b in buckets(tensors, dtype, cap_bytes) {
+        let c = cost(b.bytes)?;
+        fused_us += c.time_us;
+        fused.push((b, c));
+    }
+    let mut crossover_bytes = 1 << 30;
+    for k in 10..=30 {
+        let c = cost(1u64 << k)?;
+        if c.time_us - c.latency_us >= c.latency_us {
+            crossover_bytes = 1 << k;
+            break;
+        }
+    }
+    Ok(FusionPlan {
+        buckets: fused,
+        unfused_us,
+        fused_us,
+        crossover_bytes,
+        total_bytes: tensors.iter().map(|t| t.elems * es).sum(),
+    })
+}
+
+impl FusionPlan {
+    /// One sentence for the UI.
+    pub fn summary(&self, tensors: usize) -> String {
+        format!(
+            "{tensors} AllReduces of {} in all take {:.0} µs one by one; fused into {} buckets they take {:.0} µs ({:.1}× faster). Below about {} per AllReduce, latency dominates.",
+            format_bytes(self.total_bytes),
+            self.unfused_us,
+            self.buckets.len(),
+            self.fused_us,
+            self.unfused_us / self.fused_us.max(f64::MIN_POSITIVE),
+            format_bytes(self.crossover_bytes)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llama3_parameter_counts_match_the_published_sizes() {
+        let n8: u64 = llama_tensors(LLAMA3_8B).iter().map(|t| t.elems).sum();
+        assert_eq!(n8, 8_030_261_248);
+        let n70: u64 = llama_tensors(LLAMA3_70B).iter().map(|t| t.elems).sum();
+        assert_eq!(n70, 70_553_706_496);
+        assert_eq!(llama_tensors(LLAMA3_8B).len(), 32 * 9 + 3);
+    }
+
+    #[test]
+    fn ddp_buckets_fill_in_reverse_with_a_small_first_bucket() {
+        let ts = parse_fusion("30x4MiB", DType::Fp32).unwrap();
+        let b = buckets(&ts, DType::Fp32, DDP_BUCKET_CAP_BYTES);
+        // First bucket closes at 1 MiB (one 4 MiB tensor), then 7 tensors = 28 MiB >= 25 MiB.
+        assert_eq!(b[0].tensors, vec![29]);
+        assert_eq!(b[1].tensors, (22..=28).rev().collect::<Vec<_>>());
+        assert_eq!(b[1].bytes, 28 << 20);
+        assert_eq!(b.iter().map(|x| x.tensors.len()).sum::<usize>(), 30);
+        assert_eq!(b.len(), 1 + 4 + 1); // 1 + 7+7+7+7 + 1 leftover
+        let none = buckets(&ts, DType::Fp32, 0);
+        assert_eq!(none.len(), 30);
+    }
+
+    #[test]
+    fn fusing_llama3_8b_is_faster_and_has_fewer_buckets() {
+        let topo = Topology::ascend_910b_8();
+        let ts = parse_fusion("llama3-8b", DType::Bf16).unwrap();
+        let fused = plan(&ts, DType::Bf16, DDP_BUCKET_CAP_BYTES, &topo, 8).unwrap();
+        let unfused = plan(&ts, DType::Bf16, 0, &topo, 8).unwrap();
+        assert!(fused.buckets.len() < unfused.buckets.len());
+        assert_eq!(unfused.buckets.len(), ts.len());
+        assert!(fused.fused_us < unfused.fused_us);
+        assert!((unfused.fused_us - unfused.unfused_us).abs() < 1e-6 * unfused.unfused_us);
+        assert_eq!(fused.total_bytes, 8_030_261_248 * 2);
+        assert!(fused.summary(ts.len()).contains("buckets"));
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_what_is_allowed() {
+        for s in ["", "x", "30x", "0x4MiB", "3x2GiB", "llama4", "99999x1KiB"] {
+            let e = parse_fusion(s, DType::Fp16).unwrap_err();
+            assert!(e.to_string().contains("allowed llama3-8b"), "{s}: {e}");
+        }
+        assert_eq!(parse_fusion("2x1KiB", DType::Fp16).unwrap()[1].elems, 512);
+    }
+}
