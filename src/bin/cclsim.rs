@@ -9,6 +9,13 @@
 //!   even-indexed sizes, predict the odd ones), and the built-in `h100-8`
 //!   ring AllReduce busbw against the measured 365–370 GB/s.
 //!
+//! - `cclsim fusion --topo T --ranks N --fusion llama3-8b|30x4MiB --bucket 25MiB [--dtype D] [--json]`:
+//!   DDP-style bucketing, fused vs unfused AllReduce time.
+//! - `cclsim compress --scheme int8|fp8e4m3|fp8e5m2 [--block 256] [--scale fp16|fp32]
+//!   [--shape normal|heavytailed|layered] [--elems N] [--json]`: the error and
+//!   wire size of one quantisation round trip on gradient-like data (a
+//!   what-if: HCCL and NCCL have no gradient compression).
+//!
 //! Bad input exits with status 2 and one line on stderr.
 
 #[cfg(target_arch = "wasm32")]
@@ -113,6 +120,48 @@ mod cli {
             #[arg(long)]
             op: Option<String>,
             /// Print the profile as JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// DDP-style fusion: buckets, fused vs unfused AllReduce time.
+        Fusion {
+            /// Topology preset.
+            #[arg(long, default_value = "910b-8")]
+            topo: String,
+            /// Ranks.
+            #[arg(long, default_value_t = 8)]
+            ranks: usize,
+            /// Tensors: llama3-8b, llama3-70b or COUNTxSIZE (30x4MiB).
+            #[arg(long)]
+            fusion: String,
+            /// Bucket cap (0 = one AllReduce per tensor); DDP's default 25MiB.
+            #[arg(long, default_value = "25MiB")]
+            bucket: String,
+            /// Gradient dtype.
+            #[arg(long, default_value = "bf16")]
+            dtype: String,
+            /// Print JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// Error and wire size of one block-quantisation round trip (what-if).
+        Compress {
+            /// int8, fp8e4m3, fp8e5m2.
+            #[arg(long)]
+            scheme: String,
+            /// Elements per block (32..=4096).
+            #[arg(long, default_value_t = 256)]
+            block: usize,
+            /// Scale storage: fp16 or fp32.
+            #[arg(long, default_value = "fp16")]
+            scale: String,
+            /// Input distribution: normal, heavytailed, layered.
+            #[arg(long, default_value = "normal")]
+            shape: String,
+            /// Number of elements.
+            #[arg(long, default_value_t = 1 << 20)]
+            elems: usize,
+            /// Print JSON.
             #[arg(long)]
             json: bool,
         },
@@ -493,6 +542,115 @@ mod cli {
         Ok(())
     }
 
+    fn fusion_cmd(
+        topo: &str,
+        ranks: usize,
+        spec: &str,
+        bucket: &str,
+        dtype: &str,
+        json: bool,
+    ) -> Res<()> {
+        use ccl_playground::engine::fusion;
+        let topology = Topology::preset(topo).map_err(|e| e.to_string())?;
+        let dt = DType::from_name(dtype)
+            .ok_or_else(|| format!("--dtype {dtype:?}: allowed fp32, fp16, bf16, int32, int8"))?;
+        let cap = parse_bytes(bucket).map_err(|e| format!("--bucket {bucket:?}: {e}"))?;
+        let tensors = fusion::parse_fusion(spec, dt).map_err(|e| e.to_string())?;
+        let plan = fusion::plan(&tensors, dt, cap, &topology, ranks).map_err(|e| e.to_string())?;
+        if json {
+            let v = serde_json::json!({
+                "tensors": tensors.len(),
+                "buckets": plan.buckets.len(),
+                "total_bytes": plan.total_bytes,
+                "unfused_us": plan.unfused_us,
+                "fused_us": plan.fused_us,
+                "crossover_bytes": plan.crossover_bytes,
+            });
+            println!("{v}");
+        } else {
+            println!("{}", plan.summary(tensors.len()));
+            println!(
+                "{:>6} {:>8} {:>12} {:>10} {:>12}",
+                "bucket", "tensors", "bytes", "algorithm", "time(us)"
+            );
+            for (i, (b, c)) in plan.buckets.iter().enumerate() {
+                println!(
+                    "{:>6} {:>8} {:>12} {:>10} {:>12.2}",
+                    i,
+                    b.tensors.len(),
+                    b.bytes,
+                    c.algorithm.name(),
+                    c.time_us
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn compress_cmd(
+        scheme: &str,
+        block: usize,
+        scale: &str,
+        shape: &str,
+        elems: usize,
+        json: bool,
+    ) -> Res<()> {
+        use ccl_playground::engine::compress::{
+            self, Compression, GradientShape, ScaleType, Scheme,
+        };
+        let scheme = Scheme::from_name(scheme)
+            .filter(|s| *s != Scheme::None)
+            .ok_or_else(|| format!("--scheme {scheme:?}: allowed int8, fp8e4m3, fp8e5m2"))?;
+        let scale = match scale {
+            "fp16" => ScaleType::Fp16,
+            "fp32" => ScaleType::Fp32,
+            _ => return Err(format!("--scale {scale:?}: allowed fp16, fp32")),
+        };
+        let shape = match shape {
+            "normal" => GradientShape::Normal,
+            "heavytailed" => GradientShape::HeavyTailed,
+            "layered" => GradientShape::Layered,
+            _ => {
+                return Err(format!(
+                    "--shape {shape:?}: allowed normal, heavytailed, layered"
+                ))
+            }
+        };
+        if elems == 0 || elems > 1 << 28 {
+            return Err(format!("--elems {elems}: allowed 1..=268435456"));
+        }
+        let c = Compression {
+            scheme,
+            block,
+            scale,
+        };
+        c.validate().map_err(|e| e.to_string())?;
+        let x = compress::gradients(shape, 1, 0, elems);
+        let y = compress::round_trip(&c, &x);
+        let exact: Vec<f64> = x.iter().map(|v| *v as f64).collect();
+        let approx: Vec<f64> = y.iter().map(|v| *v as f64).collect();
+        let st = compress::error_stats(&exact, &approx);
+        let wire = c.wire_bytes(elems as u64, 2);
+        let ratio = wire as f64 / (elems as f64 * 2.0);
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"stats": st, "wire_bytes": wire, "fp16_bytes": elems * 2, "wire_ratio_vs_fp16": ratio})
+            );
+        } else {
+            println!("{} block {} scale {:?} on {} {:?} values (a what-if: HCCL has no gradient compression)", scheme, block, scale, elems, shape);
+            println!(
+                "max abs error {:.3e}  RMSE {:.3e}  relative L2 {:.3}%  flushed to zero {:.2}%",
+                st.max_abs_error,
+                st.rmse,
+                st.rel_l2_error * 100.0,
+                st.flushed_fraction * 100.0
+            );
+            println!("wire {} bytes = {:.4} of fp16", wire, ratio);
+        }
+        Ok(())
+    }
+
     pub fn main() -> i32 {
         let cli = match Cli::try_parse() {
             Ok(c) => c,
@@ -536,6 +694,22 @@ mod cli {
                 ranks,
                 min_bytes,
             } => accuracy(dir, *ranks, min_bytes),
+            Cmd::Fusion {
+                topo,
+                ranks,
+                fusion,
+                bucket,
+                dtype,
+                json,
+            } => fusion_cmd(topo, *ranks, fusion, bucket, dtype, *json),
+            Cmd::Compress {
+                scheme,
+                block,
+                scale,
+                shape,
+                elems,
+                json,
+            } => compress_cmd(scheme, *block, scale, shape, *elems, *json),
         };
         match r {
             Ok(()) => 0,
