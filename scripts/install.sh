@@ -63,3 +63,11 @@ if ! command -v curl >/dev/null; then apt_install curl; fi
 
 # 8. Crates, so that trunk's offline build finds them.
 cargo fetch --quiet
+
+# 9. cargo-fuzz (the fuzz targets in fuzz/; run on stable Rust with
+#    RUSTC_BOOTSTRAP=1, see README "Fuzzing"). ~2 min to compile.
+if ! command -v cargo-fuzz >/dev/null; then
+  say "installing cargo-fuzz (~2 min)"
+  cargo install cargo-fuzz --locked
+fi
+(cd fuzz && cargo fetch --quiet)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs whatever is missing, then runs every test:
 #   1. native:  cargo fmt --check, cargo test (engine, verifier, cost model)
-#   2. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
-#   3. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
+#   2. fuzz:    a short cargo-fuzz run of each target in fuzz/
+#   3. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
+#   4. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/install.sh"
@@ -14,6 +15,19 @@ cargo fmt --all -- --check
 
 step "native: cargo test"
 cargo test --all-targets
+
+step "fuzz: a short run of each target (cargo-fuzz, libFuzzer)"
+# Stable Rust: RUSTC_BOOTSTRAP=1 lets cargo-fuzz pass its -Z flags; -s none
+# (no sanitizer). New inputs go to a scratch dir, the checked-in corpus stays.
+for t in url_query log_parser topology_json; do
+  scratch="$(mktemp -d)"; flog="$(mktemp)"
+  if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O "$t" "$scratch" "corpus/$t" -- \
+      -runs="${FUZZ_RUNS:-20000}" -max_len=8192 >"$flog" 2>&1); then
+    tail -40 "$flog"; echo "fuzz target $t failed (crash inputs: fuzz/artifacts/$t)"; exit 1
+  fi
+  echo "$t: $(grep -E '^Done' "$flog")"
+  rm -rf "$scratch" "$flog"
+done
 
 step "wasm: wasm-bindgen-test in headless Chromium"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \

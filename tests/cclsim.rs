@@ -199,7 +199,7 @@ fn bad_input_exits_non_zero_with_one_line() {
             "--topo",
             "910b-8",
             "--op",
-            "broadcast",
+            "allscatter",
             "--bytes",
             "1G",
         ],
@@ -239,7 +239,9 @@ fn bad_input_exits_non_zero_with_one_line() {
 
 #[test]
 fn fusion_of_small_tensors_pays_and_zero_cap_does_not_fuse() {
-    let (code, out, _) = cclsim(&["fusion", "--fusion", "30x64KiB", "--bucket", "25MiB", "--json"]);
+    let (code, out, _) = cclsim(&[
+        "fusion", "--fusion", "30x64KiB", "--bucket", "25MiB", "--json",
+    ]);
     assert_eq!(code, 0);
     let v = json(&out);
     // 30 × 64 KiB of bf16: the first bucket closes at 1 MiB (16 tensors), the rest (14) stay below 25 MiB.
@@ -259,7 +261,10 @@ fn compress_reports_wire_ratio_and_error() {
     let (code, out, _) = cclsim(&["compress", "--scheme", "int8", "--block", "256", "--json"]);
     assert_eq!(code, 0);
     let v = json(&out);
-    assert_eq!(v["wire_ratio_vs_fp16"].as_f64().unwrap(), (1.0 + 2.0 / 256.0) / 2.0);
+    assert_eq!(
+        v["wire_ratio_vs_fp16"].as_f64().unwrap(),
+        (1.0 + 2.0 / 256.0) / 2.0
+    );
     let rel = v["stats"]["rel_l2_error"].as_f64().unwrap();
     assert!(rel > 1e-3 && rel < 5e-2, "{rel}");
 }

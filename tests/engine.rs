@@ -21,6 +21,9 @@ fn verifier_proves_every_algorithm_for_2_to_64_ranks() {
     for a in Algorithm::ALL {
         for p in Primitive::ALL {
             for n in 2..=64 {
+                if !a.supports(p, n) {
+                    continue;
+                }
                 let s = algorithm::build(a, p, n).unwrap();
                 let v = verify(&s).unwrap_or_else(|e| panic!("{a} {p} n={n}: {e}"));
                 assert_eq!(v.trace.len(), s.steps.len() + 1);
@@ -56,8 +59,15 @@ fn exact(dtype: DType, op: ReduceOp, seed: u64, ranks: &[usize], i: usize) -> f6
 fn every_algorithm_primitive_dtype_and_op_is_correct_for_2_to_8_ranks() {
     let seed = 2024;
     for a in Algorithm::ALL {
-        for p in Primitive::ALL {
+        for p in [
+            Primitive::AllReduce,
+            Primitive::ReduceScatter,
+            Primitive::AllGather,
+        ] {
             for n in 2..=8 {
+                if !a.supports(p, n) {
+                    continue;
+                }
                 let s = algorithm::build(a, p, n).unwrap();
                 let v = verify(&s).unwrap();
                 for dtype in DType::ALL {
@@ -241,6 +251,7 @@ fn verifier_rejects_a_wrong_chunk() {
     // In AllGather a wrong chunk sends data the rank does not have yet.
     let mut s = algorithm::build(Algorithm::Ring, Primitive::AllGather, 4).unwrap();
     s.steps[0].transfers[0].first = 2;
+    s.steps[0].transfers[0].dst_first = 2;
     assert_eq!(
         verify(&s).unwrap_err(),
         VerifyError::SendsNothing {
@@ -328,8 +339,15 @@ fn uncontended_times_equal_the_closed_forms() {
     ];
     for (topo, alpha, bw, gamma) in cases {
         for a in Algorithm::ALL {
-            for p in Primitive::ALL {
+            for p in [
+                Primitive::AllReduce,
+                Primitive::ReduceScatter,
+                Primitive::AllGather,
+            ] {
                 for n in 2..=8 {
+                    if !matches!(a, Algorithm::Ring | Algorithm::Mesh) {
+                        continue;
+                    }
                     let s = algorithm::build(a, p, n).unwrap();
                     for bytes in [8 * 840u64, 1 << 20, 64 << 20, 3 * 5 * 7 * 8 * 1024] {
                         if bytes % (4 * n as u64) != 0 {
@@ -394,7 +412,10 @@ fn auto_prefers_mesh_on_the_910b_full_mesh_and_explains() {
     for bytes in [4u64 << 10, 256 << 20] {
         let sel = select(Primitive::AllReduce, &topo, 8, bytes, DType::Fp32).unwrap();
         assert_eq!(sel.chosen(), Algorithm::Mesh);
-        assert_eq!(sel.ranking.len(), 2);
+        assert_eq!(
+            sel.ranking.len(),
+            Algorithm::applicable(Primitive::AllReduce, 8).len()
+        );
         assert!(sel.ranking[0].estimate.time_us <= sel.ranking[1].estimate.time_us);
         assert!(sel.reason.contains("mesh wins"), "{}", sel.reason);
     }

@@ -119,12 +119,14 @@ fn unequal_flows_share_fairly_then_the_survivor_speeds_up() {
         first,
         count,
         kind: TransferKind::Copy,
+        dst_first: first,
     };
     let s = Schedule {
         primitive: Primitive::AllGather,
         algorithm: "test".into(),
         ranks: 2,
         chunks: 4,
+        root: 0,
         steps: vec![Step {
             phase: "AllGather".into(),
             transfers: vec![t(0, 1), t(1, 3)],

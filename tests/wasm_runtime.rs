@@ -61,6 +61,7 @@ fn init_codec_carries_ports() {
         rank: 1,
         request,
         peers: vec![0, 2],
+        fault: None,
     };
     let w = encode_to_worker(&init, &[a.port1(), b.port2()]);
     assert_eq!(w.transfer.length(), 2);

@@ -59,10 +59,11 @@ mod cli {
         /// Topology preset: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=128).
         #[arg(long)]
         topo: Option<String>,
-        /// Collective: allreduce, reducescatter, allgather.
+        /// Collective: allreduce, reducescatter, allgather, broadcast, reduce,
+        /// scatter, gather, alltoall, alltoallv, barrier, sendrecv (root 0).
         #[arg(long)]
         op: String,
-        /// Algorithm: auto, ring, mesh.
+        /// Algorithm: auto, ring, mesh, rhd, tree, star, pairwise, nb, dbtree, hier.
         #[arg(long, default_value = "auto")]
         algo: String,
         /// Number of ranks (default: every device of the topology, or the
@@ -212,12 +213,18 @@ mod cli {
     fn setup(m: &Machine) -> Res<Setup> {
         let op = Primitive::from_name(&m.op.to_ascii_lowercase()).ok_or_else(|| {
             format!(
-                "--op {:?}: one of allreduce, reducescatter, allgather",
-                m.op
+                "--op {:?}: one of {}",
+                m.op,
+                Primitive::ALL.map(|p| p.name()).join(", ")
             )
         })?;
-        let algo = AlgoChoice::from_name(&m.algo.to_ascii_lowercase())
-            .ok_or_else(|| format!("--algo {:?}: one of auto, ring, mesh", m.algo))?;
+        let algo = AlgoChoice::from_name(&m.algo.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "--algo {:?}: one of auto, {}",
+                m.algo,
+                Algorithm::ALL.map(|a| a.name()).join(", ")
+            )
+        })?;
         let dtype = DType::from_name(&m.dtype.to_ascii_lowercase()).ok_or_else(|| {
             format!(
                 "--dtype {:?}: one of fp32, fp16, bf16, int32, int8",

@@ -98,18 +98,27 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn eval(&self, e: ExprId, chunk: usize) -> Vec<u8> {
-        let es = self.dtype.size_bytes();
-        let r = self.schedule.chunk_elems(self.elems, chunk);
+    /// The input chunk every leaf of `e` reads (the verifier only reduces
+    /// values of the same origin).
+    fn origin(&self, e: ExprId) -> usize {
         match self.verified.exprs[e as usize] {
-            Expr::Input(rank) => {
+            Expr::Input { chunk, .. } => chunk,
+            Expr::Reduce(a, _) => self.origin(a),
+        }
+    }
+
+    fn eval(&self, e: ExprId) -> Vec<u8> {
+        let es = self.dtype.size_bytes();
+        match self.verified.exprs[e as usize] {
+            Expr::Input { rank, chunk } => {
+                let r = self.schedule.chunk_elems(self.elems, chunk);
                 let mut out = vec![0u8; r.len() * es];
                 input::fill(self.dtype, self.seed, rank, r, &mut out);
                 out
             }
             Expr::Reduce(a, b) => {
-                let mut out = self.eval(a, chunk);
-                let inc = self.eval(b, chunk);
+                let mut out = self.eval(a);
+                let inc = self.eval(b);
                 reduce_into(self.dtype, self.op, &mut out, &inc);
                 out
             }
@@ -118,7 +127,7 @@ impl<'a> Checker<'a> {
 
     fn contributions(&self, e: ExprId, into: &mut RankSet) {
         match self.verified.exprs[e as usize] {
-            Expr::Input(r) => into.insert(r),
+            Expr::Input { rank, .. } => into.insert(rank),
             Expr::Reduce(a, b) => {
                 self.contributions(a, into);
                 self.contributions(b, into);
@@ -126,9 +135,10 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn reference(&mut self, e: ExprId, chunk: usize) -> &Reference {
+    fn reference(&mut self, e: ExprId) -> &Reference {
+        let chunk = self.origin(e);
         if !self.cache.contains_key(&(e, chunk)) {
-            let bytes = self.eval(e, chunk);
+            let bytes = self.eval(e);
             let mut set = RankSet::empty();
             self.contributions(e, &mut set);
             let ranks: Vec<usize> = set.iter().collect();
@@ -178,8 +188,9 @@ impl<'a> Checker<'a> {
         &self.cache[&(e, chunk)]
     }
 
-    /// Checks `output` (rank `rank`'s whole final buffer, `elems` elements)
-    /// on the chunks the primitive defines as output.
+    /// Checks `output` (rank `rank`'s whole final buffer,
+    /// [`Schedule::buffer_elems`]`(elems)` elements) on the chunks the
+    /// primitive defines as output.
     ///
     /// A buffer of the wrong length counts every output element as mismatched.
     pub fn check_rank(&mut self, rank: usize, output: &[u8]) -> RankReport {
@@ -192,15 +203,9 @@ impl<'a> Checker<'a> {
             beyond_tolerance: 0,
             checked_elements: 0,
         };
-        let wrong_len = output.len() != self.elems * es;
+        let wrong_len = output.len() != self.schedule.buffer_elems(self.elems) * es;
         for chunk in 0..self.schedule.chunks {
-            let block = self.schedule.block_of(chunk);
-            if self
-                .schedule
-                .primitive
-                .expected_after(rank, block)
-                .is_none()
-            {
+            if self.schedule.expected_after(rank, chunk).is_none() {
                 continue;
             }
             let range = self.schedule.chunk_elems(self.elems, chunk);
@@ -214,7 +219,7 @@ impl<'a> Checker<'a> {
                 continue;
             }
             let dtype = self.dtype;
-            let reference = self.reference(e, chunk);
+            let reference = self.reference(e);
             let got = &output[range.start * es..range.end * es];
             if got == reference.bytes.as_slice() {
                 rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);

@@ -1,20 +1,50 @@
-//! What each primitive means: the contents of every rank's buffer before and
-//! after, and nccl-tests' bus-bandwidth factor.
+//! What each primitive means: the layout of every rank's buffer, its
+//! contents before and after, nccl-tests' message size `S` and bus-bandwidth
+//! factor.
 //!
 //! ## Buffer model
-//! Every rank holds one buffer of `S` bytes, where `S` is the size nccl-tests
-//! reports (`doc/PERFORMANCE.md`): the AllReduce buffer; for AllGather and
-//! ReduceScatter the whole gathered array. The buffer is cut into `n` equal
-//! *blocks*, block `b` belonging to rank `b`:
+//! Every rank holds one buffer cut into *blocks*; the collective defines how
+//! many, how large, which ones hold input before and what every block must
+//! hold after ([`Primitive::block_range`], [`Primitive::holds_input`],
+//! [`Primitive::expected_after`]). A [`super::schedule::Schedule`] cuts each
+//! block into equal numbers of chunks. `S` is the size nccl-tests reports
+//! (`doc/PERFORMANCE.md`); `x_r[b]` is rank `r`'s input in block `b` (element
+//! `i` of it a pure function of `(seed, r, i)`, [`super::input`]); `root`
+//! is the root of a rooted primitive (URL key `root`, default 0).
 //!
-//! | primitive | before (rank r) | after (rank r) |
-//! |---|---|---|
-//! | AllReduce | every block holds `x_r` | every block holds `op(x_0..x_{n-1})` |
-//! | ReduceScatter | every block holds `x_r` | block `r` holds `op(x_0..x_{n-1})` |
-//! | AllGather | block `r` holds `x_r`, the rest nothing | block `b` holds `x_b` |
+//! | primitive | blocks (size) | before (rank r) | after (rank r) |
+//! |---|---|---|---|
+//! | AllReduce | n (S/n, uneven by ≤ 1 element) | every block `b` holds `x_r[b]` | every block `b` holds `op_q(x_q[b])` |
+//! | ReduceScatter | n (S/n) | every block holds `x_r[b]` | block `r` holds `op_q(x_q[r])`; the rest is scratch |
+//! | AllGather | n (S/n) | block `r` holds `x_r[r]` | block `b` holds `x_b[b]` |
+//! | Broadcast | n (S/n) | root: every block `x_root[b]`; others nothing | block `b` holds `x_root[b]` |
+//! | Reduce | n (S/n) | every block holds `x_r[b]` | root: block `b` holds `op_q(x_q[b])`; others scratch |
+//! | Scatter | n (S/n) | root: every block `x_root[b]` | block `r` holds `x_root[r]` |
+//! | Gather | n (S/n) | block `r` holds `x_r[r]` | root: block `b` holds `x_b[b]`; others scratch |
+//! | AlltoAll | 2n (S/n each, exact; a tail `< n` elements unused) | send area: block `j < n` holds `x_r[j]`, the piece for rank `j` | receive area: block `n + j` holds `x_j[r]` for `j != r`; rank r's own piece stays in send block `r` |
+//! | AlltoAllV | 2n² (weighted, [`moe_weight`]) | send block `r·n + j` holds `x_r[r·n + j]` (weight `w(r,j)`) | receive block `n² + j·n + r` holds `x_j[j·n + r]` for `j != r`; own piece stays in send block `r·n + r` |
+//! | Barrier | n (0 elements) | block `r`: rank r's token | every block `b`: rank b's token (everyone has heard from everyone) |
+//! | SendRecv | 2 (S each) | block 0 holds `x_r[0]` | block 1 holds `x_{r-1 mod n}[0]` (rank r sends to r+1) |
+//!
+//! AlltoAll needs separate send and receive areas: in place, a receive would
+//! overwrite a piece not sent yet. A piece moves from the sender's block `j`
+//! to the receiver's block `n + r`, which is why a transfer has a
+//! destination chunk of its own ([`super::schedule::Transfer::dst_first`])
+//! and why these layouts give every block exactly `weight × unit` elements
+//! (a piece and its receive slot always have the same size). Rank r's own
+//! AlltoAll piece is not moved: NCCL copies it locally, and nccl-tests'
+//! busbw factor `(n-1)/n` does not count it.
+//!
+//! Sizes, as nccl-tests reports them: `S` is the AllReduce / Broadcast /
+//! Reduce buffer; the whole gathered (scattered) array for AllGather,
+//! ReduceScatter, Gather, Scatter; each rank's send buffer for AlltoAll and
+//! SendRecv (so a rank's buffer here is `2S`); for AlltoAllV (no nccl-tests
+//! counterpart) the whole count matrix, all ranks' sends together; Barrier
+//! moves no data.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::ops::Range;
 
 /// A collective primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -26,22 +56,69 @@ pub enum Primitive {
     ReduceScatter,
     /// Every rank ends with every rank's block.
     AllGather,
+    /// Every rank ends with the root's buffer.
+    Broadcast,
+    /// The root ends with the reduction of all inputs.
+    Reduce,
+    /// Rank r ends with block r of the root's buffer.
+    Scatter,
+    /// The root ends with every rank's block.
+    Gather,
+    /// Rank r ends with piece r of every rank's send area.
+    AlltoAll,
+    /// AlltoAll with per-pair sizes ([`moe_weight`]).
+    AlltoAllV,
+    /// Nobody leaves before everyone has arrived (no data).
+    Barrier,
+    /// Rank r sends its buffer to rank r+1 (nccl-tests `sendrecv`).
+    SendRecv,
+}
+
+/// Most ranks AlltoAllV supports: its layout has `2n²` blocks, and every
+/// rank's buffer holds the whole count matrix.
+pub const MAX_ALLTOALLV_RANKS: usize = 16;
+
+/// AlltoAllV's per-pair weight (an MoE-style skew, assumption for
+/// illustration, no measured source): rank `i` sends `w(i, j)` units to rank
+/// `j`, `w(i, j) = 1 + 7·[j ≡ 0 mod 4] + ((i + j) mod 3)`: every fourth rank
+/// hosts a "hot" expert that receives about 5× the tokens of the others,
+/// with some per-pair variation. Range 1..=10.
+pub fn moe_weight(i: usize, j: usize) -> u64 {
+    1 + if j % 4 == 0 { 7 } else { 0 } + ((i + j) % 3) as u64
 }
 
 impl Primitive {
     /// Every primitive, in UI order.
-    pub const ALL: [Primitive; 3] = [
+    pub const ALL: [Primitive; 11] = [
         Primitive::AllReduce,
         Primitive::ReduceScatter,
         Primitive::AllGather,
+        Primitive::Broadcast,
+        Primitive::Reduce,
+        Primitive::Scatter,
+        Primitive::Gather,
+        Primitive::AlltoAll,
+        Primitive::AlltoAllV,
+        Primitive::Barrier,
+        Primitive::SendRecv,
     ];
 
-    /// URL name (`allreduce`, `reducescatter`, `allgather`).
+    /// URL name (`allreduce`, `reducescatter`, `allgather`, `broadcast`,
+    /// `reduce`, `scatter`, `gather`, `alltoall`, `alltoallv`, `barrier`,
+    /// `sendrecv`).
     pub fn name(self) -> &'static str {
         match self {
             Primitive::AllReduce => "allreduce",
             Primitive::ReduceScatter => "reducescatter",
             Primitive::AllGather => "allgather",
+            Primitive::Broadcast => "broadcast",
+            Primitive::Reduce => "reduce",
+            Primitive::Scatter => "scatter",
+            Primitive::Gather => "gather",
+            Primitive::AlltoAll => "alltoall",
+            Primitive::AlltoAllV => "alltoallv",
+            Primitive::Barrier => "barrier",
+            Primitive::SendRecv => "sendrecv",
         }
     }
 
@@ -51,6 +128,14 @@ impl Primitive {
             Primitive::AllReduce => "AllReduce",
             Primitive::ReduceScatter => "ReduceScatter",
             Primitive::AllGather => "AllGather",
+            Primitive::Broadcast => "Broadcast",
+            Primitive::Reduce => "Reduce",
+            Primitive::Scatter => "Scatter",
+            Primitive::Gather => "Gather",
+            Primitive::AlltoAll => "AlltoAll",
+            Primitive::AlltoAllV => "AlltoAllV",
+            Primitive::Barrier => "Barrier",
+            Primitive::SendRecv => "Send/Recv",
         }
     }
 
@@ -61,35 +146,181 @@ impl Primitive {
 
     /// True if the primitive combines data with a reduce op.
     pub fn reduces(self) -> bool {
-        matches!(self, Primitive::AllReduce | Primitive::ReduceScatter)
+        matches!(
+            self,
+            Primitive::AllReduce | Primitive::ReduceScatter | Primitive::Reduce
+        )
     }
 
-    /// nccl-tests' busbw factor for `n` ranks (`doc/PERFORMANCE.md`):
-    /// AllReduce `2(n-1)/n`; ReduceScatter, AllGather `(n-1)/n`.
+    /// True if the primitive has a root (URL key `root`).
+    pub fn rooted(self) -> bool {
+        matches!(
+            self,
+            Primitive::Broadcast | Primitive::Reduce | Primitive::Scatter | Primitive::Gather
+        )
+    }
+
+    /// Why HCCL cannot run this primitive, if it cannot. HCCL's API list
+    /// (hicann/hccl `docs/api/context/index.md`) has AllReduce, Broadcast,
+    /// AllGather(V), ReduceScatter(V), Reduce, AlltoAll, AlltoAllV(C),
+    /// Scatter, Send, Recv, BatchSendRecv (and `HcclBarrier`), but no
+    /// Gather.
+    pub fn hccl_note(self) -> Option<&'static str> {
+        match self {
+            Primitive::Gather => Some("HCCL has no Gather (hccl.h); NCCL and MPI have it"),
+            _ => None,
+        }
+    }
+
+    /// nccl-tests' busbw factor for `n` ranks (`doc/PERFORMANCE.md` and the
+    /// tests' `*BusBw` functions): AllReduce `2(n-1)/n`; ReduceScatter,
+    /// AllGather, Scatter, Gather, AlltoAll, AlltoAllV `(n-1)/n`; Broadcast,
+    /// Reduce, SendRecv 1; Barrier 0 (it moves no data).
     pub fn busbw_factor(self, n: usize) -> f64 {
         let n = n as f64;
         match self {
             Primitive::AllReduce => 2.0 * (n - 1.0) / n,
-            Primitive::ReduceScatter | Primitive::AllGather => (n - 1.0) / n,
+            Primitive::ReduceScatter
+            | Primitive::AllGather
+            | Primitive::Scatter
+            | Primitive::Gather
+            | Primitive::AlltoAll
+            | Primitive::AlltoAllV => (n - 1.0) / n,
+            Primitive::Broadcast | Primitive::Reduce | Primitive::SendRecv => 1.0,
+            Primitive::Barrier => 0.0,
         }
     }
 
-    /// Does rank `rank` hold block `block` of its input before the collective?
-    pub fn holds_input(self, rank: usize, block: usize) -> bool {
+    /// Number of blocks in a rank's buffer for `n` ranks (see the module
+    /// table): `n`, `2n` (AlltoAll), `2n²` (AlltoAllV), 2 (SendRecv).
+    pub fn blocks(self, n: usize) -> usize {
         match self {
-            Primitive::AllReduce | Primitive::ReduceScatter => true,
-            Primitive::AllGather => rank == block,
+            Primitive::AlltoAll => 2 * n,
+            Primitive::AlltoAllV => 2 * n * n,
+            Primitive::SendRecv => 2,
+            _ => n,
         }
     }
 
-    /// Which ranks' contributions block `block` of rank `rank` must hold
-    /// after the collective: `Some(All)`, `Some(Only(b))`, or `None` if the
-    /// block is scratch (not part of the output).
-    pub fn expected_after(self, rank: usize, block: usize) -> Option<Expect> {
+    /// The weight of block `b` in the weighted layouts (AlltoAll: 1;
+    /// AlltoAllV: [`moe_weight`] of its pair; SendRecv 1; Barrier 0); `None`
+    /// for the even layouts, which cut `S` into `n` near-equal
+    /// [`part_range`]s. Blocks of equal weight have equal sizes.
+    pub fn block_weight(self, n: usize, b: usize) -> Option<u64> {
+        match self {
+            Primitive::AlltoAll | Primitive::SendRecv => Some(1),
+            Primitive::Barrier => Some(0),
+            Primitive::AlltoAllV => {
+                let p = b % (n * n).max(1);
+                Some(moe_weight(p / n.max(1), p % n.max(1)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Elements per weight unit in the weighted layouts, for `s_elems`
+    /// elements of message size `S`: AlltoAll `floor(S/n)`, SendRecv `S`,
+    /// AlltoAllV `floor(S / Σ w)`, Barrier 0; `None` for the even layouts.
+    pub fn unit_elems(self, n: usize, s_elems: usize) -> Option<usize> {
+        match self {
+            Primitive::AlltoAll => Some(s_elems / n.max(1)),
+            Primitive::SendRecv => Some(s_elems),
+            Primitive::Barrier => Some(0),
+            Primitive::AlltoAllV => {
+                let total: u64 = (0..n)
+                    .flat_map(|i| (0..n).map(move |j| moe_weight(i, j)))
+                    .sum();
+                Some(s_elems / (total as usize).max(1))
+            }
+            _ => None,
+        }
+    }
+
+    /// Element range of block `b` in a rank's buffer, for `n` ranks and a
+    /// message of `s_elems` elements. Even layouts: `part_range(S, n, b)`;
+    /// weighted layouts: consecutive blocks of `weight × unit` elements.
+    pub fn block_range(self, n: usize, s_elems: usize, b: usize) -> Range<usize> {
+        match self.unit_elems(n, s_elems) {
+            None => part_range(s_elems, n, b),
+            Some(unit) => match self {
+                Primitive::AlltoAllV => {
+                    let start: u64 = (0..b).map(|x| self.block_weight(n, x).unwrap_or(0)).sum();
+                    let w = self.block_weight(n, b).unwrap_or(0);
+                    let start = start as usize * unit;
+                    start..start + w as usize * unit
+                }
+                _ => {
+                    let w = self.block_weight(n, b).unwrap_or(0) as usize;
+                    b * w * unit..(b + 1) * w * unit
+                }
+            },
+        }
+    }
+
+    /// Elements in a rank's whole buffer for a message of `s_elems`
+    /// elements: `S` for the even layouts, `2·n·floor(S/n)` for AlltoAll,
+    /// `2S` for SendRecv, `2·Σw·floor(S/Σw)` for AlltoAllV, 0 for Barrier.
+    pub fn buffer_elems(self, n: usize, s_elems: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        self.block_range(n, s_elems, self.blocks(n) - 1).end
+    }
+
+    /// Does rank `rank` hold input in block `block` before the collective
+    /// (`n` ranks, root `root`)? See the module table.
+    pub fn holds_input(self, n: usize, root: usize, rank: usize, block: usize) -> bool {
+        match self {
+            Primitive::AllReduce | Primitive::ReduceScatter | Primitive::Reduce => true,
+            Primitive::AllGather | Primitive::Gather | Primitive::Barrier => rank == block,
+            Primitive::Broadcast | Primitive::Scatter => rank == root,
+            Primitive::AlltoAll => block < n,
+            Primitive::AlltoAllV => block < n * n && block / n == rank,
+            Primitive::SendRecv => block == 0,
+        }
+    }
+
+    /// What block `block` of rank `rank` must hold after the collective
+    /// (`n` ranks, root `root`), or `None` if it is scratch (not output).
+    pub fn expected_after(
+        self,
+        n: usize,
+        root: usize,
+        rank: usize,
+        block: usize,
+    ) -> Option<Expect> {
+        let only = |rank, block| Some(Expect::Only { rank, block });
         match self {
             Primitive::AllReduce => Some(Expect::All),
             Primitive::ReduceScatter => (rank == block).then_some(Expect::All),
-            Primitive::AllGather => Some(Expect::Only(block)),
+            Primitive::Reduce => (rank == root).then_some(Expect::All),
+            Primitive::AllGather | Primitive::Barrier => only(block, block),
+            Primitive::Broadcast => only(root, block),
+            Primitive::Scatter => (block == rank).then_some(Expect::Only { rank: root, block }),
+            Primitive::Gather => (rank == root).then_some(Expect::Only { rank: block, block }),
+            Primitive::AlltoAll => {
+                if block == rank {
+                    only(rank, rank)
+                } else if block >= n && block - n != rank {
+                    only(block - n, rank)
+                } else {
+                    None
+                }
+            }
+            Primitive::AlltoAllV => {
+                let nn = n * n;
+                if block == rank * n + rank {
+                    only(rank, block)
+                } else if block >= nn && (block - nn) % n == rank && (block - nn) / n != rank {
+                    only((block - nn) / n, block - nn)
+                } else {
+                    None
+                }
+            }
+            Primitive::SendRecv => (block == 1).then(|| Expect::Only {
+                rank: (rank + n - 1) % n.max(1),
+                block: 0,
+            }),
         }
     }
 }
@@ -103,16 +334,24 @@ impl fmt::Display for Primitive {
 /// The required contents of an output block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
-    /// The reduction of every rank's contribution.
+    /// The reduction of every rank's input in this same block.
     All,
-    /// Exactly rank `b`'s contribution.
-    Only(usize),
+    /// Exactly rank `rank`'s input block `block` (same chunk within it).
+    Only {
+        /// Whose input.
+        rank: usize,
+        /// Which input block.
+        block: usize,
+    },
 }
 
 /// Element range `[start, end)` of part `i` when `total` elements are cut into
 /// `parts` near-equal parts (`floor(i*total/parts)`), as NCCL and HCCL cut a
 /// buffer into chunks. Parts differ in size by at most one element.
 pub fn part_range(total: usize, parts: usize, i: usize) -> std::ops::Range<usize> {
+    if parts == 0 {
+        return 0..0;
+    }
     let at = |k: usize| ((k as u128 * total as u128) / parts as u128) as usize;
     at(i)..at(i + 1)
 }
@@ -126,6 +365,43 @@ mod tests {
         assert_eq!(Primitive::AllReduce.busbw_factor(8), 1.75);
         assert_eq!(Primitive::AllGather.busbw_factor(8), 0.875);
         assert_eq!(Primitive::ReduceScatter.busbw_factor(4), 0.75);
+        assert_eq!(Primitive::AlltoAll.busbw_factor(4), 0.75);
+        assert_eq!(Primitive::Broadcast.busbw_factor(8), 1.0);
+        assert_eq!(Primitive::Reduce.busbw_factor(8), 1.0);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for p in Primitive::ALL {
+            assert_eq!(Primitive::from_name(p.name()), Some(p));
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.name()));
+        }
+    }
+
+    #[test]
+    fn layouts_tile_the_buffer_and_pair_equal_slots() {
+        for p in Primitive::ALL {
+            for n in [2usize, 3, 5, 8] {
+                for s in [0usize, 7, 1000, 4099] {
+                    let mut next = 0;
+                    for b in 0..p.blocks(n) {
+                        let r = p.block_range(n, s, b);
+                        assert_eq!(r.start, next, "{p} n={n} s={s} b={b}");
+                        next = r.end;
+                    }
+                    assert_eq!(next, p.buffer_elems(n, s));
+                    assert!(p.buffer_elems(n, s) <= 2 * s);
+                }
+            }
+        }
+        // AlltoAll: a piece and its receive slot have the same size.
+        let p = Primitive::AlltoAll;
+        assert_eq!(
+            p.block_range(4, 1003, 1).len(),
+            p.block_range(4, 1003, 6).len()
+        );
+        assert_eq!(p.buffer_elems(4, 1003), 2 * 4 * 250);
     }
 
     #[test]

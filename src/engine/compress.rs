@@ -220,7 +220,8 @@ impl Fp8Format {
     /// NaN maps to the canonical NaN.
     pub fn encode(self, x: f32) -> u8 {
         if x.is_nan() {
-            return if self.ieee_special { 0x7F } else { 0x7F };
+            // S.1111.111 is NaN in both E4M3 and E5M2.
+            return 0x7F;
         }
         let sign = if x.is_sign_negative() { 0x80u8 } else { 0 };
         let a = x.abs();

@@ -1,11 +1,21 @@
 //! The configuration of one run, its validation and its URL encoding.
 //!
-//! URL query keys: `op` (allreduce | reducescatter | allgather), `algo`
-//! (auto | ring | mesh), `topo` (a [`Topology::preset`] name: 910b-8, 910a-8,
+//! URL query keys: `op` (a [`Primitive::name`]: allreduce | reducescatter |
+//! allgather | broadcast | reduce | scatter | gather | alltoall | alltoallv |
+//! barrier | sendrecv), `algo` (auto or an [`Algorithm::name`]: ring | mesh |
+//! rhd | tree | star | pairwise | nb | dbtree | hier), `root` (the root of a rooted
+//! primitive, 0..ranks, default 0; written only for rooted primitives or a
+//! non-zero root), `topo` (a [`Topology::preset`] name: 910b-8, 910a-8,
 //! h100-8, 910b-{S}x8), `bytes` (an integer, or a number
 //! with unit B, KB, KiB, MB, MiB, GB, GiB), `dtype` (fp32 | fp16 | bf16 |
 //! int32 | int8), `redop` (sum | prod | max | min), `ranks` (2..=devices of
 //! the topology), `seed` (0..=2^64-1).
+//!
+//! Every link starts with the format version `v` ([`LINK_VERSION`]); a link
+//! without `v` is a version-0 link (before versioning) and is rewritten by
+//! [`migrate`] before decoding, so old links keep opening after the format
+//! changes. An unknown `v` or an unknown key is a *notice*
+//! ([`Severity::Notice`]): reported, and the rest of the link still applies.
 //!
 //! Decoding never fails as a whole: each invalid value yields a
 //! [`ConfigError`] naming the key, the value and what is allowed, and that key
@@ -16,7 +26,15 @@ use super::collective::Primitive;
 use super::dtype::{DType, ReduceOp};
 use super::topology::Topology;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::cell::RefCell;
+use thiserror::Error;
+
+/// The link format [`Config::to_query`] writes (its first key, `v=1`).
+/// Version 0 is a link without `v`, written before links were versioned.
+pub const LINK_VERSION: u32 = 1;
+
+/// The `allowed` text of an unknown key.
+pub const UNKNOWN_KEY: &str = "unknown key, ignored";
 
 /// Smallest message the controls offer, bytes (1 KiB).
 pub const MIN_BYTES: u64 = 1 << 10;
@@ -79,6 +97,9 @@ pub struct Config {
     pub ranks: usize,
     /// Seed of the deterministic inputs.
     pub seed: u64,
+    /// Root rank of a rooted primitive ([`Primitive::rooted`]), `0..ranks`.
+    #[serde(default)]
+    pub root: usize,
 }
 
 impl Default for Config {
@@ -92,25 +113,63 @@ impl Default for Config {
             redop: ReduceOp::Sum,
             ranks: 8,
             seed: 1,
+            root: 0,
         }
     }
 }
 
-/// One invalid value in a configuration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// How serious a [`ConfigError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// An invalid value: the key keeps its default.
+    Error,
+    /// Nothing was lost that the page understands (an unknown key, an
+    /// unknown link version): reported, and otherwise ignored.
+    Notice,
+}
+
+/// One invalid value (or ignored key) in a configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{key}={value:?}: {allowed}")]
 pub struct ConfigError {
-    /// The URL key.
+    /// The URL key (truncated to 80 characters for display).
     pub key: String,
     /// The value given (truncated to 80 characters for display).
     pub value: String,
     /// What is allowed, or what was done instead.
     pub allowed: String,
+    /// Error or notice.
+    pub severity: Severity,
 }
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}={:?}: {}", self.key, self.value, self.allowed)
+impl ConfigError {
+    /// True for a notice (unknown key or link version), false for an error.
+    pub fn is_notice(&self) -> bool {
+        self.severity == Severity::Notice
     }
+}
+
+/// Rewrites the `(key, value)` pairs of a link written in format `version`
+/// into the current format ([`LINK_VERSION`]), one version at a time.
+/// Unknown versions (newer than this page) are returned unchanged, to be
+/// read as the current format ([`Config::from_query`] says so in a notice).
+///
+/// - 0 -> 1: version 0 (no `v`) had exactly version 1's keys and values;
+///   version 1 only added `v` itself, so nothing is rewritten.
+///
+/// A future change (say, renaming `bytes` to `size` in version 2) adds an
+/// arm `1 => ...` that rewrites the old key, and bumps [`LINK_VERSION`].
+pub fn migrate(version: u32, pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut pairs = pairs;
+    for from in version..LINK_VERSION {
+        pairs = match from {
+            // 0 -> 1: version 1 only added `v`; keys and values are the same.
+            0 => pairs,
+            // Each later format change gets its rewrite here.
+            _ => pairs,
+        };
+    }
+    pairs
 }
 
 fn shorten(v: &str) -> String {
@@ -174,27 +233,62 @@ impl Config {
     /// one [`ConfigError`] per invalid value or unknown key.
     pub fn from_query(query: &str) -> (Config, Vec<ConfigError>) {
         let mut c = Config::default();
-        let mut errors = Vec::new();
+        let errors = RefCell::new(Vec::new());
         let q = query.strip_prefix('?').unwrap_or(query);
-        let mut bad = |key: &str, value: &str, allowed: String| {
-            errors.push(ConfigError {
-                key: key.to_string(),
+        let push = |key: &str, value: &str, allowed: String, severity: Severity| {
+            errors.borrow_mut().push(ConfigError {
+                key: shorten(key),
                 value: shorten(value),
                 allowed,
+                severity,
             });
         };
+        let bad =
+            |key: &str, value: &str, allowed: String| push(key, value, allowed, Severity::Error);
+        let note =
+            |key: &str, value: &str, allowed: String| push(key, value, allowed, Severity::Notice);
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(q.as_bytes()).into_owned().collect();
+        let version = match pairs.iter().find(|(k, _)| k == "v") {
+            None => 0,
+            Some((_, v)) => match v.trim().parse::<u32>() {
+                Ok(n) if (1..=LINK_VERSION).contains(&n) => n,
+                _ => {
+                    note(
+                        "v",
+                        v,
+                        format!("unknown link version; allowed: 1..={LINK_VERSION}; read as version {LINK_VERSION}"),
+                    );
+                    LINK_VERSION
+                }
+            },
+        };
+        let pairs = migrate(version, pairs);
         let mut bytes_raw: Option<String> = None;
         let mut ranks_raw: Option<String> = None;
-        for (k, v) in form_urlencoded::parse(q.as_bytes()) {
+        let mut root_raw: Option<String> = None;
+        for (k, v) in pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())) {
             let v = v.trim();
-            match k.as_ref() {
+            match k {
+                "v" => {}
                 "op" => match Primitive::from_name(v) {
                     Some(p) => c.op = p,
-                    None => bad("op", v, "one of allreduce, reducescatter, allgather".into()),
+                    None => bad(
+                        "op",
+                        v,
+                        format!("one of {}", Primitive::ALL.map(|p| p.name()).join(", ")),
+                    ),
                 },
                 "algo" => match AlgoChoice::from_name(v) {
                     Some(a) => c.algo = a,
-                    None => bad("algo", v, "one of auto, ring, mesh".into()),
+                    None => bad(
+                        "algo",
+                        v,
+                        format!(
+                            "one of auto, {}",
+                            Algorithm::ALL.map(|a| a.name()).join(", ")
+                        ),
+                    ),
                 },
                 "topo" => match Topology::preset(v) {
                     Ok(_) => c.topo = v.to_string(),
@@ -218,7 +312,8 @@ impl Config {
                 },
                 "bytes" => bytes_raw = Some(v.to_string()),
                 "ranks" => ranks_raw = Some(v.to_string()),
-                other => bad(other, v, "unknown key, ignored".into()),
+                "root" => root_raw = Some(v.to_string()),
+                other => note(other, v, UNKNOWN_KEY.into()),
             }
         }
         // Keys that depend on others: ranks on topo, bytes on dtype.
@@ -239,6 +334,17 @@ impl Config {
             }
         } else if let Ok(t) = Topology::preset(&c.topo) {
             c.ranks = c.ranks.min(t.devices.len());
+        }
+        // root depends on ranks.
+        if let Some(v) = root_raw {
+            match v.parse::<usize>() {
+                Ok(r) if r < c.ranks => c.root = r,
+                _ => bad(
+                    "root",
+                    &v,
+                    format!("an integer 0..={} (a rank; ranks={})", c.ranks - 1, c.ranks),
+                ),
+            }
         }
         if let Some(v) = bytes_raw {
             match parse_bytes(&v) {
@@ -266,13 +372,15 @@ impl Config {
                 Err(why) => bad("bytes", &v, why),
             }
         }
-        (c, errors)
+        (c, errors.into_inner())
     }
 
-    /// Encodes every field as a URL query string (without `?`), in a fixed
-    /// key order; `from_query(to_query(c)) == (c, [])`.
+    /// Encodes every field as a URL query string (without `?`), the version
+    /// first (`v=1`), then a fixed key order; `from_query(to_query(c)) ==
+    /// (c, [])`.
     pub fn to_query(&self) -> String {
-        form_urlencoded::Serializer::new(String::new())
+        let mut q = form_urlencoded::Serializer::new(String::new())
+            .append_pair("v", &LINK_VERSION.to_string())
             .append_pair("op", self.op.name())
             .append_pair("algo", self.algo.name())
             .append_pair("topo", &self.topo)
@@ -281,7 +389,11 @@ impl Config {
             .append_pair("redop", self.redop.name())
             .append_pair("ranks", &self.ranks.to_string())
             .append_pair("seed", &self.seed.to_string())
-            .finish()
+            .finish();
+        if self.op.rooted() || self.root != 0 {
+            q.push_str(&format!("&root={}", self.root));
+        }
+        q
     }
 
     /// Number of elements per rank buffer (`bytes / dtype size`).
@@ -293,7 +405,14 @@ impl Config {
     pub fn executable(&self) -> bool {
         self.bytes <= MAX_EXECUTED_BYTES
             && self.ranks <= MAX_EXECUTED_RANKS
-            && self.bytes.saturating_mul(self.ranks as u64) <= MAX_EXECUTED_TOTAL_BYTES
+            && self.buffer_bytes().saturating_mul(self.ranks as u64) <= MAX_EXECUTED_TOTAL_BYTES
+    }
+
+    /// Bytes of one rank's buffer: the message size `S` for most
+    /// primitives, about `2S` with send and receive areas (AlltoAll,
+    /// AlltoAllV, SendRecv; [`Primitive::buffer_elems`]), 0 for Barrier.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.op.buffer_elems(self.ranks, self.elems()) as u64 * self.dtype.size_bytes() as u64
     }
 
     /// Why this run is model-only, in words; `None` if the workers run it.
@@ -345,6 +464,7 @@ mod tests {
             redop: ReduceOp::Max,
             ranks: 5,
             seed: u64::MAX,
+            root: 0,
         };
         assert_eq!(Config::from_query(&c.to_query()), (c.clone(), vec![]));
         assert_eq!(Config::from_query(&format!("?{}", c.to_query())).0, c);
@@ -376,6 +496,149 @@ mod tests {
         assert_eq!(c.bytes, 1024);
         assert_eq!(e.len(), 1);
         assert!(e[0].allowed.contains("using 1024"));
+    }
+
+    fn all_configs() -> Vec<Config> {
+        let d = Config::default();
+        let mut all = Vec::new();
+        for op in Primitive::ALL {
+            all.push(Config { op, ..d.clone() });
+        }
+        all.push(Config {
+            algo: AlgoChoice::Auto,
+            ..d.clone()
+        });
+        for a in Algorithm::ALL {
+            all.push(Config {
+                algo: AlgoChoice::Fixed(a),
+                ..d.clone()
+            });
+        }
+        for topo in Topology::PRESETS
+            .iter()
+            .copied()
+            .chain(["910b-2x8", "910b-128x8"])
+        {
+            let n = Topology::preset(topo).unwrap().devices.len();
+            for ranks in [2, n / 2, n] {
+                all.push(Config {
+                    topo: topo.into(),
+                    ranks,
+                    ..d.clone()
+                });
+            }
+        }
+        for dtype in DType::ALL {
+            for bytes in [MIN_BYTES, 3 << 20, 1_000_000, MAX_BYTES] {
+                let bytes = bytes - bytes % dtype.size_bytes() as u64;
+                all.push(Config {
+                    dtype,
+                    bytes,
+                    ..d.clone()
+                });
+            }
+        }
+        for redop in ReduceOp::ALL {
+            all.push(Config { redop, ..d.clone() });
+        }
+        for seed in [0, 1, 42, u64::MAX] {
+            all.push(Config { seed, ..d.clone() });
+        }
+        for (op, root) in [(Primitive::Broadcast, 0), (Primitive::Reduce, 7)] {
+            all.push(Config {
+                op,
+                root,
+                ..d.clone()
+            });
+        }
+        all
+    }
+
+    #[test]
+    fn every_field_round_trips_and_the_version_comes_first() {
+        for c in all_configs() {
+            let q = c.to_query();
+            assert!(q.starts_with("v=1&"), "{q}");
+            assert_eq!(Config::from_query(&q), (c.clone(), vec![]), "{q}");
+        }
+    }
+
+    #[test]
+    fn legacy_links_without_a_version_are_migrated() {
+        let legacy = "op=allreduce&algo=ring&bytes=64MiB&dtype=fp32&ranks=8";
+        let (c, e) = Config::from_query(legacy);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(c.algo, AlgoChoice::Fixed(Algorithm::Ring));
+        assert_eq!(c.bytes, 64 << 20);
+        assert_eq!(
+            Config::from_query(&format!("v=1&{legacy}")),
+            (c.clone(), vec![])
+        );
+        for c in all_configs() {
+            let q = c.to_query();
+            let v0 = q.strip_prefix("v=1&").unwrap();
+            assert_eq!(Config::from_query(v0), (c, vec![]), "{v0}");
+        }
+        let pairs = vec![("op".to_string(), "allgather".to_string())];
+        assert_eq!(migrate(0, pairs.clone()), pairs);
+        assert_eq!(migrate(LINK_VERSION, pairs.clone()), pairs);
+        assert_eq!(migrate(99, pairs.clone()), pairs);
+    }
+
+    #[test]
+    fn unknown_versions_and_keys_are_notices_not_errors() {
+        for v in ["2", "0", "abc", "-1", "99999999999999999999"] {
+            let (c, e) = Config::from_query(&format!("v={v}&op=allgather"));
+            assert_eq!(c.op, Primitive::AllGather);
+            assert_eq!(e.len(), 1, "{v}: {e:?}");
+            assert_eq!(e[0].key, "v");
+            assert!(e[0].is_notice());
+            assert!(e[0].allowed.contains("allowed: 1..=1"), "{}", e[0]);
+        }
+        let (c, e) = Config::from_query("v=1&zzz=3&ranks=4&dtype=nope");
+        assert_eq!(c.ranks, 4);
+        assert_eq!(e.len(), 2);
+        assert!(e[0].is_notice() && e[0].key == "zzz" && e[0].allowed == UNKNOWN_KEY);
+        assert!(!e[1].is_notice() && e[1].key == "dtype");
+    }
+
+    #[test]
+    fn every_bad_value_names_key_value_and_allowed() {
+        let long = "9".repeat(10_000);
+        let cases: Vec<(String, &str, &str)> = vec![
+            ("op=7".into(), "op", "allreduce"),
+            ("algo=tree%00".into(), "algo", "auto"),
+            ("topo=dgx-a100".into(), "topo", "910b-8"),
+            ("dtype=fp64".into(), "dtype", "fp32"),
+            ("redop=avg".into(), "redop", "sum"),
+            ("seed=1.5".into(), "seed", "integer"),
+            ("seed=18446744073709551616".into(), "seed", "integer"),
+            ("bytes=1e400".into(), "bytes", "KiB"),
+            ("bytes=-5".into(), "bytes", "non-negative"),
+            ("bytes=0".into(), "bytes", "1 KiB"),
+            ("bytes=2GiB".into(), "bytes", "1 GiB"),
+            ("bytes=NaN".into(), "bytes", "KiB"),
+            (format!("bytes={long}"), "bytes", "1 GiB"),
+            ("ranks=1".into(), "ranks", "2..=8"),
+            ("ranks=0".into(), "ranks", "2..=8"),
+            ("ranks=9".into(), "ranks", "2..=8"),
+            ("topo=910b-2x8&ranks=17".into(), "ranks", "2..=16"),
+            ("ranks=four".into(), "ranks", "2..=8"),
+            ("ranks=%FF%FE".into(), "ranks", "2..=8"),
+            ("op=%E0%A4%A".into(), "op", "allreduce"),
+            ("op=%zz".into(), "op", "allreduce"),
+            (format!("op={}", "é".repeat(10_000)), "op", "allreduce"),
+        ];
+        for (q, key, allowed) in cases {
+            let (c, e) = Config::from_query(&format!("{q}&redop=max"));
+            assert_eq!(c.redop, ReduceOp::Max, "the rest applies: {q}");
+            let bad: Vec<&ConfigError> = e.iter().filter(|x| !x.is_notice()).collect();
+            assert_eq!(bad.len(), 1, "{q}: {e:?}");
+            assert_eq!(bad[0].key, key, "{q}");
+            assert!(bad[0].allowed.contains(allowed), "{q}: {}", bad[0]);
+            assert!(bad[0].value.chars().count() <= 81, "{q}");
+            assert!(bad[0].to_string().chars().count() < 400, "{q}");
+        }
     }
 
     #[test]

@@ -22,19 +22,23 @@ pub enum ExecuteError {
         want: usize,
         dtype: DType,
     },
-    /// A transfer names a rank or chunk outside the schedule.
-    #[error("step {step}: transfer {src}->{dst} chunks {first}+{count} is outside the schedule")]
+    /// A transfer names a rank or chunk outside the schedule, or its source
+    /// and destination chunks differ in size.
+    #[error("step {step}: transfer {src}->{dst} chunks {first}+{count} (to chunk {dst_first}) is outside the schedule or changes size")]
     BadTransfer {
         step: usize,
         src: usize,
         dst: usize,
         first: usize,
         count: usize,
+        dst_first: usize,
     },
 }
 
 /// Runs `schedule` on `buffers` (one per rank, equal lengths, whole elements
-/// of `dtype`), in place.
+/// of `dtype`), in place. The message size `S` (in elements) is taken to be
+/// the largest whose layout ([`Schedule::buffer_elems`]) fits the buffers;
+/// for most primitives that is the buffer length.
 ///
 /// Errors: [`ExecuteError`] on a shape mismatch; nothing is modified then.
 pub fn execute(
@@ -42,6 +46,22 @@ pub fn execute(
     dtype: DType,
     op: ReduceOp,
     buffers: &mut [Vec<u8>],
+) -> Result<(), ExecuteError> {
+    let len = buffers.first().map_or(0, |b| b.len());
+    let elems = message_elems(schedule, len / dtype.size_bytes());
+    execute_elems(schedule, dtype, op, buffers, elems)
+}
+
+/// [`execute`] for a message of `elems` elements: every buffer must have
+/// [`Schedule::buffer_elems`]`(elems)` elements of `dtype`.
+///
+/// Errors: [`ExecuteError`] on a shape mismatch; nothing is modified then.
+pub fn execute_elems(
+    schedule: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+    elems: usize,
 ) -> Result<(), ExecuteError> {
     let n = schedule.ranks;
     if buffers.len() != n {
@@ -51,31 +71,38 @@ pub fn execute(
         });
     }
     let es = dtype.size_bytes();
-    let want = buffers.first().map_or(0, |b| b.len());
+    let want = schedule.buffer_elems(elems) * es;
     for (rank, b) in buffers.iter().enumerate() {
-        if b.len() != want || b.len() % es != 0 {
+        if b.len() != want {
             return Err(ExecuteError::BufferLength {
                 rank,
                 len: b.len(),
-                want: want - want % es,
+                want,
                 dtype,
             });
         }
     }
     for (step, s) in schedule.steps.iter().enumerate() {
         for t in &s.transfers {
-            if t.src >= n || t.dst >= n || t.first + t.count > schedule.chunks {
+            let c = schedule.chunks;
+            if t.src >= n
+                || t.dst >= n
+                || t.first + t.count > c
+                || t.dst_first + t.count > c
+                || schedule.range_elems(elems, t.first, t.count).len()
+                    != schedule.range_elems(elems, t.dst_first, t.count).len()
+            {
                 return Err(ExecuteError::BadTransfer {
                     step,
                     src: t.src,
                     dst: t.dst,
                     first: t.first,
                     count: t.count,
+                    dst_first: t.dst_first,
                 });
             }
         }
     }
-    let elems = want / es;
     for s in &schedule.steps {
         // Read every source as it was at the start of the step.
         let payloads: Vec<Vec<u8>> = s
@@ -87,7 +114,7 @@ pub fn execute(
             })
             .collect();
         for (t, data) in s.transfers.iter().zip(payloads) {
-            let r = schedule.range_elems(elems, t.first, t.count);
+            let r = schedule.range_elems(elems, t.dst_first, t.count);
             let dst = &mut buffers[t.dst][r.start * es..r.end * es];
             match t.kind {
                 TransferKind::Copy => dst.copy_from_slice(&data),
@@ -98,8 +125,31 @@ pub fn execute(
     Ok(())
 }
 
-/// The initial buffer of `rank`: its input ([`input::fill`]) in the blocks
-/// the primitive gives it, zeros elsewhere (AllGather's receive area).
+/// The message size `S` in elements whose layout fills a buffer of
+/// `buffer_elems` elements: `buffer_elems` itself where the layout is the
+/// message (most primitives), else the largest `S` with
+/// `schedule.buffer_elems(S) <= buffer_elems` (AlltoAll's `2S` buffer).
+pub fn message_elems(schedule: &Schedule, buffer_elems: usize) -> usize {
+    if schedule.buffer_elems(buffer_elems) == buffer_elems {
+        return buffer_elems;
+    }
+    // buffer_elems(S) is non-decreasing in S: binary search.
+    let (mut lo, mut hi) = (0usize, buffer_elems);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if schedule.buffer_elems(mid) <= buffer_elems {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// The initial buffer of `rank` for a message of `elems` elements
+/// ([`Schedule::buffer_elems`]`(elems)` elements long): its input
+/// ([`input::fill`], element `i` a function of `(seed, rank, i)`) in the
+/// blocks the primitive gives it, zeros elsewhere (receive areas, scratch).
 pub fn initial_buffer(
     schedule: &Schedule,
     dtype: DType,
@@ -108,10 +158,10 @@ pub fn initial_buffer(
     elems: usize,
 ) -> Vec<u8> {
     let es = dtype.size_bytes();
-    let mut buf = vec![0u8; elems * es];
+    let mut buf = vec![0u8; schedule.buffer_elems(elems) * es];
     let k = schedule.chunks_per_block().max(1);
-    for block in 0..schedule.ranks {
-        if schedule.primitive.holds_input(rank, block) {
+    for block in 0..schedule.blocks() {
+        if schedule.holds_input(rank, block * k) {
             let r = schedule.range_elems(elems, block * k, k);
             input::fill(
                 dtype,
@@ -125,8 +175,9 @@ pub fn initial_buffer(
     buf
 }
 
-/// Runs `schedule` on the deterministic inputs of `seed` and returns every
-/// rank's final buffer (`ranks` buffers of `elems` elements).
+/// Runs `schedule` on the deterministic inputs of `seed` for a message of
+/// `elems` elements and returns every rank's final buffer (`ranks` buffers
+/// of [`Schedule::buffer_elems`]`(elems)` elements).
 pub fn reference_run(
     schedule: &Schedule,
     dtype: DType,
@@ -138,7 +189,7 @@ pub fn reference_run(
         .map(|r| initial_buffer(schedule, dtype, seed, r, elems))
         .collect();
     // Shapes are consistent by construction.
-    execute(schedule, dtype, op, &mut bufs)
+    execute_elems(schedule, dtype, op, &mut bufs, elems)
         .expect("reference_run: buffers are built to the schedule's shape");
     bufs
 }

@@ -1,8 +1,12 @@
 //! The Schedule IR: plain data that says which chunk moves where, and when.
 //!
-//! Chunk-oriented, like MSCCL-IR. Every rank's buffer (see
-//! [`super::collective`]) is cut into `chunks` chunks, `chunks / ranks` per
-//! block. A [`Step`] is a set of [`Transfer`]s that may run concurrently.
+//! Chunk-oriented, like MSCCL-IR. Every rank's buffer is cut into blocks by
+//! the collective ([`super::collective`]: `n` blocks for most primitives,
+//! `2n` for AlltoAll's send and receive areas, ...) and every block into
+//! `chunks / blocks` chunks ([`part_range`]s of the block), so chunk `c`
+//! lies in block `c / (chunks / blocks)`. A [`Step`] is a set of
+//! [`Transfer`]s that may run concurrently. Rooted primitives carry their
+//! root ([`Schedule::root`]).
 //!
 //! ## Semantics (the reference executor, the workers and the verifier agree)
 //! Within a step every transfer reads its source chunks as they were at the
@@ -10,10 +14,13 @@
 //! transfers are listed (`Copy` overwrites, `Reduce` computes
 //! `dst = op(dst, src)`). The listed order is therefore the reduction order,
 //! which makes floating-point results reproducible bit for bit. A transfer
-//! moves chunk range `[first, first + count)` of the sender into the same
-//! range of the receiver.
+//! moves chunk range `[first, first + count)` of the sender into chunk range
+//! `[dst_first, dst_first + count)` of the receiver; `dst_first == first`
+//! except where a collective moves data between blocks (AlltoAll's send
+//! area to the receive area), and then the two ranges always have the same
+//! size ([`Schedule::same_shape`], checked by the verifier).
 
-use super::collective::{part_range, Primitive};
+use super::collective::{part_range, Expect, Primitive};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -27,8 +34,13 @@ pub enum TransferKind {
     Reduce,
 }
 
-/// One message: `src` sends chunks `[first, first + count)` to `dst`.
+/// One message: `src` sends its chunks `[first, first + count)` to `dst`,
+/// which applies them to its chunks `[dst_first, dst_first + count)`.
+///
+/// Serde: `dst_first` may be omitted and then equals `first` (schedules
+/// written before it existed keep their meaning).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "TransferWire")]
 pub struct Transfer {
     /// Sending rank.
     pub src: usize,
@@ -40,12 +52,68 @@ pub struct Transfer {
     pub count: usize,
     /// Copy or reduce at the receiver.
     pub kind: TransferKind,
+    /// First chunk index at the receiver (usually `first`).
+    pub dst_first: usize,
+}
+
+#[derive(Deserialize)]
+struct TransferWire {
+    src: usize,
+    dst: usize,
+    first: usize,
+    count: usize,
+    kind: TransferKind,
+    #[serde(default)]
+    dst_first: Option<usize>,
+}
+
+impl From<TransferWire> for Transfer {
+    fn from(w: TransferWire) -> Self {
+        Transfer {
+            src: w.src,
+            dst: w.dst,
+            first: w.first,
+            count: w.count,
+            kind: w.kind,
+            dst_first: w.dst_first.unwrap_or(w.first),
+        }
+    }
 }
 
 impl Transfer {
-    /// The chunk indices this transfer moves.
+    /// A copy of chunks `[first, first + count)` into the same chunks of `dst`.
+    pub fn copy(src: usize, dst: usize, first: usize, count: usize) -> Transfer {
+        Transfer {
+            src,
+            dst,
+            first,
+            count,
+            kind: TransferKind::Copy,
+            dst_first: first,
+        }
+    }
+
+    /// A reduce of chunks `[first, first + count)` into the same chunks of `dst`.
+    pub fn reduce(src: usize, dst: usize, first: usize, count: usize) -> Transfer {
+        Transfer {
+            kind: TransferKind::Reduce,
+            ..Transfer::copy(src, dst, first, count)
+        }
+    }
+
+    /// The same transfer, landing at chunk `dst_first` of the receiver.
+    pub fn to_chunk(self, dst_first: usize) -> Transfer {
+        Transfer { dst_first, ..self }
+    }
+
+    /// The sender's chunk indices this transfer moves.
     pub fn chunks(&self) -> Range<usize> {
         self.first..self.first + self.count
+    }
+
+    /// The receiver's chunk indices it writes.
+    pub fn dst_chunks(&self) -> Range<usize> {
+        self.dst_first..self.dst_first + self.count
     }
 }
 
@@ -63,12 +131,16 @@ pub struct Step {
 pub struct Schedule {
     /// The collective it implements.
     pub primitive: Primitive,
-    /// The algorithm's URL name (`ring`, `mesh`).
+    /// The algorithm's URL name (`ring`, `mesh`, ...).
     pub algorithm: String,
     /// Number of ranks `n`.
     pub ranks: usize,
-    /// Chunks per rank buffer; a multiple of `ranks`.
+    /// Chunks per rank buffer; a positive multiple of
+    /// [`Primitive::blocks`]`(ranks)`.
     pub chunks: usize,
+    /// Root rank of a rooted primitive (0 otherwise; serde default 0).
+    #[serde(default)]
+    pub root: usize,
     /// Steps in order.
     pub steps: Vec<Step>,
 }
@@ -83,20 +155,27 @@ pub enum RankOp {
         first: usize,
         count: usize,
     },
-    /// Wait for chunks from `from` and apply them.
+    /// Wait for chunks `[first, first + count)` of `from` and apply them to
+    /// this rank's chunks `[at, at + count)`.
     Recv {
         step: usize,
         from: usize,
         first: usize,
         count: usize,
         kind: TransferKind,
+        at: usize,
     },
 }
 
 impl Schedule {
-    /// Chunks per block (`chunks / ranks`).
+    /// Blocks per rank buffer ([`Primitive::blocks`]).
+    pub fn blocks(&self) -> usize {
+        self.primitive.blocks(self.ranks)
+    }
+
+    /// Chunks per block (`chunks / blocks`).
     pub fn chunks_per_block(&self) -> usize {
-        self.chunks / self.ranks.max(1)
+        self.chunks / self.blocks().max(1)
     }
 
     /// The block a chunk belongs to.
@@ -104,13 +183,58 @@ impl Schedule {
         chunk / self.chunks_per_block().max(1)
     }
 
-    /// Element range of `chunk` in a buffer of `elems` elements: blocks are
-    /// [`part_range`]s of the buffer, chunks are `part_range`s of their block.
+    /// Elements in each rank's buffer for a message of `elems` elements
+    /// ([`Primitive::buffer_elems`]; `elems` for most primitives, about
+    /// `2·elems` where there are send and receive areas).
+    pub fn buffer_elems(&self, elems: usize) -> usize {
+        self.primitive.buffer_elems(self.ranks, elems)
+    }
+
+    /// Element range of `chunk` in a rank's buffer for a message of `elems`
+    /// elements (nccl-tests' `S` in elements): blocks are laid out by
+    /// [`Primitive::block_range`], chunks are [`part_range`]s of their block.
     pub fn chunk_elems(&self, elems: usize, chunk: usize) -> Range<usize> {
         let k = self.chunks_per_block().max(1);
-        let block = part_range(elems, self.ranks, chunk / k);
+        let block = self.primitive.block_range(self.ranks, elems, chunk / k);
         let inner = part_range(block.len(), k, chunk % k);
         block.start + inner.start..block.start + inner.end
+    }
+
+    /// Does `rank` hold input in `chunk` before the collective?
+    pub fn holds_input(&self, rank: usize, chunk: usize) -> bool {
+        self.primitive
+            .holds_input(self.ranks, self.root, rank, self.block_of(chunk))
+    }
+
+    /// What `chunk` of `rank` must hold at the end: `Some((contributors,
+    /// origin chunk))` — the reduction over the ranks `contributors` (one
+    /// rank for a plain copy) of their input chunk `origin` — or `None` for a
+    /// scratch chunk.
+    pub fn expected_after(&self, rank: usize, chunk: usize) -> Option<(Vec<usize>, usize)> {
+        let k = self.chunks_per_block().max(1);
+        match self
+            .primitive
+            .expected_after(self.ranks, self.root, rank, chunk / k)?
+        {
+            Expect::All => Some(((0..self.ranks).collect(), chunk)),
+            Expect::Only { rank, block } => Some((vec![rank], block * k + chunk % k)),
+        }
+    }
+
+    /// Do chunks `a` and `b` have the same size for every message size? True
+    /// iff `a == b`, or the layout is weighted and they have the same block
+    /// weight and the same index within their blocks. A transfer may only
+    /// move a chunk into a chunk of the same shape.
+    pub fn same_shape(&self, a: usize, b: usize) -> bool {
+        if a == b {
+            return true;
+        }
+        let k = self.chunks_per_block().max(1);
+        let (n, p) = (self.ranks, self.primitive);
+        match (p.block_weight(n, a / k), p.block_weight(n, b / k)) {
+            (Some(x), Some(y)) => x == y && a % k == b % k,
+            _ => false,
+        }
     }
 
     /// Element range of chunks `[first, first + count)`.
@@ -151,6 +275,7 @@ impl Schedule {
                     first: t.first,
                     count: t.count,
                     kind: t.kind,
+                    at: t.dst_first,
                 });
             }
         }
@@ -181,24 +306,10 @@ mod tests {
             algorithm: "test".into(),
             ranks: 2,
             chunks: 4,
+            root: 0,
             steps: vec![Step {
                 phase: "AllGather".into(),
-                transfers: vec![
-                    Transfer {
-                        src: 0,
-                        dst: 1,
-                        first: 0,
-                        count: 2,
-                        kind: TransferKind::Copy,
-                    },
-                    Transfer {
-                        src: 1,
-                        dst: 0,
-                        first: 2,
-                        count: 2,
-                        kind: TransferKind::Copy,
-                    },
-                ],
+                transfers: vec![Transfer::copy(0, 1, 0, 2), Transfer::copy(1, 0, 2, 2)],
             }],
         }
     }
@@ -232,7 +343,8 @@ mod tests {
                     from: 1,
                     first: 2,
                     count: 2,
-                    kind: TransferKind::Copy
+                    kind: TransferKind::Copy,
+                    at: 2
                 },
             ]
         );
@@ -245,5 +357,11 @@ mod tests {
         let json = serde_json::to_string(&s).unwrap();
         let back: Schedule = serde_json::from_str(&json).unwrap();
         assert_eq!(back, s);
+        // Old JSON without `dst_first` / `root` keeps its meaning.
+        let old = r#"{"primitive":"allgather","algorithm":"x","ranks":2,"chunks":2,
+            "steps":[{"phase":"p","transfers":[{"src":0,"dst":1,"first":0,"count":1,"kind":"copy"}]}]}"#;
+        let old: Schedule = serde_json::from_str(old).unwrap();
+        assert_eq!(old.root, 0);
+        assert_eq!(old.steps[0].transfers[0], Transfer::copy(0, 1, 0, 1));
     }
 }

@@ -22,6 +22,13 @@ pub struct Candidate {
     pub latency_us: f64,
     /// Most bytes any one link direction carries over the whole collective.
     pub busiest_link_bytes: u64,
+    /// The link direction that needs longest to carry its bytes (bytes /
+    /// bandwidth, every hop of every route counted): its bytes ...
+    pub slowest_link_bytes: u64,
+    /// ... its bandwidth, GB/s ...
+    pub slowest_link_gbps: f64,
+    /// ... and that time, µs: a lower bound of the data term.
+    pub slowest_link_us: f64,
 }
 
 /// The result of "auto".
@@ -45,10 +52,11 @@ fn candidate(
     primitive: Primitive,
     topo: &Topology,
     ranks: usize,
+    root: usize,
     bytes: u64,
     dtype: DType,
 ) -> Result<Option<Candidate>, TopologyError> {
-    let Ok(schedule) = algorithm::build(algorithm, primitive, ranks) else {
+    let Ok(schedule) = algorithm::build_with_root(algorithm, primitive, ranks, root) else {
         return Ok(None);
     };
     let estimate = cost::estimate(&schedule, topo, bytes, dtype)?;
@@ -69,20 +77,45 @@ fn candidate(
             .fold(0.0, f64::max);
         latency_us += a;
     }
-    let mut per_link: HashMap<(usize, usize), u64> = HashMap::new();
-    for (t, tt) in schedule
-        .steps
-        .iter()
-        .flat_map(|s| s.transfers.iter())
-        .zip(&estimate.timeline.transfers)
-    {
-        *per_link.entry((tt.link, t.src)).or_default() += tt.bytes;
+    // Bytes per link direction over the whole collective: the first loop's
+    // transfers, scaled to the whole message (loops differ only in size).
+    let tl = &estimate.timeline;
+    let scale = if tl.loops > 1 && tl.loop_bytes > 0 {
+        bytes as f64 / tl.loop_bytes as f64
+    } else {
+        1.0
+    };
+    let mut per_link: HashMap<(usize, bool), u64> = HashMap::new();
+    for tt in &tl.transfers {
+        let b = (tt.bytes as f64 * scale).round() as u64;
+        match tl.routes.get(tt.route) {
+            Some(r) => {
+                for h in &r.hops {
+                    *per_link.entry((h.link, h.forward)).or_default() += b;
+                }
+            }
+            None => *per_link.entry((tt.link, true)).or_default() += b,
+        }
+    }
+    let (mut slowest_link_bytes, mut slowest_link_gbps, mut slowest_link_us) = (0, 0.0, 0.0);
+    for (&(link, _), &b) in &per_link {
+        let gbps = topo
+            .links
+            .get(link)
+            .map_or(f64::INFINITY, |l| l.bandwidth_gbps);
+        let us = b as f64 / (gbps * 1e3);
+        if us > slowest_link_us {
+            (slowest_link_bytes, slowest_link_gbps, slowest_link_us) = (b, gbps, us);
+        }
     }
     Ok(Some(Candidate {
         algorithm,
         steps: schedule.steps.len(),
         latency_us,
         busiest_link_bytes: per_link.values().copied().max().unwrap_or(0),
+        slowest_link_bytes,
+        slowest_link_gbps,
+        slowest_link_us,
         estimate,
     }))
 }
@@ -111,7 +144,7 @@ pub fn format_bytes(b: u64) -> String {
 
 /// Ranks every algorithm that implements `primitive` on `ranks` ranks of
 /// `topo` for `bytes` bytes of `dtype`, fastest first, and explains the
-/// winner.
+/// winner (root 0 for a rooted primitive; see [`select_with_root`]).
 ///
 /// Errors: [`TopologyError`] if the ranks do not fit the topology.
 pub fn select(
@@ -121,12 +154,39 @@ pub fn select(
     bytes: u64,
     dtype: DType,
 ) -> Result<Selection, TopologyError> {
+    select_with_root(primitive, topo, ranks, 0, bytes, dtype)
+}
+
+/// [`select`] with the root of a rooted primitive. The reason says whether
+/// the winner is latency-bound or bandwidth-bound, whether it has the least
+/// latency (steps × α) and the least data time on its slowest link of all
+/// candidates, and lists every candidate's steps, latency, bytes on its
+/// slowest link and predicted time.
+///
+/// Errors: [`TopologyError`] if the ranks do not fit the topology;
+/// [`TopologyError::NoAlgorithm`] if no algorithm implements the primitive
+/// on that many ranks (AlltoAllV above
+/// [`super::collective::MAX_ALLTOALLV_RANKS`]).
+pub fn select_with_root(
+    primitive: Primitive,
+    topo: &Topology,
+    ranks: usize,
+    root: usize,
+    bytes: u64,
+    dtype: DType,
+) -> Result<Selection, TopologyError> {
     topo.check_ranks(ranks)?;
     let mut ranking = Vec::new();
     for a in Algorithm::ALL {
-        if let Some(c) = candidate(a, primitive, topo, ranks, bytes, dtype)? {
+        if let Some(c) = candidate(a, primitive, topo, ranks, root, bytes, dtype)? {
             ranking.push(c);
         }
+    }
+    if ranking.is_empty() {
+        return Err(TopologyError::NoAlgorithm {
+            primitive: primitive.title().to_string(),
+            ranks,
+        });
     }
     ranking.sort_by(|x, y| x.estimate.time_us.total_cmp(&y.estimate.time_us));
     let best = &ranking[0];
@@ -146,8 +206,25 @@ pub fn select(
             (1.0 - share) * 100.0
         )
     };
+    let least_latency = ranking
+        .iter()
+        .all(|c| best.latency_us <= c.latency_us + 1e-9);
+    let least_data = ranking
+        .iter()
+        .all(|c| best.slowest_link_us <= c.slowest_link_us + 1e-9);
+    let why = match (least_latency, least_data) {
+        (true, true) => " It has both the least latency (steps × α) and the least data on its slowest link.".to_string(),
+        (true, false) => " It is latency-optimal: the fewest steps × α of all candidates.".to_string(),
+        (false, true) => format!(
+            " It is bandwidth-optimal: its slowest link carries {} at {:.1} GB/s ({:.1} µs), the least of all candidates.",
+            format_bytes(best.slowest_link_bytes),
+            best.slowest_link_gbps,
+            best.slowest_link_us
+        ),
+        (false, false) => " It balances latency and data best.".to_string(),
+    };
     let mut reason = format!(
-        "{} wins at {} on {} ranks ({bound}). ",
+        "{} wins at {} on {} ranks ({bound}).{why} ",
         best.algorithm,
         format_bytes(bytes),
         ranks
@@ -156,11 +233,13 @@ pub fn select(
         .iter()
         .map(|c| {
             format!(
-                "{}: {} steps ({:.1} µs of latency), busiest link carries {} in all → {:.2} µs",
+                "{}: {} steps ({:.1} µs of latency), slowest link carries {} at {:.1} GB/s ({:.1} µs) → {:.2} µs",
                 c.algorithm,
                 c.steps,
                 c.latency_us,
-                format_bytes(c.busiest_link_bytes),
+                format_bytes(c.slowest_link_bytes),
+                c.slowest_link_gbps,
+                c.slowest_link_us,
                 c.estimate.time_us
             )
         })

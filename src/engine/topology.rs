@@ -152,6 +152,10 @@ pub enum TopologyError {
         link: usize,
         why: String,
     },
+    /// No algorithm implements the primitive on that many ranks (raised by
+    /// [`super::select`]).
+    #[error("no algorithm implements {primitive} on {ranks} ranks")]
+    NoAlgorithm { primitive: String, ranks: usize },
 }
 
 /// HCCL's staging buffer default, bytes: `HCCL_BUFFSIZE` = 200 (MB, read as

@@ -2,23 +2,28 @@
 //! collective, for symbolic inputs.
 //!
 //! Every (rank, chunk) carries the set of ranks whose contribution it holds
-//! (a [`RankSet`]) and the expression tree that computes it (an [`Expr`] in an
-//! arena, e.g. `((x0 + x1) + x2)`), following the step semantics in
+//! (a [`RankSet`]), its *origin* (which input chunk those contributions are
+//! of: data moved from AlltoAll's send block `j` to a receive block keeps
+//! origin `j`) and the expression tree that computes it (an [`Expr`] in an
+//! arena, e.g. `((x0[c] + x1[c]) + x2[c])`), following the step semantics in
 //! [`super::schedule`]. The schedule is valid iff
-//! - every transfer names existing ranks and chunks, and `src != dst`;
+//! - every transfer names existing ranks and chunks, `src != dst`, and moves
+//!   every chunk into a chunk of the same shape ([`Schedule::same_shape`]);
 //! - no transfer sends a chunk that holds nothing yet;
 //! - no reduce combines two values that share a contribution (that would
-//!   count a rank twice);
+//!   count a rank twice) or that come from different input chunks;
 //! - no chunk receives twice in one step when one of them is a copy (the
 //!   result would depend on message order);
-//! - at the end every output block holds exactly what
-//!   [`Primitive::expected_after`] requires.
+//! - at the end every output chunk holds exactly the contributions and the
+//!   origin [`Primitive::expected_after`] requires (so AlltoAll and Scatter
+//!   are proven to deliver the right rank's right piece, not just "one
+//!   rank's data").
 //!
 //! The trace of sets after every step is what the UI colours chunk cells
 //! with; the expressions give the exact reduction order the checker
 //! reproduces ([`super::check`]).
 
-use super::collective::{Expect, Primitive};
+use super::collective::Primitive;
 use super::schedule::{Schedule, TransferKind};
 use thiserror::Error;
 
@@ -124,8 +129,13 @@ pub type ExprId = u32;
 /// How a chunk value is computed from the inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
-    /// Rank `r`'s input (for the chunk in question).
-    Input(usize),
+    /// Rank `rank`'s input chunk `chunk`.
+    Input {
+        /// Whose input.
+        rank: usize,
+        /// Which chunk of its initial buffer.
+        chunk: usize,
+    },
     /// `op(a, b)`: `a` the receiver's value, `b` the arriving one.
     Reduce(ExprId, ExprId),
 }
@@ -148,8 +158,14 @@ pub struct Verified {
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum VerifyError {
     /// The schedule's shape is wrong.
-    #[error("schedule has {ranks} ranks and {chunks} chunks; chunks must be a positive multiple of ranks and ranks >= 1")]
-    BadShape { ranks: usize, chunks: usize },
+    #[error("schedule has {ranks} ranks and {chunks} chunks; chunks must be a positive multiple of the {blocks} blocks of {primitive} and ranks >= 1 (root {root} must be a rank)")]
+    BadShape {
+        primitive: Primitive,
+        ranks: usize,
+        chunks: usize,
+        blocks: usize,
+        root: usize,
+    },
     /// A transfer names a rank or chunk that does not exist, or sends to itself.
     #[error("step {step}, transfer {transfer}: {what}")]
     BadTransfer {
@@ -178,6 +194,16 @@ pub enum VerifyError {
         held: String,
         overlap: String,
     },
+    /// A reduce combines data of different input chunks.
+    #[error("step {step}, transfer {transfer}: rank {dst} reduces data of input chunk {incoming} into chunk {chunk}, which holds data of input chunk {held}")]
+    MixedOrigins {
+        step: usize,
+        transfer: usize,
+        dst: usize,
+        chunk: usize,
+        incoming: usize,
+        held: usize,
+    },
     /// A chunk is written twice in one step and one write is a copy.
     #[error("step {step}: rank {dst} chunk {chunk} is written by transfers {first} and {second} in the same step, and one is a copy")]
     WriteConflict {
@@ -201,7 +227,16 @@ pub enum VerifyError {
 #[derive(Clone)]
 struct Cell {
     set: RankSet,
+    origin: usize,
     expr: Option<ExprId>,
+}
+
+fn describe(set: &RankSet, origin: usize, chunk: usize) -> String {
+    if set.is_empty() || origin == chunk {
+        set.describe()
+    } else {
+        format!("{} of chunk {origin}", set.describe())
+    }
 }
 
 /// Verifies `schedule`; on success returns the per-step trace and the final
@@ -210,25 +245,32 @@ struct Cell {
 /// Errors: the first [`VerifyError`] found, in step order.
 pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
     let (n, c) = (schedule.ranks, schedule.chunks);
-    if n == 0 || c == 0 || c % n != 0 {
+    let blocks = schedule.blocks();
+    if n == 0 || c == 0 || blocks == 0 || c % blocks != 0 || schedule.root >= n {
         return Err(VerifyError::BadShape {
+            primitive: schedule.primitive,
             ranks: n,
             chunks: c,
+            blocks,
+            root: schedule.root,
         });
     }
-    let mut exprs: Vec<Expr> = (0..n).map(Expr::Input).collect();
+    let mut exprs: Vec<Expr> = Vec::new();
     let mut state: Vec<Vec<Cell>> = (0..n)
         .map(|r| {
             (0..c)
                 .map(|ch| {
-                    if schedule.primitive.holds_input(r, schedule.block_of(ch)) {
+                    if schedule.holds_input(r, ch) {
+                        exprs.push(Expr::Input { rank: r, chunk: ch });
                         Cell {
                             set: RankSet::single(r),
-                            expr: Some(r as ExprId),
+                            origin: ch,
+                            expr: Some((exprs.len() - 1) as ExprId),
                         }
                     } else {
                         Cell {
                             set: RankSet::empty(),
+                            origin: ch,
                             expr: None,
                         }
                     }
@@ -262,11 +304,23 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
             if t.src == t.dst {
                 return Err(bad(format!("rank {} sends to itself", t.src)));
             }
-            if t.count == 0 || t.first + t.count > c {
+            if t.count == 0 || t.first + t.count > c || t.dst_first + t.count > c {
                 return Err(bad(format!(
-                    "chunks {}..{} but the buffer has {c} chunks",
+                    "chunks {}..{} -> {}..{} but the buffer has {c} chunks",
                     t.first,
-                    t.first + t.count
+                    t.first + t.count,
+                    t.dst_first,
+                    t.dst_first + t.count
+                )));
+            }
+            if let Some((a, b)) = t
+                .chunks()
+                .zip(t.dst_chunks())
+                .find(|&(a, b)| !schedule.same_shape(a, b))
+            {
+                return Err(bad(format!(
+                    "moves chunk {a} into chunk {b}, which has a different size in {}",
+                    schedule.primitive
                 )));
             }
             let mut cells = Vec::with_capacity(t.count);
@@ -288,7 +342,7 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
         let mut written: std::collections::HashMap<(usize, usize), (usize, TransferKind)> =
             Default::default();
         for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
-            for (ch, incoming) in t.chunks().zip(cells) {
+            for (ch, incoming) in t.dst_chunks().zip(cells) {
                 if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
                     if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
                         return Err(VerifyError::WriteConflict {
@@ -306,6 +360,16 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
                 match t.kind {
                     TransferKind::Copy => *held = incoming,
                     TransferKind::Reduce => {
+                        if !held.set.is_empty() && held.origin != incoming.origin {
+                            return Err(VerifyError::MixedOrigins {
+                                step: si,
+                                transfer: ti,
+                                dst: t.dst,
+                                chunk: ch,
+                                incoming: incoming.origin,
+                                held: held.origin,
+                            });
+                        }
                         if held.set.intersects(&incoming.set) {
                             let overlap: RankSet = {
                                 let mut o = RankSet::empty();
@@ -327,6 +391,7 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
                             });
                         }
                         held.set = held.set.union(&incoming.set);
+                        held.origin = incoming.origin;
                         held.expr = match (held.expr, incoming.expr) {
                             (Some(a), Some(b)) => {
                                 exprs.push(Expr::Reduce(a, b));
@@ -343,21 +408,20 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
     }
 
     // Postcondition.
-    let all = RankSet::all(n);
     for (r, row) in state.iter().enumerate() {
         for (ch, cell) in row.iter().enumerate() {
-            let want = match schedule.primitive.expected_after(r, schedule.block_of(ch)) {
-                None => continue,
-                Some(Expect::All) => all.clone(),
-                Some(Expect::Only(b)) => RankSet::single(b),
+            let Some((ranks, origin)) = schedule.expected_after(r, ch) else {
+                continue;
             };
-            if cell.set != want {
+            let mut want = RankSet::empty();
+            ranks.iter().for_each(|&q| want.insert(q));
+            if cell.set != want || (!want.is_empty() && cell.origin != origin) {
                 return Err(VerifyError::WrongResult {
                     primitive: schedule.primitive,
                     rank: r,
                     chunk: ch,
-                    got: cell.set.describe(),
-                    want: want.describe(),
+                    got: describe(&cell.set, cell.origin, ch),
+                    want: describe(&want, origin, ch),
                 });
             }
         }

@@ -26,7 +26,9 @@ use crate::engine::schedule::{RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
 use thiserror::Error;
 
-/// Which chunks a message carries: `[first, first + count)` of `step`.
+/// Which chunks a message carries: the sender's chunks `[first, first +
+/// count)` of `step` (the receiver places them where its schedule says,
+/// [`RankOp::Recv::at`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChunkHeader {
     /// The step (index into `Schedule::steps`) the transfer belongs to.
@@ -62,21 +64,28 @@ pub enum MachineError {
     /// The schedule does not have this rank.
     #[error("rank {rank} is not in the schedule (it has {ranks} ranks)")]
     NoSuchRank { rank: usize, ranks: usize },
-    /// `chunks` is zero or not a multiple of `ranks`.
-    #[error("schedule has {chunks} chunks for {ranks} ranks; chunks must be a positive multiple of ranks")]
-    BadChunks { chunks: usize, ranks: usize },
+    /// `chunks` is zero or not a multiple of the primitive's blocks, or the
+    /// root is not a rank.
+    #[error("schedule has {chunks} chunks for {ranks} ranks (root {root}); chunks must be a positive multiple of the {blocks} blocks and the root a rank")]
+    BadChunks {
+        chunks: usize,
+        ranks: usize,
+        blocks: usize,
+        root: usize,
+    },
     /// The buffer size overflows memory (`elems * dtype size`).
     #[error("a buffer of {elems} {dtype} elements does not fit in memory")]
     TooLarge { elems: usize, dtype: DType },
-    /// A transfer of this rank names a rank or chunk outside the schedule, or
-    /// sends to itself.
-    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} is outside the schedule or a self-transfer")]
+    /// A transfer of this rank names a rank or chunk outside the schedule,
+    /// sends to itself, or lands in chunks of another size.
+    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} (to chunk {dst_first}) is outside the schedule, a self-transfer, or changes size")]
     BadTransfer {
         step: usize,
         src: usize,
         dst: usize,
         first: usize,
         count: usize,
+        dst_first: usize,
     },
     /// The next message from `from` is not the one the schedule expects.
     #[error("from rank {from}: expected step {want_step} chunks {want_first}+{want_count}, got step {got_step} chunks {got_first}+{got_count}")]
@@ -153,13 +162,22 @@ impl<P: Payload> RankMachine<P> {
         if rank >= ranks {
             return Err(MachineError::NoSuchRank { rank, ranks });
         }
-        if schedule.chunks == 0 || schedule.chunks % ranks != 0 {
+        let blocks = schedule.blocks();
+        if schedule.chunks == 0
+            || blocks == 0
+            || schedule.chunks % blocks != 0
+            || schedule.root >= ranks
+        {
             return Err(MachineError::BadChunks {
                 chunks: schedule.chunks,
                 ranks,
+                blocks,
+                root: schedule.root,
             });
         }
-        let total = elems.checked_mul(dtype.size_bytes());
+        let total = elems
+            .checked_mul(2)
+            .and_then(|e| e.checked_mul(dtype.size_bytes()));
         if total.is_none_or(|b| b > isize::MAX as usize / 2) {
             return Err(MachineError::TooLarge { elems, dtype });
         }
@@ -170,10 +188,15 @@ impl<P: Payload> RankMachine<P> {
                 .filter(|t| t.src == rank || t.dst == rank)
             {
                 let end = t.first.checked_add(t.count);
+                let dst_end = t.dst_first.checked_add(t.count);
+                let fits = |e: Option<usize>| e.is_some_and(|e| e <= schedule.chunks);
                 if t.src >= ranks
                     || t.dst >= ranks
                     || t.src == t.dst
-                    || end.is_none_or(|e| e > schedule.chunks)
+                    || !fits(end)
+                    || !fits(dst_end)
+                    || schedule.range_elems(elems, t.first, t.count).len()
+                        != schedule.range_elems(elems, t.dst_first, t.count).len()
                 {
                     return Err(MachineError::BadTransfer {
                         step,
@@ -181,6 +204,7 @@ impl<P: Payload> RankMachine<P> {
                         dst: t.dst,
                         first: t.first,
                         count: t.count,
+                        dst_first: t.dst_first,
                     });
                 }
             }
@@ -270,6 +294,7 @@ impl<P: Payload> RankMachine<P> {
                     first,
                     count,
                     kind,
+                    at,
                 } => {
                     let Some(queue) = self.queues.get_mut(&from).filter(|q| !q.is_empty()) else {
                         return Ok(Progress::Waiting { from });
@@ -287,7 +312,7 @@ impl<P: Payload> RankMachine<P> {
                             got_count: got.count,
                         });
                     }
-                    let r = self.range_elems(first, count);
+                    let r = self.range_elems(at, count);
                     let (a, b) = (r.start * es, r.end * es);
                     if payload.byte_len() != b - a {
                         return Err(MachineError::PayloadLength {
@@ -353,7 +378,7 @@ impl<P: Payload> RankMachine<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::algorithm::{build, Algorithm};
+    use crate::engine::algorithm::{build_with_root, Algorithm};
     use crate::engine::collective::Primitive;
     use crate::engine::execute::reference_run;
     use crate::engine::schedule::{Step, Transfer};
@@ -403,7 +428,8 @@ mod tests {
         op: ReduceOp,
         elems: usize,
     ) {
-        let s = build(alg, p, n).expect("builds");
+        // Rooted primitives from the last rank, so the root is not rank 0.
+        let s = build_with_root(alg, p, n, n - 1).expect("builds");
         let want = reference_run(&s, dtype, op, 7, elems);
         let mut x = 12345u64;
         let outs = run_all(&s, dtype, op, 7, elems, |k| {
@@ -433,12 +459,8 @@ mod tests {
 
     #[test]
     fn machines_equal_reference_bit_for_bit() {
-        for alg in [Algorithm::Ring, Algorithm::Mesh] {
-            for p in [
-                Primitive::AllReduce,
-                Primitive::ReduceScatter,
-                Primitive::AllGather,
-            ] {
+        for alg in Algorithm::ALL {
+            for p in Primitive::ALL {
                 for n in [2, 3, 4, 8] {
                     if !alg.supports(p, n) {
                         continue;
@@ -461,16 +483,11 @@ mod tests {
             algorithm: "test".into(),
             ranks: 2,
             chunks: 2,
+            root: 0,
             steps: vec![
                 Step {
                     phase: "a".into(),
-                    transfers: vec![Transfer {
-                        src: 0,
-                        dst: 1,
-                        first: 0,
-                        count: 1,
-                        kind: TransferKind::Reduce,
-                    }],
+                    transfers: vec![Transfer::reduce(0, 1, 0, 1)],
                 },
                 Step {
                     phase: "idle".into(),
@@ -478,13 +495,7 @@ mod tests {
                 },
                 Step {
                     phase: "b".into(),
-                    transfers: vec![Transfer {
-                        src: 1,
-                        dst: 0,
-                        first: 0,
-                        count: 1,
-                        kind: TransferKind::Copy,
-                    }],
+                    transfers: vec![Transfer::copy(1, 0, 0, 1)],
                 },
             ],
         }
@@ -609,13 +620,7 @@ mod tests {
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
             Err(MachineError::BadTransfer { step: 0, .. })
         ));
-        bad.steps[0].transfers[0] = Transfer {
-            src: 0,
-            dst: 0,
-            first: 0,
-            count: 1,
-            kind: TransferKind::Copy,
-        };
+        bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1);
         assert!(matches!(
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
             Err(MachineError::BadTransfer { .. })

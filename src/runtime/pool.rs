@@ -7,11 +7,11 @@
 //! [`RunRequest`] and its ports) and receives each rank's final buffer.
 
 use super::protocol::{
-    decode_to_page, encode_to_worker, epoch_ms, PageEvent, RankOutput, RunError, RunRequest,
+    decode_to_page, encode_to_worker, epoch_ms, Fault, PageEvent, RankOutput, RunError, RunRequest,
     RunSummary, ToWorker,
 };
-use gloo_timers::callback::Timeout;
-use std::cell::RefCell;
+use gloo_timers::callback::{Interval, Timeout};
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
@@ -29,6 +29,31 @@ pub const WORKER_JS: &str = "./worker.js";
 
 /// URL of the rank worker's wasm, relative to the page.
 pub const WORKER_WASM: &str = "./worker_bg.wasm";
+
+/// How often the stall watchdog looks, ms.
+const WATCHDOG_TICK_MS: u32 = 200;
+
+/// A run is stalled when every unfinished rank is blocked on a receive and
+/// no worker has said anything for this long, ms, plus 1 ms per 200 kB of
+/// rank buffer (a healthy rank that just got its message may be reducing it).
+pub const STALL_MS: u32 = 1000;
+
+thread_local! {
+    /// The test-only fault armed for the next run ([`arm_fault`]).
+    static ARMED: Cell<Option<Fault>> = const { Cell::new(None) };
+}
+
+/// Arms `fault` for the next run only (testing the failure paths end to
+/// end; the page does this only for the test-only URL key `fault`). The
+/// next [`run`] / [`run_with_script`] takes it and sends it to its workers.
+pub fn arm_fault(fault: Fault) {
+    ARMED.with(|a| a.set(Some(fault)));
+}
+
+/// The stall threshold for a run whose rank buffers hold `bytes` bytes, ms.
+pub fn stall_ms(bytes: u64) -> u32 {
+    STALL_MS.saturating_add((bytes / 200_000).min(60_000) as u32)
+}
 
 /// Runs `req` on one web worker per rank (`req.schedule.ranks` workers).
 ///
@@ -52,7 +77,12 @@ pub const WORKER_WASM: &str = "./worker_bg.wasm";
 /// - [`RunError::Worker`] if a worker throws (script/wasm load failure, a
 ///   trap), panics, or reports an error (bad message, schedule mismatch);
 /// - [`RunError::Timeout`] if not every rank is done `req.timeout_ms` ms after
-///   spawning, with the ranks still missing.
+///   spawning, with the ranks still missing;
+/// - [`RunError::Stalled`] if every unfinished rank reported that it waits
+///   for a message and no worker said anything for [`stall_ms`] ms (a lost
+///   or late message, or a worker that died silently), naming who waits for
+///   whom. Time the page itself was busy (a late watchdog tick) does not
+///   count.
 ///
 /// In every outcome, and also if the returned future is dropped early, all
 /// workers are terminated and every handler is released, so the next call
@@ -79,6 +109,7 @@ pub async fn run_with_script(
     if n == 0 {
         return Err(RunError::Spawn("the schedule has no ranks".into()));
     }
+    let fault = ARMED.with(Cell::take);
     let t0 = now_ms();
     let t0_epoch = epoch_ms();
     let mut last_finished: Option<f64> = None;
@@ -124,6 +155,15 @@ pub async fn run_with_script(
     pool.timer = Some(Timeout::new(req.timeout_ms, move || {
         ib.push(Incoming::Timeout)
     }));
+    let ib = inbox.clone();
+    pool.watchdog = Some(Interval::new(WATCHDOG_TICK_MS, move || {
+        ib.push(Incoming::Tick)
+    }));
+    let stall = stall_ms((req.elems as u64).saturating_mul(req.dtype.size_bytes() as u64));
+    // Per rank: `(waits for, step)` from its last report, if it waits.
+    let mut waits: Vec<Option<(usize, usize)>> = vec![None; n];
+    let mut last_activity = now_ms();
+    let mut last_tick = last_activity;
 
     // One channel per communicating pair; a worker gets its ports with its init.
     let mut ports: Vec<Vec<(usize, MessagePort)>> = (0..n).map(|_| Vec::new()).collect();
@@ -143,7 +183,31 @@ pub async fn run_with_script(
     let mut done = vec![false; n];
     let mut remaining = n;
     loop {
-        match inbox.next().await {
+        let incoming = inbox.next().await;
+        if !matches!(incoming, Incoming::Tick | Incoming::Timeout) {
+            last_activity = now_ms();
+        }
+        match incoming {
+            Incoming::Tick => {
+                let now = now_ms();
+                if now - last_tick > 3.0 * WATCHDOG_TICK_MS as f64 {
+                    // The page was busy (checking outputs): messages may be
+                    // queued behind this tick; start counting again.
+                    last_activity = now;
+                }
+                last_tick = now;
+                let stalled =
+                    (0..n).all(|r| done[r] || waits[r].is_some()) && (0..n).any(|r| !done[r]);
+                if stalled && now - last_activity >= stall as f64 {
+                    return Err(RunError::Stalled {
+                        ms: stall,
+                        waits: (0..n)
+                            .filter(|&r| !done[r])
+                            .filter_map(|r| waits[r].map(|(from, step)| (r, from, step)))
+                            .collect(),
+                    });
+                }
+            }
             Incoming::Message(rank, data) => match decode_to_page(&data) {
                 Ok(PageEvent::Ready) => {
                     let Some(mine) = pool.ports[rank].take() else {
@@ -154,6 +218,7 @@ pub async fn run_with_script(
                         rank,
                         request: req.clone(),
                         peers,
+                        fault,
                     };
                     let w = encode_to_worker(&init, &ports);
                     pool.workers[rank]
@@ -187,6 +252,11 @@ pub async fn run_with_script(
                             _ => arrival_ms,
                         };
                         return Ok(RunSummary { wall_ms });
+                    }
+                }
+                Ok(PageEvent::Waiting(r, from, step)) => {
+                    if let Some(w) = waits.get_mut(r) {
+                        *w = Some((from, step));
                     }
                 }
                 Ok(PageEvent::Failed { rank: r, message }) => {
@@ -288,6 +358,8 @@ enum Incoming {
     Error(usize, String),
     /// The run's time is up.
     Timeout,
+    /// The stall watchdog's tick.
+    Tick,
 }
 
 /// A single-consumer event queue the JS callbacks push into.
@@ -324,6 +396,7 @@ struct Pool {
     workers: Vec<Worker>,
     handlers: Vec<Closure<dyn FnMut(Event)>>,
     timer: Option<Timeout>,
+    watchdog: Option<Interval>,
     ports: Vec<Option<Vec<(usize, MessagePort)>>>,
 }
 
@@ -331,6 +404,9 @@ impl Drop for Pool {
     fn drop(&mut self) {
         if let Some(t) = self.timer.take() {
             t.cancel();
+        }
+        if let Some(w) = self.watchdog.take() {
+            w.cancel();
         }
         for w in &self.workers {
             w.set_onmessage(None);

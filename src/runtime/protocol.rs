@@ -57,6 +57,120 @@ pub enum RunError {
     /// Not every rank finished in time.
     #[error("timed out after {ms} ms waiting for ranks {waiting:?}")]
     Timeout { ms: u32, waiting: Vec<usize> },
+    /// Every unfinished rank is blocked on a receive and no worker has said
+    /// anything for `ms` ms: a message was lost or is late, or a worker died.
+    #[error(
+        "no progress for {ms} ms: {} (a message was lost or is late, or a worker died)",
+        describe_waits(waits)
+    )]
+    Stalled {
+        /// The stall threshold that was exceeded, ms.
+        ms: u32,
+        /// `(rank, waits for rank, at step)` of every unfinished rank.
+        waits: Vec<(usize, usize, usize)>,
+    },
+}
+
+/// `rank 2 waits for rank 1 (step 3); ...`
+fn describe_waits(waits: &[(usize, usize, usize)]) -> String {
+    waits
+        .iter()
+        .map(|(r, from, step)| format!("rank {r} waits for rank {from} (step {step})"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A fault injected into a run, for testing the failure paths end to end.
+/// Never set by a normal run: only a page opened with the test-only URL key
+/// `fault` (see [`Fault::parse`]) arms one, for its first run only, and the
+/// page then shows a "fault injected" banner.
+///
+/// The fault fires at the first chunk rank `rank` sends at a step `>= step`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    /// What goes wrong.
+    pub kind: FaultKind,
+    /// The rank whose worker misbehaves.
+    pub rank: usize,
+    /// The first step at which it does.
+    pub step: usize,
+}
+
+/// What an injected [`Fault`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The worker throws a JS exception (an uncaught error in the worker).
+    Throw,
+    /// The worker closes itself silently (as if terminated mid-run).
+    Kill,
+    /// The message is never posted (lost).
+    Drop,
+    /// The message is posted `ms` ms late.
+    Delay {
+        /// The delay, ms.
+        ms: u32,
+    },
+}
+
+/// Why a `fault` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("one of throw|kill|drop:rank=R:step=K or delay:rank=R:step=K:ms=M (R, K, M integers; M <= 600000)")]
+pub struct FaultSyntaxError;
+
+impl Fault {
+    /// Parses the test-only URL value: `throw:rank=R:step=K`,
+    /// `kill:rank=R:step=K`, `drop:rank=R:step=K`,
+    /// `delay:rank=R:step=K:ms=M`. Exactly these fields, in this order.
+    ///
+    /// Errors: [`FaultSyntaxError`] for anything else.
+    pub fn parse(s: &str) -> Result<Fault, FaultSyntaxError> {
+        let parts: Vec<&str> = s.trim().split(':').collect();
+        let field = |i: usize, name: &str| -> Result<u64, FaultSyntaxError> {
+            parts
+                .get(i)
+                .and_then(|p| p.strip_prefix(name))
+                .and_then(|p| p.strip_prefix('='))
+                .filter(|d| !d.is_empty() && d.len() <= 9 && d.bytes().all(|c| c.is_ascii_digit()))
+                .and_then(|d| d.parse().ok())
+                .ok_or(FaultSyntaxError)
+        };
+        let (kind, len) = match parts.first().copied() {
+            Some("throw") => (FaultKind::Throw, 3),
+            Some("kill") => (FaultKind::Kill, 3),
+            Some("drop") => (FaultKind::Drop, 3),
+            Some("delay") => {
+                let ms = field(3, "ms")?;
+                if ms > 600_000 {
+                    return Err(FaultSyntaxError);
+                }
+                (FaultKind::Delay { ms: ms as u32 }, 4)
+            }
+            _ => return Err(FaultSyntaxError),
+        };
+        if parts.len() != len {
+            return Err(FaultSyntaxError);
+        }
+        Ok(Fault {
+            kind,
+            rank: field(1, "rank")? as usize,
+            step: field(2, "step")? as usize,
+        })
+    }
+
+    /// In words, for the page's banner.
+    pub fn describe(&self) -> String {
+        let what = match self.kind {
+            FaultKind::Throw => "throws".to_string(),
+            FaultKind::Kill => "is terminated".to_string(),
+            FaultKind::Drop => "loses its message".to_string(),
+            FaultKind::Delay { ms } => format!("delays its message by {ms} ms"),
+        };
+        format!(
+            "rank {}'s worker {what} at step {} (first run only)",
+            self.rank, self.step
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -89,6 +203,9 @@ pub enum ToWorker {
         request: RunRequest,
         /// Peer rank of each port, in port order.
         peers: Vec<usize>,
+        /// A test-only injected fault ([`Fault`]); `None` in normal runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fault: Option<Fault>,
     },
 }
 
@@ -110,6 +227,16 @@ pub enum ToPage {
         /// workers without counting its own backlog; `None` if unknown.
         #[serde(default)]
         finished_ms: Option<f64>,
+    },
+    /// The rank advanced as far as it can and now waits for a message from
+    /// `from` for step `step` (the pool's stall watchdog uses this).
+    Waiting {
+        /// The rank.
+        rank: usize,
+        /// The peer it waits for.
+        from: usize,
+        /// The step of the awaited message.
+        step: usize,
     },
     /// The worker failed (bad message, schedule mismatch, panic).
     Failed {
@@ -335,6 +462,8 @@ mod js {
             /// What went wrong.
             message: String,
         },
+        /// See [`ToPage::Waiting`]: `(rank, from, step)`.
+        Waiting(usize, usize, usize),
     }
 
     /// Decodes a worker -> page message (copying a done rank's buffer into a
@@ -357,6 +486,7 @@ mod js {
                 finished_ms,
             ),
             ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
+            ToPage::Waiting { rank, from, step } => PageEvent::Waiting(rank, from, step),
         })
     }
 }
@@ -381,6 +511,11 @@ mod tests {
             rank: 3,
             request,
             peers: vec![0, 2],
+            fault: Some(Fault {
+                kind: FaultKind::Delay { ms: 5 },
+                rank: 1,
+                step: 2,
+            }),
         };
         assert_eq!(
             decode_header::<ToWorker>(&encode_header(&init), "init").unwrap(),
@@ -430,6 +565,70 @@ mod tests {
                 m
             );
         }
+    }
+
+    #[test]
+    fn faults_parse_strictly() {
+        let f = |kind, rank, step| Ok(Fault { kind, rank, step });
+        assert_eq!(
+            Fault::parse("throw:rank=2:step=1"),
+            f(FaultKind::Throw, 2, 1)
+        );
+        assert_eq!(Fault::parse("kill:rank=0:step=3"), f(FaultKind::Kill, 0, 3));
+        assert_eq!(Fault::parse("drop:rank=7:step=0"), f(FaultKind::Drop, 7, 0));
+        assert_eq!(
+            Fault::parse("delay:rank=1:step=2:ms=3000"),
+            f(FaultKind::Delay { ms: 3000 }, 1, 2)
+        );
+        for bad in [
+            "",
+            "throw",
+            "throw:rank=2",
+            "throw:step=1:rank=2",
+            "throw:rank=2:step=1:ms=5",
+            "delay:rank=1:step=2",
+            "delay:rank=1:step=2:ms=600001",
+            "explode:rank=1:step=1",
+            "throw:rank=-1:step=1",
+            "throw:rank=9999999999:step=1",
+            "<img src=x>",
+        ] {
+            assert_eq!(Fault::parse(bad), Err(FaultSyntaxError), "{bad}");
+        }
+        // A normal run's init carries no `fault` at all, and decodes to `None`.
+        let init = ToWorker::Init {
+            rank: 0,
+            request: RunRequest {
+                schedule: build(Algorithm::Ring, Primitive::AllReduce, 2).unwrap(),
+                dtype: DType::Fp32,
+                op: ReduceOp::Sum,
+                seed: 1,
+                elems: 8,
+                timeout_ms: 1000,
+            },
+            peers: vec![1],
+            fault: None,
+        };
+        let h = encode_header(&init);
+        assert!(!h.contains("fault"), "{h}");
+        assert_eq!(decode_header::<ToWorker>(&h, "init").unwrap(), init);
+        let e = RunError::Stalled {
+            ms: 1000,
+            waits: vec![(1, 0, 2), (2, 1, 2)],
+        };
+        assert_eq!(
+            e.to_string(),
+            "no progress for 1000 ms: rank 1 waits for rank 0 (step 2); rank 2 waits for rank 1 (step 2) (a message was lost or is late, or a worker died)"
+        );
+        let w = ToPage::Waiting {
+            rank: 1,
+            from: 0,
+            step: 4,
+        };
+        assert_eq!(
+            decode_header::<ToPage>(&encode_header(&w), "worker").unwrap(),
+            w
+        );
     }
 
     #[test]

@@ -9,7 +9,13 @@
 //!    port and advances the machine: sends go straight to the peer's port as
 //!    transferred `ArrayBuffer`s, never through the page.
 //! 3. Each chunk that arrives on a port is queued for that peer and the
-//!    machine advances again, until it is done.
+//!    machine advances again, until it is done. Whenever it stops to wait,
+//!    the worker tells the page whom it waits for ([`ToPage::Waiting`]; the
+//!    pool's stall watchdog uses it).
+//!
+//! A test-only [`Fault`] in the init message (never in a normal run) makes
+//! this rank throw, close itself, drop or delay a message at its first send
+//! at or after the fault's step.
 //! 4. The worker posts [`ToPage::Done`] with its samples and its buffer (a
 //!    transferred `ArrayBuffer`), closes its ports and idles until the page
 //!    terminates it.
@@ -20,8 +26,8 @@
 
 use super::machine::{ChunkHeader, Payload, Progress, RankMachine};
 use super::protocol::{
-    decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, samples_to_bits,
-    ToPage, ToWorker, Wire,
+    decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, samples_to_bits, Fault,
+    FaultKind, ToPage, ToWorker, Wire,
 };
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
@@ -56,6 +62,10 @@ struct Rank {
     machine: RefCell<Option<RankMachine<Uint8Array>>>,
     ports: HashMap<usize, MessagePort>,
     handlers: RefCell<Vec<PortHandler>>,
+    /// The test-only injected fault, until it fires (then `None`).
+    fault: Cell<Option<Fault>>,
+    /// The highest step this rank has sent or received a chunk of.
+    step: Cell<usize>,
 }
 
 fn scope() -> Option<DedicatedWorkerGlobalScope> {
@@ -105,6 +115,7 @@ fn init(data: &JsValue) -> Result<(), String> {
             rank,
             request,
             peers,
+            fault,
         },
         ports,
     ) = decode_to_worker(data).map_err(|e| e.to_string())?;
@@ -123,6 +134,8 @@ fn init(data: &JsValue) -> Result<(), String> {
         machine: RefCell::new(Some(machine)),
         ports: peers.iter().copied().zip(ports).collect(),
         handlers: RefCell::new(Vec::new()),
+        fault: Cell::new(fault.filter(|f| f.rank == rank)),
+        step: Cell::new(0),
     });
     STATE.with(|s| *s.borrow_mut() = Some(state.clone()));
     for (&peer, port) in &state.ports {
@@ -146,6 +159,7 @@ impl Rank {
             Err(e) => return self.fail(format!("message from rank {from}: {e}")),
         };
         if let Some(m) = self.machine.borrow_mut().as_mut() {
+            self.step.set(self.step.get().max(header.step));
             m.deliver(from, header, bytes);
         } else {
             return; // already done or failed: ignore
@@ -157,24 +171,76 @@ impl Rank {
         let mut slot = self.machine.borrow_mut();
         let Some(m) = slot.as_mut() else { return };
         let mut missing_port = None;
-        let progress = m.advance(|to, header, bytes| match self.ports.get(&to) {
-            Some(port) => {
-                let w = encode_chunk(header, bytes);
-                if let Err(e) = port.post_message_with_transferable(&w.message, &w.transfer) {
-                    missing_port.get_or_insert(format!("posting to rank {to} failed: {e:?}"));
+        let mut killed = false;
+        let progress = m.advance(|to, header, bytes| {
+            self.step.set(self.step.get().max(header.step));
+            if killed {
+                return;
+            }
+            // The test-only fault fires at this rank's first send at or after its step.
+            let fault = self.fault.get().filter(|f| header.step >= f.step);
+            let mut delay_ms = None;
+            if let Some(f) = fault {
+                self.fault.set(None);
+                match f.kind {
+                    FaultKind::Throw => wasm_bindgen::throw_str(&format!(
+                        "injected fault: rank {}'s worker throws at step {}",
+                        self.rank, header.step
+                    )),
+                    FaultKind::Kill => {
+                        killed = true;
+                        return;
+                    }
+                    FaultKind::Drop => return,
+                    FaultKind::Delay { ms } => delay_ms = Some(ms),
                 }
             }
-            None => {
-                missing_port.get_or_insert(format!("no port to rank {to}"));
+            match self.ports.get(&to) {
+                Some(port) => {
+                    let w = encode_chunk(header, bytes);
+                    if let Some(ms) = delay_ms {
+                        let port = port.clone();
+                        gloo_timers::callback::Timeout::new(ms, move || {
+                            let _ = port.post_message_with_transferable(&w.message, &w.transfer);
+                        })
+                        .forget();
+                    } else if let Err(e) =
+                        port.post_message_with_transferable(&w.message, &w.transfer)
+                    {
+                        missing_port.get_or_insert(format!("posting to rank {to} failed: {e:?}"));
+                    }
+                }
+                None => {
+                    missing_port.get_or_insert(format!("no port to rank {to}"));
+                }
             }
         });
+        if killed {
+            // As if the browser terminated the worker: it says nothing more.
+            slot.take();
+            drop(slot);
+            if let Some(s) = scope() {
+                s.close();
+            }
+            return;
+        }
         if let Some(msg) = missing_port {
             slot.take();
             drop(slot);
             return self.fail(msg);
         }
         match progress {
-            Ok(Progress::Waiting { .. }) => {}
+            Ok(Progress::Waiting { from }) => {
+                drop(slot);
+                if let Some(s) = scope() {
+                    let waiting = ToPage::Waiting {
+                        rank: self.rank,
+                        from,
+                        step: self.step.get(),
+                    };
+                    post(&s, encode_to_page(&waiting, None));
+                }
+            }
             Ok(Progress::Done) => {
                 let Some(m) = slot.take() else { return };
                 drop(slot);

@@ -8,9 +8,12 @@
 //! older one (results carry a run id).
 
 use super::buffers::Buffers;
+use super::chart::Chart;
 use super::controls::Controls;
 use super::estimate_panel::EstimatePanel;
 use super::format;
+use super::gantt::Gantt;
+use super::log_import::{Import, LogImport};
 use super::plan::Plan;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
@@ -18,6 +21,7 @@ use super::run::{self, RunState, RunView};
 use super::step_log::StepLog;
 use super::topology_view::TopologyView;
 use super::url;
+use crate::engine::calibrate::Profile;
 use crate::engine::check::RankReport;
 use crate::engine::config::{parse_bytes, Config, ConfigError, MAX_BYTES, MIN_BYTES};
 use crate::runtime::{RunError, RunSummary};
@@ -78,6 +82,12 @@ pub enum Msg {
     TogglePlay,
     /// Keyboard: jump to the last step.
     Last,
+    /// The pasted / dropped log text changed.
+    LogText(String),
+    /// Fit table `i` of the log.
+    LogTable(usize),
+    /// Use the fitted profile for the model (true) or the preset (false).
+    UseProfile(bool),
 }
 
 /// The page.
@@ -103,6 +113,18 @@ pub struct App {
     copy_status: Option<Result<(), String>>,
     /// The document's keydown listener (Space, ←, →, Home, End), kept alive.
     keys: Option<wasm_bindgen::closure::Closure<dyn Fn(KeyboardEvent)>>,
+    /// The test-only fault of the link (`fault=`), until the first run takes it.
+    fault: Option<crate::runtime::protocol::Fault>,
+    /// The banner saying a fault was injected (stays after the run).
+    fault_banner: Option<String>,
+    /// The pasted log, as pasted (never rewritten by the page).
+    log_text: String,
+    /// The log table the user chose to fit.
+    log_table: Option<usize>,
+    /// The log parsed and fitted.
+    import: Rc<Import>,
+    /// The fitted profile the model uses instead of the preset's figures.
+    profile: Option<Rc<Profile>>,
 }
 
 fn now_ms() -> f64 {
@@ -120,7 +142,7 @@ impl App {
 
     /// Re-plans after a configuration change and resets the playback.
     fn replan(&mut self) {
-        self.plan = Plan::new(&self.config).map(Rc::new);
+        self.plan = Plan::new(&self.config, self.profile.as_deref()).map(Rc::new);
         self.step = 0;
         self.frac = DWELL;
         self.playing = false;
@@ -160,9 +182,25 @@ impl App {
         }
         self.config = config;
         url::store(&self.config);
+        if !self.log_text.trim().is_empty() {
+            self.reimport();
+        }
         self.copy_status = None;
         self.replan();
         self.schedule_run(ctx, RUN_DEBOUNCE_MS);
+    }
+
+    /// Re-parses and re-fits the pasted log.
+    fn reimport(&mut self) {
+        let next = Import::new(
+            &self.log_text,
+            self.log_table,
+            self.config.op,
+            self.config.ranks,
+        );
+        if *self.import != next {
+            self.import = Rc::new(next);
+        }
     }
 
     fn ensure_ticker(&mut self, ctx: &Context<Self>) {
@@ -255,6 +293,12 @@ impl Component for App {
             last_tick: 0.0,
             copy_status: None,
             keys: None,
+            fault: url::load_fault(),
+            fault_banner: url::load_fault().map(|f| f.describe()),
+            log_text: String::new(),
+            log_table: None,
+            import: Rc::new(Import::new("", None, Config::default().op, 8)),
+            profile: None,
         };
         app.replan();
         // A clean link (or none) is rewritten to the full configuration, so
@@ -300,6 +344,9 @@ impl Component for App {
                 self.pending_run = None;
                 if let Some(plan) = self.plan() {
                     let (l1, l2) = (ctx.link().clone(), ctx.link().clone());
+                    if let Some(f) = self.fault.take() {
+                        crate::runtime::pool::arm_fault(f);
+                    }
                     run::start(
                         id,
                         plan,
@@ -385,6 +432,30 @@ impl Component for App {
                 return Component::update(self, ctx, msg);
             }
             Msg::Last => return Component::update(self, ctx, Msg::Goto(self.steps())),
+            Msg::LogText(text) => {
+                if text != self.log_text {
+                    self.log_text = text;
+                    self.log_table = None;
+                    self.reimport();
+                }
+            }
+            Msg::LogTable(i) => {
+                self.log_table = Some(i);
+                self.reimport();
+            }
+            Msg::UseProfile(on) => {
+                let next = if on {
+                    match &self.import.fit {
+                        Some(Ok(p)) => Some(Rc::new(p.clone())),
+                        _ => return false,
+                    }
+                } else {
+                    None
+                };
+                self.profile = next;
+                self.replan();
+                self.schedule_run(ctx, 0);
+            }
         }
         true
     }
@@ -446,10 +517,15 @@ impl Component for App {
             <div id="config-error" class="config-error" role="alert" hidden={self.url_errors.is_empty()}>
                 if !self.url_errors.is_empty() {
                     <div class="config-error-head">
-                        <strong>{"Some settings in this link were not understood; everything else applies:"}</strong>
+                        <strong>{ if self.url_errors.iter().all(|e| e.is_notice()) {
+                            "Notes on this link (nothing it sets was lost):"
+                        } else {
+                            "Some settings in this link were not understood; everything else applies:"
+                        } }</strong>
                         <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label="Dismiss">{"dismiss"}</button>
                     </div>
-                    <ul>{ for self.url_errors.iter().map(|e| html! { <li><code>{e.to_string()}</code></li> }) }</ul>
+                    <ul class="config-errors">{ for self.url_errors.iter().filter(|e| !e.is_notice()).map(|e| html! { <li class="config-error-item"><span class="badge-error">{"error"}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
+                    <ul class="config-notices">{ for self.url_errors.iter().filter(|e| e.is_notice()).map(|e| html! { <li class="config-notice"><span class="badge-notice">{"notice"}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
                 }
             </div>
         };
@@ -459,10 +535,28 @@ impl Component for App {
             None => html! {},
         };
         let stage = match &plan {
+            Some(p) if !p.drawn() => html! {
+                <section class="card stage model-only" aria-label="Topology (model only)">
+                    <div class="card-head">
+                        <h2>{"Topology"}</h2>
+                        <span class="muted">{p.topology.title.clone()}</span>
+                    </div>
+                    <p class="model-only-note" id="model-only-note" role="note">
+                        <strong>{"Model only. "}</strong>
+                        {format!(
+                            "{} ranks: the estimate and the ranking of every algorithm are computed, but the page draws and animates schedules step by step only up to {} ranks (the symbolic trace is steps × ranks × chunks: {} × {} × {} here), and executes up to {} ranks for real.",
+                            p.config.ranks, super::plan::MAX_DRAWN_RANKS, p.schedule.steps.len(), p.config.ranks, p.schedule.chunks,
+                            crate::engine::config::MAX_EXECUTED_RANKS
+                        )}
+                        { if p.method == super::plan::Method::Bound { " This schedule has too many transfers to simulate link by link in the page: its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth)." } else { " Its time is simulated link by link (hover a link for its load over the run)." } }
+                    </p>
+                    <TopologyView plan={p.clone()} step={0} t={1.0} />
+                </section>
+            },
             Some(p) => html! {
                 <>
                     <section class="card stage" aria-label="Topology, buffers and playback">
-                        <div class="stage-grid">
+                        <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"))}>
                             <div class="stage-topo">
                                 <div class="card-head">
                                     <h2>{"Topology"}</h2>
@@ -477,6 +571,9 @@ impl Component for App {
                             on_pause={link.callback(|_| Msg::Pause)} on_forward={link.callback(|_| Msg::Forward)}
                             on_back={link.callback(|_| Msg::Back)} on_speed={link.callback(Msg::Speed)} />
                     </section>
+                    if !p.estimate.timeline.steps.is_empty() {
+                        <Gantt plan={p.clone()} step={self.step} t={self.frac.min(1.0)} on_goto={link.callback(Msg::Goto)} />
+                    }
                     <StepLog plan={p.clone()} step={self.step} on_goto={link.callback(Msg::Goto)} />
                 </>
             },
@@ -504,6 +601,9 @@ impl Component for App {
                     </div>
                 </header>
                 {config_errors}
+                if let Some(b) = &self.fault_banner {
+                    <div id="fault-banner" class="fault-banner" role="status">{format!("Fault injected (testing): {b}.")}</div>
+                }
                 <Controls config={self.config.clone()} plan={plan.clone()}
                     bytes_text={AttrValue::from(self.bytes_text.clone())}
                     bytes_error={self.bytes_error.clone().map(AttrValue::from)}
@@ -522,6 +622,19 @@ impl Component for App {
                         }
                     </div>
                 </main>
+                <div class="layout measure">
+                    <div class="col col-main">
+                        if let Some(p) = &plan {
+                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} />
+                        }
+                    </div>
+                    <div class="col col-side">
+                        <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
+                            in_use={self.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
+                            on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}
+                            on_use={link.callback(Msg::UseProfile)} />
+                    </div>
+                </div>
                 <footer class="foot">
                     <p>{"What is modelled and what is real: the data, the reductions and the checks are real (run in this browser, bit for bit against a reference executor). The times are a model of the hardware, not a measurement; the algorithms follow HCCL's Ring and Mesh notes and NCCL's ring, not their source code. Sources are cited next to each figure."}</p>
                 </footer>

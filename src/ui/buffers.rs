@@ -31,7 +31,9 @@ pub fn buffers(p: &BuffersProps) -> Html {
     let n = plan.config.ranks;
     let chunks = plan.schedule.chunks;
     let shown = p.shown.min(plan.steps());
-    let state = &plan.verified.trace[shown];
+    let Some(state) = plan.verified.as_ref().and_then(|v| v.trace.get(shown)) else {
+        return html! {};
+    };
     let step = (p.step > 0 && p.step <= plan.steps()).then(|| &plan.schedule.steps[p.step - 1]);
     let have_samples = p.run.samples.iter().any(Option::is_some);
 
@@ -40,7 +42,15 @@ pub fn buffers(p: &BuffersProps) -> Html {
             <div class="buf-label"></div>
             { for (0..chunks).map(|c| {
                 let b = plan.schedule.block_of(c);
-                html! { <div class="buf-col" title={format!("chunk {c} = block of rank {b}")}>{format!("c{c}")}</div> }
+                let what = match plan.config.op {
+                    crate::engine::collective::Primitive::AlltoAll if b >= n => format!("receive slot for the piece from rank {}", b - n),
+                    crate::engine::collective::Primitive::AlltoAll => format!("send piece for rank {b}"),
+                    crate::engine::collective::Primitive::AlltoAllV if b >= n * n => format!("receive slot for rank {} -> rank {}", (b - n * n) / n, (b - n * n) % n),
+                    crate::engine::collective::Primitive::AlltoAllV => format!("send piece rank {} -> rank {}", b / n, b % n),
+                    crate::engine::collective::Primitive::SendRecv => (if b == 0 { "send block" } else { "receive block" }).to_string(),
+                    _ => format!("block of rank {b}"),
+                };
+                html! { <div class="buf-col" title={format!("chunk {c} = {what}")}>{format!("c{c}")}</div> }
             }) }
         </div>
     };
@@ -67,21 +77,19 @@ pub fn buffers(p: &BuffersProps) -> Html {
             let mut role = String::new();
             if let Some(s) = step {
                 for t in &s.transfers {
-                    if t.chunks().contains(&c) {
-                        if t.dst == r {
-                            class.push(match t.kind {
-                                TransferKind::Copy => "recv-copy",
-                                TransferKind::Reduce => "recv-reduce",
-                            });
-                            role = format!(" · receives from NPU{} ({})", t.src, if t.kind == TransferKind::Copy { "copy" } else { "reduce" });
-                        }
-                        if t.src == r {
-                            class.push("send");
-                        }
+                    if t.dst == r && t.dst_chunks().contains(&c) {
+                        class.push(match t.kind {
+                            TransferKind::Copy => "recv-copy",
+                            TransferKind::Reduce => "recv-reduce",
+                        });
+                        role = format!(" · receives from NPU{} ({})", t.src, if t.kind == TransferKind::Copy { "copy" } else { "reduce" });
+                    }
+                    if t.src == r && t.chunks().contains(&c) {
+                        class.push("send");
                     }
                 }
             }
-            let is_output = plan.config.op.expected_after(r, plan.schedule.block_of(c)).is_some();
+            let is_output = plan.schedule.expected_after(r, c).is_some();
             // Scratch blocks carry partial results mid-run; fade them only
             // once the collective is done.
             if !is_output && shown == plan.steps() {
@@ -97,7 +105,9 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 },
                 role
             ) + if is_output { "" } else { " · not part of this rank's output" };
-            let pips = (0..n).map(|q| {
+            // One pip per rank; above 16 ranks the colour alone says it
+            // (64 × 64 cells × 64 pips would be 262 144 elements).
+            let pips = (0..if n <= 16 { n } else { 0 }).map(|q| {
                 let on = set.contains(q);
                 html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
             });
@@ -153,7 +163,8 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 } else {
                     "Cell value: “…” until the rank workers report real data. Colour and dots: whose contributions the chunk holds (symbolic trace)."
                 } }
-                { if plan.config.op == crate::engine::collective::Primitive::ReduceScatter { " After the last step, faded cells are scratch: not part of that rank's output." } else { "" } }
+                { if (0..plan.config.ranks).any(|r| (0..plan.schedule.chunks).any(|c| plan.schedule.expected_after(r, c).is_none())) { " After the last step, faded cells are scratch: not part of that rank's output." } else { "" } }
+                { if matches!(plan.config.op, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { " The left half of each row is the send area (the piece for rank j), the right half the receive area (the piece from rank j); a rank's own piece stays in its send area." } else { "" } }
             </p>
         </section>
     }

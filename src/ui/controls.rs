@@ -1,6 +1,8 @@
 //! The configuration form. Every control is named after its URL key
-//! (`#op`, `#algo`, `#bytes`, `#dtype`, `#redop`, `#ranks`, `#seed`; the size
-//! slider is `#bytes-slider`).
+//! (`#op`, `#algo`, `#root` (rooted primitives only), `#bytes`, `#dtype`,
+//! `#redop`, `#ranks`, `#seed`; the size slider is `#bytes-slider`). The
+//! algorithm list shows only the algorithms that implement the primitive on
+//! the chosen rank count (plus the current one, if a link asked for another).
 
 use super::format;
 use super::plan::Plan;
@@ -54,7 +56,20 @@ pub fn controls(p: &ControlsProps) -> Html {
     };
     let on_op = change(|c, v| {
         if let Some(x) = Primitive::from_name(v) {
-            c.op = x
+            c.op = x;
+            // A fixed algorithm that does not implement the new primitive falls back to auto.
+            if let AlgoChoice::Fixed(a) = c.algo {
+                if !a.supports(x, c.ranks) {
+                    c.algo = AlgoChoice::Auto;
+                }
+            }
+        }
+    });
+    let on_root = change(|c, v| {
+        if let Ok(x) = v.parse::<usize>() {
+            if x < c.ranks {
+                c.root = x
+            }
         }
     });
     let on_algo = change(|c, v| {
@@ -74,9 +89,16 @@ pub fn controls(p: &ControlsProps) -> Html {
             c.redop = x
         }
     });
+    let on_topo = {
+        let (c, cb) = (c.clone(), p.on_change.clone());
+        Callback::from(move |e: Event| {
+            cb.emit(super::topologies::with_topology(&c, &select_value(&e)))
+        })
+    };
     let on_ranks = change(|c, v| {
-        if let Ok(x) = v.parse() {
-            c.ranks = x
+        if let Ok(x) = v.parse::<usize>() {
+            c.ranks = x;
+            c.root = c.root.min(x.saturating_sub(1));
         }
     });
     let on_slider = {
@@ -155,11 +177,21 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <label for="algo">{"Algorithm"}</label>
                 <select id="algo" onchange={on_algo}>
                     <option value="auto" selected={c.algo == AlgoChoice::Auto}>{"auto"}</option>
-                    { for Algorithm::ALL.iter().map(|a| html! {
+                    { for Algorithm::ALL.iter().filter(|a| a.supports(c.op, c.ranks) || c.algo == AlgoChoice::Fixed(**a)).map(|a| html! {
                         <option value={a.name()} selected={c.algo == AlgoChoice::Fixed(*a)}>{a.name()}</option>
                     }) }
                 </select>
             </div>
+            if c.op.rooted() {
+                <div class="field">
+                    <label for="root">{"Root"}</label>
+                    <select id="root" onchange={on_root}>
+                        { for (0..c.ranks).map(|r| html! {
+                            <option value={r.to_string()} selected={r == c.root}>{r}</option>
+                        }) }
+                    </select>
+                </div>
+            }
             <div class="field size">
                 <label for="bytes">{"Message size "}<span class="muted">{"S per rank"}</span></label>
                 <div class="size-inputs">
@@ -185,7 +217,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             <div class={classes!("field", (!reduces).then_some("na"))}>
                 <label for="redop">{"Reduce op"}{ if reduces { html!{} } else { html!{<span class="badge">{"n/a"}</span>} } }</label>
                 <select id="redop" onchange={on_redop} disabled={!reduces}
-                    title={if reduces { "" } else { "n/a: AllGather does not reduce" }}>
+                    title={if reduces { String::new() } else { format!("n/a: {} does not reduce", c.op.title()) }}>
                     { for ReduceOp::ALL.iter().map(|o| html! {
                         <option value={o.name()} selected={*o == c.redop}>{o.name()}</option>
                     }) }
@@ -194,7 +226,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             <div class="field">
                 <label for="ranks">{"Ranks"}</label>
                 <select id="ranks" onchange={on_ranks}>
-                    { for (2..=devices).map(|n| html! {
+                    { for super::topologies::rank_choices(devices, c.ranks).into_iter().map(|n| html! {
                         <option value={n.to_string()} selected={n == c.ranks}>{n}</option>
                     }) }
                 </select>
@@ -205,8 +237,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                     class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
             </div>
             <div class="field">
-                <span class="label">{"Topology"}</span>
-                <span class="static-value" title="rank r runs on NPU r">{c.topo.clone()}</span>
+                <label for="topo">{"Topology"}</label>
+                <select id="topo" onchange={on_topo} title="rank r runs on device r">
+                    { for super::topologies::offered().into_iter().map(|(name, text)| html! {
+                        <option value={name} selected={name == c.topo}>{text}</option>
+                    }) }
+                </select>
             </div>
             </div>
             <div class="bar-notes">
@@ -221,6 +257,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <p class="inline-error" id="seed-error" role="alert">{err.clone()}</p>
                 }
                 {auto_note}
+                if let Some(note) = c.op.hccl_note() {
+                    <p class="hint" id="hccl-note">{note}</p>
+                }
                 <p class="hint algo-summary">{summary}</p>
             </div>
         </section>

@@ -75,7 +75,15 @@ fn reduce_verb(op: ReduceOp, many: bool) -> String {
 }
 
 fn holds(plan: &Plan, step: usize, rank: usize, chunk: usize) -> String {
-    let set = &plan.verified.trace[step][rank][chunk];
+    let Some(set) = plan
+        .verified
+        .as_ref()
+        .and_then(|v| v.trace.get(step))
+        .and_then(|s| s.get(rank))
+        .and_then(|r| r.get(chunk))
+    else {
+        return String::new();
+    };
     if set.len() == plan.config.ranks {
         "now holds every rank's contribution".into()
     } else if set.len() == 1 {
@@ -104,7 +112,12 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
                 plan.schedule.chunks,
                 if op == Primitive::AllReduce { "reduces first" } else { "ends up owning" }
             ),
-            Primitive::AllGather => "each NPU holds only its own chunk (chunk r on NPU r); the other chunks are empty.".into(),
+            Primitive::AllGather | Primitive::Barrier => "each NPU holds only its own chunk (chunk r on NPU r); the other chunks are empty.".into(),
+            Primitive::Reduce => format!("every NPU holds its own input in all {} chunks.", plan.schedule.chunks),
+            Primitive::Broadcast | Primitive::Scatter => format!("only the root NPU{} holds data; the others are empty.", plan.schedule.root),
+            Primitive::Gather => "each NPU holds only its own chunk (chunk r on NPU r).".into(),
+            Primitive::AlltoAll | Primitive::AlltoAllV => "each NPU holds its send area: one piece for every rank (left half); the receive area (right half) is empty.".into(),
+            Primitive::SendRecv => "each NPU holds its send block; its receive block is empty.".into(),
         };
         let goal = match op {
             Primitive::AllReduce => {
@@ -114,6 +127,13 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
                 "Goal: NPU r ends with chunk r reduced over all ranks.".to_string()
             }
             Primitive::AllGather => "Goal: every NPU ends with every rank's chunk.".to_string(),
+            Primitive::Barrier => "Goal: no NPU leaves before every NPU has arrived (every NPU hears from every other; no data).".to_string(),
+            Primitive::Broadcast => format!("Goal: every NPU ends with NPU{}'s buffer.", plan.schedule.root),
+            Primitive::Reduce => format!("Goal: NPU{} ends with every chunk reduced over all ranks.", plan.schedule.root),
+            Primitive::Scatter => format!("Goal: NPU r ends with chunk r of NPU{}'s buffer.", plan.schedule.root),
+            Primitive::Gather => format!("Goal: NPU{} ends with every rank's chunk.", plan.schedule.root),
+            Primitive::AlltoAll | Primitive::AlltoAllV => "Goal: NPU r ends with every rank's piece for r in its receive area.".to_string(),
+            Primitive::SendRecv => "Goal: NPU r ends with NPU r-1's send block in its receive block.".to_string(),
         };
         return StepText {
             heading: format!("Before step 1 of {total} — {}:", op.title()),
@@ -203,6 +223,7 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
                     .into()
             }
             Primitive::AllGather => "Done: every NPU holds every rank's chunk.".into(),
+            _ => format!("Done: {} complete.", op.title()),
         });
     }
     StepText {

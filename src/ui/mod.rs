@@ -20,21 +20,31 @@
 //! | [`step_log`] | every transfer of every step, clickable |
 //! | [`estimate_panel`] | the cost model's prediction, ranking and sources |
 //! | [`result_panel`] | the run's outcome (`#run-result`, the tooling hook) |
+//! | [`topology_layout`] | where nodes go: circle, HCCS groups, server boxes, collapsed servers |
+//! | [`topologies`] | the topologies and rank counts the controls offer |
+//! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time) |
+//! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
+//! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`colors`] | rank colours and chunk-cell colours |
 //! | [`format`] | number and size formatting |
 
 pub mod app;
 pub mod buffers;
+pub mod chart;
 pub mod colors;
 pub mod controls;
 pub mod describe;
 pub mod estimate_panel;
 pub mod format;
+pub mod gantt;
+pub mod log_import;
 pub mod plan;
 pub mod playback;
 pub mod result_panel;
 pub mod run;
 pub mod step_log;
+pub mod topologies;
+pub mod topology_layout;
 pub mod topology_view;
 pub mod url;
 

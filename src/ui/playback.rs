@@ -52,7 +52,9 @@ pub fn playback(p: &PlaybackProps) -> Html {
     let plan = &p.plan;
     let total = plan.steps();
     let now = model_time(plan, p.step, p.t);
-    let end = plan.estimate.time_us;
+    // The steps cover one buffer loop (HCCL_BUFFSIZE); the bar is that loop.
+    let end = plan.loop_us();
+    let loops = plan.loops();
     let text = describe::step_text(plan, p.step);
     let emit = |cb: &Callback<()>| {
         let cb = cb.clone();
@@ -116,7 +118,14 @@ pub fn playback(p: &PlaybackProps) -> Html {
                 <div class="clock" id="step-clock" data-step={p.step.to_string()} data-steps={total.to_string()}>
                     <span class="step-count">{status}</span>
                     <span class="t">{format!("t = {} µs", format::us(now))}</span>
-                    <span class="muted">{format!("of {} µs modelled", format::us(end))}</span>
+                    if loops > 1 {
+                        <span class="muted loop-note" id="loop-note" data-loops={loops.to_string()}
+                            title={format!("Messages above HCCL_BUFFSIZE run in {loops} back-to-back loops of {}; the steps shown are one loop", crate::engine::select::format_bytes(plan.estimate.timeline.loop_bytes))}>
+                            {format!("of {} µs · loop 1 of {loops} shown · all {loops} loops: {} µs", format::us(end), format::us(plan.estimate.time_us))}
+                        </span>
+                    } else {
+                        <span class="muted">{format!("of {} µs modelled", format::us(end))}</span>
+                    }
                 </div>
             </div>
             <div class="timeline-bar" aria-label="Modelled timeline: one segment per step, width = modelled duration">

@@ -46,7 +46,18 @@ pub fn result_panel(p: &ResultProps) -> Html {
         ),
         RunState::Mismatch => ("Mismatch", "Some rank outputs differ from the reference:".to_string()),
         RunState::Error => ("Error", "The run did not complete:".to_string()),
-        RunState::ModelOnly => ("Model only", format!("{} is too large to execute in the browser (> 128 MiB); model only. The estimate and the animation still apply.", crate::engine::select::format_bytes(c.bytes))),
+        RunState::ModelOnly => (
+            "Model only",
+            format!(
+                "Not executed: {}. {}",
+                c.model_only_reason().unwrap_or_else(|| "too large for the browser".into()),
+                if p.plan.as_ref().is_some_and(|pl| pl.drawn()) {
+                    "The estimate and the animation still apply."
+                } else {
+                    "The estimate and the algorithm ranking still apply; nothing is animated at this rank count."
+                }
+            ),
+        ),
     };
     let on_rerun = {
         let cb = p.on_rerun.clone();

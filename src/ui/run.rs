@@ -182,9 +182,18 @@ pub fn start(
         // One checker for the whole run: it caches the expected chunks, so
         // ranks holding the same value (every rank after an AllReduce) cost
         // one evaluation. It borrows the plan, which this task owns.
+        let Some(verified) = plan.verified.as_ref() else {
+            on_done(
+                id,
+                Err(RunError::Spawn(
+                    "this plan is model-only (no symbolic trace to check against)".into(),
+                )),
+            );
+            return;
+        };
         let mut checker = Checker::new(
             &plan.schedule,
-            &plan.verified,
+            verified,
             c.dtype,
             c.redop,
             c.seed,

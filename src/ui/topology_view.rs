@@ -1,22 +1,23 @@
-//! The topology as SVG: devices on a circle, every link, and the current
-//! step's transfers as directed lanes with chunk tokens ("c3") moving from
-//! sender to receiver.
+//! The topology as SVG ([`Layout`]: a circle for one server, HCCS groups
+//! for 910a-8, server boxes around the RoCE fabric, one box per server when
+//! there are many), every link with its bandwidth and current load on
+//! hover, and the current step's transfers as directed lanes with chunk
+//! tokens moving from sender to receiver.
 
 use super::colors;
 use super::format;
 use super::plan::Plan;
+use super::topology_layout::{along, trim, Layout};
 use crate::engine::schedule::TransferKind;
+use crate::engine::topology::{LinkKind, Topology};
 use std::rc::Rc;
 use yew::prelude::*;
 
-const W: f64 = 440.0;
-const H: f64 = 440.0;
-const CX: f64 = 220.0;
-const CY: f64 = 220.0;
-const R: f64 = 176.0;
-const NODE_R: f64 = 31.0;
 /// Offset of a direction's lane from the link's centre line, px.
 const LANE: f64 = 4.5;
+/// Most transfers of one step drawn as lanes and tokens (more: the busy
+/// links are highlighted instead).
+pub const MAX_DRAWN_TRANSFERS: usize = 64;
 
 /// Props of [`TopologyView`].
 #[derive(Properties, PartialEq)]
@@ -29,10 +30,75 @@ pub struct TopologyProps {
     pub t: f64,
 }
 
-/// Position of device `i` of `n` on the circle (device 0 at the top, clockwise).
-pub fn position(i: usize, n: usize) -> (f64, f64) {
-    let a = -std::f64::consts::FRAC_PI_2 + i as f64 * std::f64::consts::TAU / n.max(1) as f64;
-    (CX + R * a.cos(), CY + R * a.sin())
+/// Load of one link direction: flows, busy µs.
+#[derive(Clone, Copy, Default)]
+struct Load {
+    flows: usize,
+    busy_us: f64,
+}
+
+fn kind_class(k: LinkKind) -> &'static str {
+    match k {
+        LinkKind::Hccs => "hccs",
+        LinkKind::Pcie => "pcie",
+        LinkKind::Roce => "roce",
+        LinkKind::Nvlink => "nvlink",
+    }
+}
+
+/// Per link, `[forward, backward]` load in step `step` (1-based) or, for
+/// step 0, over one whole loop.
+fn loads(plan: &Plan, step: usize) -> Vec<[Load; 2]> {
+    let mut v = vec![[Load::default(); 2]; plan.topology.links.len()];
+    for b in &plan.estimate.timeline.link_busy {
+        if step > 0 && b.step + 1 != step {
+            continue;
+        }
+        if let Some(l) = v.get_mut(b.link) {
+            let d = &mut l[usize::from(!b.forward)];
+            d.flows = if step > 0 {
+                d.flows + b.flows
+            } else {
+                d.flows.max(b.flows)
+            };
+            d.busy_us += b.end_us - b.start_us;
+        }
+    }
+    v
+}
+
+fn load_text(topo: &Topology, link: usize, l: &[Load; 2], window_us: f64, scope: &str) -> String {
+    let lk = &topo.links[link];
+    let dir = |d: &Load, a: usize, b: usize| {
+        if d.flows == 0 {
+            format!("{}→{}: idle", topo.node_label(a), topo.node_label(b))
+        } else {
+            format!(
+                "{}→{}: {} flow{}, busy {} of {} µs ({:.0} %)",
+                topo.node_label(a),
+                topo.node_label(b),
+                d.flows,
+                if d.flows == 1 { "" } else { "s" },
+                format::us(d.busy_us),
+                format::us(window_us),
+                if window_us > 0.0 {
+                    d.busy_us / window_us * 100.0
+                } else {
+                    0.0
+                }
+            )
+        }
+    };
+    format!(
+        "{} {}–{}: {} GB/s per direction, α {} µs\nLoad {scope}:\n  {}\n  {}",
+        lk.kind.title(),
+        topo.node_label(lk.a),
+        topo.node_label(lk.b),
+        lk.bandwidth_gbps,
+        lk.latency_us,
+        dir(&l[0], lk.a, lk.b),
+        dir(&l[1], lk.b, lk.a)
+    )
 }
 
 /// The SVG of the topology and the current step.
@@ -40,109 +106,288 @@ pub fn position(i: usize, n: usize) -> (f64, f64) {
 pub fn topology_view(p: &TopologyProps) -> Html {
     let plan = &p.plan;
     let topo = &plan.topology;
+    let layout = use_memo(topo.name.clone(), |_| Layout::of(topo));
     let n_dev = topo.devices.len();
     let ranks = plan.config.ranks;
-    // Devices on the circle; switches (NVSwitch, PCIe bridges, RoCE fabric)
-    // in a row across the centre.
-    let n_sw = topo.nodes() - n_dev;
-    let pos: Vec<(f64, f64)> = (0..topo.nodes())
-        .map(|i| {
-            if i < n_dev {
-                position(i, n_dev)
-            } else {
-                let k = (i - n_dev) as f64;
-                (CX + (k - (n_sw as f64 - 1.0) / 2.0) * 90.0, CY)
-            }
-        })
-        .collect();
     let step = (p.step > 0 && p.step <= plan.steps()).then(|| &plan.schedule.steps[p.step - 1]);
+    let tl = &plan.estimate.timeline;
+    let simulated = !tl.steps.is_empty();
+    let (window_us, scope) = match (step, simulated) {
+        (Some(_), true) => {
+            let s = &tl.steps[p.step - 1];
+            (s.end_us - s.start_us, format!("in step {}", p.step))
+        }
+        (None, true) => (
+            plan.loop_us(),
+            if plan.loops() > 1 {
+                format!(
+                    "over loop 1 of {} (busiest step shown as flows)",
+                    plan.loops()
+                )
+            } else {
+                "over the whole run (most flows at once)".to_string()
+            },
+        ),
+        _ => (0.0, String::new()),
+    };
+    let load = loads(plan, if step.is_some() { p.step } else { 0 });
     let mut busy = vec![false; topo.links.len()];
-    if let Some(s) = step {
-        for t in &s.transfers {
-            if let Some(l) = topo.link_between(t.src, t.dst) {
-                busy[l] = true;
-            }
+    if step.is_some() {
+        for (i, l) in load.iter().enumerate() {
+            busy[i] = l[0].flows + l[1].flows > 0;
         }
     }
-    let links = topo.links.iter().enumerate().map(|(i, l)| {
-        let (a, b) = (pos[l.a], pos[l.b]);
-        let active = l.a < ranks && l.b < ranks;
-        let class = classes!("link", active.then_some("active"), busy[i].then_some("busy"));
-        html! {
-            <line class={class} x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)}>
-                <title>{format!("{} {}–{}: {} GB/s per direction, α {} µs", l.kind.title(), topo.node_label(l.a), topo.node_label(l.b), l.bandwidth_gbps, l.latency_us)}</title>
-            </line>
+    let active_node = |i: usize| i >= n_dev || i < ranks;
+    let title_of = |i: usize| {
+        if simulated {
+            load_text(topo, i, &load[i], window_us, &scope)
+        } else {
+            let l = &topo.links[i];
+            format!(
+                "{} {}–{}: {} GB/s per direction, α {} µs\n(no link-level simulation for this plan: load not known)",
+                l.kind.title(),
+                topo.node_label(l.a),
+                topo.node_label(l.b),
+                l.bandwidth_gbps,
+                l.latency_us
+            )
         }
-    });
+    };
+    let mut links: Vec<Html> = Vec::new();
+    let mut under: Vec<Html> = Vec::new();
+    if layout.collapsed {
+        // One trunk per server: its 8 RoCE ports, aggregated. Trunks of
+        // the servers of one column run side by side (offset by their
+        // distance from the fabric), under the boxes.
+        let top = layout.boxes.first().map_or(0.0, |b| b.rect.y);
+        let cols = layout
+            .boxes
+            .iter()
+            .filter(|b| b.rect.y == top)
+            .count()
+            .max(1);
+        let rows = layout.boxes.len().div_ceil(cols);
+        let top_rows = rows.div_ceil(2);
+        for (bi, b) in layout.boxes.iter().enumerate() {
+            let row = bi / cols;
+            let k = if row < top_rows {
+                top_rows - 1 - row
+            } else {
+                row - top_rows
+            };
+            let dx = (k as f64 - (top_rows as f64 - 1.0) / 2.0) * 6.0;
+            let ports: Vec<usize> = topo
+                .links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| {
+                    (b.devices.contains(&l.a) && !topo.is_device(l.b))
+                        || (b.devices.contains(&l.b) && !topo.is_device(l.a))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            let Some(&first) = ports.first() else {
+                continue;
+            };
+            let bar = layout.bars.iter().flatten().next().copied();
+            let (cx, cy) = b.rect.centre();
+            let cx = cx + dx;
+            let (y0, y1) = match bar {
+                Some(bar) if cy < bar.y => (b.rect.y + b.rect.h, bar.y),
+                Some(bar) => (b.rect.y, bar.y + bar.h),
+                None => (cy, cy),
+            };
+            let (mut fl, mut busy_us, mut n_busy) = (0usize, 0.0f64, 0usize);
+            for &i in &ports {
+                for d in &load[i] {
+                    fl += d.flows;
+                    busy_us = busy_us.max(d.busy_us);
+                    n_busy += usize::from(d.flows > 0);
+                }
+            }
+            let lk = &topo.links[first];
+            let active = b.devices.start < ranks;
+            let title = format!(
+                "{} ↔ RoCE fabric: {} RoCE ports × {} GB/s per direction, α {} µs each\n{}",
+                b.label,
+                ports.len(),
+                lk.bandwidth_gbps,
+                lk.latency_us,
+                if simulated {
+                    format!(
+                        "Load {scope}: {fl} flows on {n_busy} port directions, busiest {} of {} µs",
+                        format::us(busy_us),
+                        format::us(window_us)
+                    )
+                } else {
+                    "(bottleneck bound, not simulated link by link: load not known)".to_string()
+                }
+            );
+            under.push(html! {
+                <g class={classes!("link-g", "roce", active.then_some("active"), (fl > 0).then_some("busy"))}>
+                    <line class="link trunk" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
+                    <line class="link-hit" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
+                    <title>{title}</title>
+                </g>
+            });
+        }
+    } else {
+        for (i, l) in topo.links.iter().enumerate() {
+            let (a, b) = layout.link_ends(topo, l.a, l.b);
+            let active = active_node(l.a) && active_node(l.b);
+            let shared = load[i][0].flows.max(load[i][1].flows) > 1 && step.is_some();
+            let class = classes!(
+                "link-g",
+                kind_class(l.kind),
+                active.then_some("active"),
+                busy[i].then_some("busy"),
+                shared.then_some("shared")
+            );
+            let target = if layout.under(topo, i) {
+                &mut under
+            } else {
+                &mut links
+            };
+            target.push(html! {
+                <g class={class}>
+                    <line class="link" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <title>{title_of(i)}</title>
+                </g>
+            });
+        }
+    }
     // Lanes and tokens of the current step.
     let t = p.t.clamp(0.0, 1.0);
     let ease = t * t * (3.0 - 2.0 * t);
     let mut lanes = Vec::new();
     let mut tokens = Vec::new();
-    if let Some(s) = step {
+    let too_many = step.is_some_and(|s| s.transfers.len() > MAX_DRAWN_TRANSFERS);
+    if let (Some(s), Some(v), false) = (step, plan.verified.as_ref(), too_many || layout.collapsed)
+    {
+        let r = layout.node_r;
         for (ti, tr) in s.transfers.iter().enumerate() {
-            let (a, b) = (pos[tr.src], pos[tr.dst]);
-            let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-            let len = (dx * dx + dy * dy).sqrt().max(1.0);
-            let (ux, uy) = (dx / len, dy / len);
-            let (nx, ny) = (-uy * LANE, ux * LANE);
-            let start = (
-                a.0 + ux * (NODE_R + 2.0) + nx,
-                a.1 + uy * (NODE_R + 2.0) + ny,
-            );
-            let end = (
-                b.0 - ux * (NODE_R + 5.0) + nx,
-                b.1 - uy * (NODE_R + 5.0) + ny,
-            );
+            let mut pts = trim(&layout.path(topo, tr.src, tr.dst), r + 2.0, r + 5.0);
+            if pts.len() == 2 {
+                let (a, b) = (pts[0], pts[1]);
+                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+                let len = (dx * dx + dy * dy).sqrt().max(1.0);
+                let (nx, ny) = (-dy / len * LANE, dx / len * LANE);
+                pts = vec![(a.0 + nx, a.1 + ny), (b.0 + nx, b.1 + ny)];
+            }
             let (colour, marker) = match tr.kind {
                 TransferKind::Copy => (colors::COPY, "url(#arrow-copy)"),
                 TransferKind::Reduce => (colors::REDUCE, "url(#arrow-reduce)"),
             };
+            let d = pts
+                .iter()
+                .map(|q| format!("{:.1},{:.1}", q.0, q.1))
+                .collect::<Vec<_>>()
+                .join(" ");
             lanes.push(html! {
-                <line class="lane" key={format!("lane{ti}")} x1={f(start.0)} y1={f(start.1)} x2={f(end.0)} y2={f(end.1)}
+                <polyline class="lane" key={format!("lane{ti}")} points={d} fill="none"
                     stroke={colour} marker-end={marker} />
             });
-            // Token: travels the lane; rests next to the receiver when done.
-            let travel = (end.0 - start.0, end.1 - start.1);
-            let (tx, ty) = (
-                start.0 + travel.0 * (0.12 + 0.76 * ease),
-                start.1 + travel.1 * (0.12 + 0.76 * ease),
-            );
-            let set = &plan.verified.trace[p.step - 1][tr.src][tr.first];
+            let (tx, ty) = along(&pts, 0.12 + 0.76 * ease);
+            let set = &v.trace[p.step - 1][tr.src][tr.first];
             let (fill, text) =
                 colors::cell(set, ranks).unwrap_or_else(|| ("#cccccc".into(), "#222"));
-            let label = format::chunks(tr.first, tr.count);
-            let w = 8.0 + 6.2 * label.chars().count() as f64;
-            tokens.push(html! {
-                <g class="token" key={format!("tok{ti}")} transform={format!("translate({:.1},{:.1})", tx, ty)}>
-                    <rect x={f(-w / 2.0)} y="-8" width={f(w)} height="16" rx="4" fill={fill} stroke={colour} stroke-width="1.5" />
-                    <text y="4" text-anchor="middle" fill={text}>{label}</text>
-                </g>
-            });
+            if ranks <= 8 {
+                let label = format::chunks(tr.first, tr.count);
+                let w = 8.0 + 6.2 * label.chars().count() as f64;
+                tokens.push(html! {
+                    <g class="token" key={format!("tok{ti}")} transform={format!("translate({tx:.1},{ty:.1})")}>
+                        <rect x={f(-w / 2.0)} y="-8" width={f(w)} height="16" rx="4" fill={fill} stroke={colour} stroke-width="1.5" />
+                        <text y="4" text-anchor="middle" fill={text}>{label}</text>
+                    </g>
+                });
+            } else {
+                tokens.push(html! {
+                    <circle class="token dot" key={format!("tok{ti}")} cx={f(tx)} cy={f(ty)} r="5"
+                        fill={fill} stroke={colour} stroke-width="1.5" />
+                });
+            }
         }
     }
-    let nodes = topo.devices.iter().enumerate().map(|(i, d)| {
-        let (x, y) = pos[i];
-        let active = i < ranks;
-        let involved = step.is_some_and(|s| s.transfers.iter().any(|t| t.src == i || t.dst == i));
-        let class = classes!("node", active.then_some("active"), (!active).then_some("idle"), involved.then_some("involved"));
-        html! {
-            <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
-                <circle r={f(NODE_R)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
-                <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
-                <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { "idle".to_string() } }</text>
-                <title>{ if active { format!("{}: rank {i}", d.label) } else { format!("{}: not in this run (ranks = {ranks})", d.label) } }</title>
-            </g>
+    let boxes = layout.boxes.iter().map(|b| {
+        let active = b.devices.start < ranks;
+        let caption_y = b.rect.y + 15.0;
+        if layout.collapsed {
+            let (cx, cy) = b.rect.centre();
+            let last = b.devices.end.min(ranks).saturating_sub(1);
+            let sub = if !active {
+                "idle".to_string()
+            } else if b.devices.end <= ranks {
+                format!("r{}–{}", b.devices.start, b.devices.end - 1)
+            } else {
+                format!("r{}–{last}", b.devices.start)
+            };
+            html! {
+                <g class={classes!("server-box", "collapsed", active.then_some("active"), (!active).then_some("idle"))}>
+                    <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
+                    <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
+                    <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
+                    <title>{format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
+                        &b.label[1..], b.devices.start, b.devices.end - 1,
+                        topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
+                        if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })}</title>
+                </g>
+            }
+        } else {
+            html! {
+                <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
+                    <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
+                    <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{b.label.clone()}</text>
+                </g>
+            }
         }
     });
+    let nodes = (!layout.collapsed).then(|| {
+        topo.devices.iter().enumerate().map(|(i, d)| {
+            let (x, y) = layout.pos[i];
+            let active = i < ranks;
+            let involved = step.is_some_and(|s| s.transfers.iter().any(|t| t.src == i || t.dst == i));
+            let class = classes!("node", active.then_some("active"), (!active).then_some("idle"), involved.then_some("involved"), layout.multi_server.then_some("small"));
+            let tip = if active { format!("{}: rank {i}", d.label) } else { format!("{}: not in this run (ranks = {ranks})", d.label) };
+            if layout.multi_server {
+                html! {
+                    <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
+                        <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
+                        <text class="node-label" y="4" text-anchor="middle">{ if active { i.to_string() } else { "–".to_string() } }</text>
+                        <title>{tip}</title>
+                    </g>
+                }
+            } else {
+                html! {
+                    <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
+                        <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
+                        <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
+                        <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { "idle".to_string() } }</text>
+                        <title>{tip}</title>
+                    </g>
+                }
+            }
+        }).collect::<Html>()
+    });
     let switches = topo.switches.iter().enumerate().map(|(k, sw)| {
-        let (x, y) = pos[n_dev + k];
-        html! {
-            <g class="node switch" transform={format!("translate({x:.1},{y:.1})")}>
-                <rect x="-40" y="-14" width="80" height="28" rx="6" />
-                <text class="node-label" y="4" text-anchor="middle">{sw.label.clone()}</text>
-                <title>{format!("{}: a switch (hosts no rank)", sw.label)}</title>
-            </g>
+        let (x, y) = layout.pos[n_dev + k];
+        match layout.bars.get(k).copied().flatten() {
+            Some(bar) => html! {
+                <g class="node switch bar">
+                    <rect x={f(bar.x)} y={f(bar.y)} width={f(bar.w)} height={f(bar.h)} rx="6" />
+                    <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
+                        {format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))}
+                    </text>
+                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the NPU ports only (an assumption)", sw.label)}</title>
+                </g>
+            },
+            None => html! {
+                <g class="node switch" transform={format!("translate({x:.1},{y:.1})")}>
+                    <rect x="-40" y="-14" width="80" height="28" rx="6" />
+                    <text class="node-label" y="4" text-anchor="middle">{sw.label.clone()}</text>
+                    <title>{format!("{}: a switch (hosts no rank)", sw.label)}</title>
+                </g>
+            },
         }
     });
     let arrow = |id: &'static str, colour: &'static str| {
@@ -157,20 +402,42 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     } else {
         "—"
     };
+    let note = if layout.collapsed {
+        Some(format!(
+            "{} servers drawn as one box each (8 NPUs, HCCS full mesh inside); a line is a server's 8 RoCE ports. Hover a box or a line for figures and load.",
+            layout.boxes.len()
+        ))
+    } else if too_many {
+        Some(format!(
+            "{} transfers in this step: busy links highlighted (hover for load), tokens not drawn.",
+            step.map_or(0, |s| s.transfers.len())
+        ))
+    } else if layout.multi_server {
+        Some("Numbers are ranks. Orange lines: RoCE ports to the fabric; grey inside a server: HCCS. Hover a link for its bandwidth and load.".to_string())
+    } else {
+        None
+    };
     html! {
-        <div class="topology-wrap">
-        <svg id="topology" class="topology" viewBox={format!("0 0 {W} {H}")} role="img"
+        <div class={classes!("topology-wrap", layout.multi_server.then_some("wide"))}>
+        <svg id="topology" class={classes!("topology", layout.multi_server.then_some("wide"))}
+            style={layout.multi_server.then(|| format!("max-width:{:.0}px", layout.w * 1.35))} viewBox={format!("0 0 {} {}", f(layout.w), f(layout.h))} role="img"
+            data-layout={if layout.collapsed { "collapsed" } else if layout.multi_server { "servers" } else { "single" }}
             aria-label={format!("{}: {} of {} devices active", topo.title, ranks, n_dev)}>
             <defs>
                 {arrow("arrow-copy", colors::COPY)}
                 {arrow("arrow-reduce", colors::REDUCE)}
             </defs>
+            <g class="ports">{ for under }</g>
+            <g class="boxes">{ for boxes }</g>
             <g class="links">{ for links }</g>
-            <g class="lanes">{ for lanes }</g>
             { for switches }
-            { for nodes }
+            <g class="lanes">{ for lanes }</g>
+            { nodes.unwrap_or_default() }
             <g class="tokens">{ for tokens }</g>
         </svg>
+        if let Some(n) = note {
+            <p class="hint topo-note">{n}</p>
+        }
         <div class="topo-legend">
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::COPY} stroke-width="2.5" marker-end="url(#arrow-copy)" /></svg>{"copy: the receiver stores the chunk"}</span>
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{format!("reduce: the receiver combines it into its own (op {op_symbol})")}</span>

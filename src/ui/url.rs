@@ -1,7 +1,14 @@
 //! The configuration in the address bar: read on load, written with
 //! `history.replaceState` on every change, and the share link.
 
-use crate::engine::config::{Config, ConfigError};
+use crate::engine::config::{Config, ConfigError, Severity};
+use crate::runtime::protocol::{Fault, FaultSyntaxError};
+
+/// The test-only URL key that injects a fault into the page's first run
+/// (`fault=throw:rank=2:step=1`, see [`Fault::parse`]). Never written to a
+/// link: the address bar drops it once the page has read it, and the page
+/// shows a "fault injected" banner.
+pub const FAULT_KEY: &str = "fault";
 
 /// The page's current query string (with the leading `?`, or empty).
 pub fn current_query() -> String {
@@ -13,7 +20,39 @@ pub fn current_query() -> String {
 /// Decodes the current query string: the configuration (defaults for bad
 /// keys) and one error per bad key.
 pub fn load() -> (Config, Vec<ConfigError>) {
-    Config::from_query(&current_query())
+    let q = current_query();
+    let (config, mut errors) = Config::from_query(&q);
+    errors.retain(|e| e.key != FAULT_KEY);
+    if let Some((value, Err(e))) = fault_in(&q) {
+        let value = if value.chars().count() > 80 {
+            format!("{}…", value.chars().take(80).collect::<String>())
+        } else {
+            value
+        };
+        errors.push(ConfigError {
+            key: FAULT_KEY.into(),
+            value,
+            allowed: e.to_string(),
+            severity: Severity::Error,
+        });
+    }
+    (config, errors)
+}
+
+/// The test-only fault of the current link, if it has a valid `fault` key.
+pub fn load_fault() -> Option<Fault> {
+    fault_in(&current_query()).and_then(|(_, f)| f.ok())
+}
+
+/// The first `fault` value of `query` and what it parses to.
+fn fault_in(query: &str) -> Option<(String, Result<Fault, FaultSyntaxError>)> {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    form_urlencoded::parse(q.as_bytes())
+        .find(|(k, _)| k == FAULT_KEY)
+        .map(|(_, v)| {
+            let f = Fault::parse(&v);
+            (v.into_owned(), f)
+        })
 }
 
 /// Replaces the address bar's query with `config` (no new history entry).

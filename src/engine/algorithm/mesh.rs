@@ -5,14 +5,23 @@
 //!
 //! - ReduceScatter: one step; rank `r` sends chunk `j` to rank `j` for every
 //!   `j != r`; rank `j` reduces the `n - 1` arrivals in ascending sender order.
-//! - AllGather: one step; rank `r` sends chunk `r` to every peer.
+//! - AllGather (and Barrier, on tokens): one step; rank `r` sends chunk `r`
+//!   to every peer.
 //! - AllReduce: ReduceScatter then AllGather (2 steps).
+//! - Broadcast: the root scatters block `j` to rank `j`, then AllGather
+//!   (HCCL's mesh Broadcast, 2 steps).
+//! - Reduce: ReduceScatter, then every rank sends its reduced block to the
+//!   root (2 steps).
+//! - AlltoAll / AlltoAllV: one step; rank `r` sends its piece for `j` to `j`.
 //!
 //! Cost (uncontended full mesh, HCCL `Mesh.md`): AllReduce
-//! `2α + 2·S/n·β + (n-1)/n·Sγ`; RS `α + S/n·β + (n-1)/n·Sγ`; AG `α + S/n·β`.
+//! `2α + 2·S/n·β + (n-1)/n·Sγ`; RS `α + S/n·β + (n-1)/n·Sγ`; AG `α + S/n·β`;
+//! Barrier `α`; Broadcast `2α + 2·S/n·β`; Reduce `2α + 2·S/n·β +
+//! (n-1)/n·Sγ`; AlltoAll `α + S/n·β`; AlltoAllV `α + max_{i≠j} c_ij·β`.
 
+use super::step;
 use crate::engine::collective::Primitive;
-use crate::engine::schedule::{Schedule, Step, Transfer, TransferKind};
+use crate::engine::schedule::{Step, Transfer};
 
 fn reduce_scatter(n: usize) -> Step {
     // Ordered by receiver, then by sender: the receiver reduces in rank order.
@@ -20,53 +29,72 @@ fn reduce_scatter(n: usize) -> Step {
         .flat_map(|dst| {
             (0..n)
                 .filter(move |&src| src != dst)
-                .map(move |src| Transfer {
-                    src,
-                    dst,
-                    first: dst,
-                    count: 1,
-                    kind: TransferKind::Reduce,
-                })
+                .map(move |src| Transfer::reduce(src, dst, dst, 1))
         })
         .collect();
-    Step {
-        phase: "ReduceScatter".into(),
-        transfers,
-    }
+    step("ReduceScatter", transfers)
 }
 
-fn all_gather(n: usize) -> Step {
+fn all_gather(n: usize, phase: &str) -> Step {
     let transfers = (0..n)
         .flat_map(|src| {
             (0..n)
                 .filter(move |&dst| dst != src)
-                .map(move |dst| Transfer {
-                    src,
-                    dst,
-                    first: src,
-                    count: 1,
-                    kind: TransferKind::Copy,
-                })
+                .map(move |dst| Transfer::copy(src, dst, src, 1))
         })
         .collect();
-    Step {
-        phase: "AllGather".into(),
-        transfers,
+    step(phase, transfers)
+}
+
+/// Rank `r`'s piece for `j` goes from send block `j` to `j`'s receive
+/// block `n + r` (AlltoAll) or `n² + r·n + j` (AlltoAllV).
+pub(crate) fn alltoall_transfer(primitive: Primitive, n: usize, r: usize, j: usize) -> Transfer {
+    if primitive == Primitive::AlltoAllV {
+        Transfer::copy(r, j, r * n + j, 1).to_chunk(n * n + r * n + j)
+    } else {
+        Transfer::copy(r, j, j, 1).to_chunk(n + r)
     }
 }
 
-/// The mesh schedule for `primitive` on `n >= 2` ranks.
-pub fn schedule(primitive: Primitive, n: usize) -> Schedule {
+/// The mesh steps for `primitive` on `n >= 2` ranks with `root`, and the
+/// chunk count (one chunk per block). Only the primitives of
+/// [`super::Algorithm::supports`].
+pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
     let steps = match primitive {
         Primitive::ReduceScatter => vec![reduce_scatter(n)],
-        Primitive::AllGather => vec![all_gather(n)],
-        Primitive::AllReduce => vec![reduce_scatter(n), all_gather(n)],
+        Primitive::AllGather => vec![all_gather(n, "AllGather")],
+        Primitive::Barrier => vec![all_gather(n, "Barrier")],
+        Primitive::Broadcast => vec![
+            step(
+                "Scatter",
+                (0..n)
+                    .filter(|&j| j != root)
+                    .map(|j| Transfer::copy(root, j, j, 1))
+                    .collect(),
+            ),
+            all_gather(n, "AllGather"),
+        ],
+        Primitive::Reduce => vec![
+            reduce_scatter(n),
+            step(
+                "Gather",
+                (0..n)
+                    .filter(|&j| j != root)
+                    .map(|j| Transfer::copy(j, root, j, 1))
+                    .collect(),
+            ),
+        ],
+        Primitive::AlltoAll | Primitive::AlltoAllV => vec![step(
+            primitive.title(),
+            (0..n)
+                .flat_map(|r| {
+                    (0..n)
+                        .filter(move |&j| j != r)
+                        .map(move |j| alltoall_transfer(primitive, n, r, j))
+                })
+                .collect(),
+        )],
+        _ => vec![reduce_scatter(n), all_gather(n, "AllGather")],
     };
-    Schedule {
-        primitive,
-        algorithm: "mesh".into(),
-        ranks: n,
-        chunks: n,
-        steps,
-    }
+    (primitive.blocks(n), steps)
 }

@@ -1,16 +1,34 @@
-//! Algorithms: one file per family, each turning (primitive, ranks) into a
-//! [`Schedule`].
+//! Algorithms: one file per family, each turning (primitive, ranks, root)
+//! into a [`Schedule`], with its source and closed form in its doc comment
+//! (the closed forms themselves live in [`super::cost::closed_form`]).
 //!
 //! | name | file | primitives | source |
 //! |---|---|---|---|
-//! | `ring` | [`ring`] | AllReduce, ReduceScatter, AllGather | Patarasuk & Yuan 2009; NCCL ring; HCCL `Ring.md` |
-//! | `mesh` | [`mesh`] | AllReduce, ReduceScatter, AllGather | HCCL `Mesh.md` (full-mesh, one shot per phase) |
+//! | `ring` | [`ring`] | AllReduce, ReduceScatter, AllGather, Barrier, SendRecv | Patarasuk & Yuan 2009; NCCL ring; HCCL `Ring.md` |
+//! | `mesh` | [`mesh`] | AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AlltoAll, AlltoAllV, Barrier | HCCL `Mesh.md` (full mesh, one shot per phase) |
+//! | `rhd` | [`rhd`] | AllReduce (any n, fold for non-powers of 2); ReduceScatter, AllGather (n = 2^k) | Thakur, Rabenseifner & Gropp 2005; HCCL H-D_R (`RHD.md`) |
+//! | `tree` | [`tree`] | Broadcast, Reduce, Scatter, Gather | binomial trees, MPICH `src/mpi/coll/*/..._binomial.c` |
+//! | `star` | [`star`] | Broadcast, Reduce, Scatter, Gather | HCCL `Star.md` (rooted, one step) |
+//! | `pairwise` | [`pairwise`] | AlltoAll, AlltoAllV | HCCL `Pairwise.md`; MPICH `alltoall_intra_pairwise.c` |
+//! | `nb` | [`nb`] | AllGather, ReduceScatter, AllReduce, Barrier | Bruck et al. 1997; HCCL NB (`NB.md`) |
+//! | `dbtree` | [`dbtree`] | AllReduce | NCCL double binary tree (Sanders, Speck & Träff 2009; NCCL `trees.cc`) |
+//! | `hier` | [`hier`] | AllReduce, ReduceScatter, AllGather on `8·S` ranks | HCCL A2 level0 Mesh + level1 ring decomposition |
+//!
+//! `build` refuses a combination the algorithm does not implement with an
+//! error listing the algorithms that do ([`AlgorithmError::Unsupported`]).
 
+pub mod dbtree;
+pub mod hier;
 pub mod mesh;
+pub mod nb;
+pub mod pairwise;
+pub mod rhd;
 pub mod ring;
+pub mod star;
+pub mod tree;
 
-use super::collective::Primitive;
-use super::schedule::Schedule;
+use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
+use super::schedule::{Schedule, Step, Transfer, TransferKind};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
@@ -23,17 +41,48 @@ pub enum Algorithm {
     Ring,
     /// Full mesh: every rank exchanges with every peer at once, one step per phase.
     Mesh,
+    /// Recursive halving-doubling (Rabenseifner; HCCL H-D_R).
+    Rhd,
+    /// Binomial tree (rooted primitives).
+    Tree,
+    /// Star: the root exchanges with everyone in one step.
+    Star,
+    /// Pairwise exchange (AlltoAll): n-1 steps, one peer per step.
+    Pairwise,
+    /// Bruck (HCCL NB): ceil(log2 n) steps for any n.
+    Nb,
+    /// NCCL's double binary tree (AllReduce).
+    Dbtree,
+    /// HCCL A2 hierarchy: intra-server Mesh, inter-server ring (8·S ranks).
+    Hier,
 }
 
 impl Algorithm {
     /// Every algorithm, in UI order.
-    pub const ALL: [Algorithm; 2] = [Algorithm::Ring, Algorithm::Mesh];
+    pub const ALL: [Algorithm; 9] = [
+        Algorithm::Ring,
+        Algorithm::Mesh,
+        Algorithm::Rhd,
+        Algorithm::Tree,
+        Algorithm::Star,
+        Algorithm::Pairwise,
+        Algorithm::Nb,
+        Algorithm::Dbtree,
+        Algorithm::Hier,
+    ];
 
-    /// URL name.
+    /// URL name (`ring`, `mesh`, `rhd`, `tree`, `star`, `pairwise`, `nb`, `dbtree`, `hier`).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ring => "ring",
             Algorithm::Mesh => "mesh",
+            Algorithm::Rhd => "rhd",
+            Algorithm::Tree => "tree",
+            Algorithm::Star => "star",
+            Algorithm::Pairwise => "pairwise",
+            Algorithm::Nb => "nb",
+            Algorithm::Dbtree => "dbtree",
+            Algorithm::Hier => "hier",
         }
     }
 
@@ -47,13 +96,64 @@ impl Algorithm {
         match self {
             Algorithm::Ring => "ring: each rank talks only to its successor; n-1 steps per phase, 1/n of the data per step",
             Algorithm::Mesh => "mesh (HCCL's full-mesh algorithm): every rank talks to every peer at once; one step per phase",
+            Algorithm::Rhd => "recursive halving-doubling (HCCL H-D_R, Rabenseifner): log2 n steps per phase, halving then doubling the data exchanged with a partner at distance 2^k",
+            Algorithm::Tree => "binomial tree: the root's data fans out (or in) along a tree, ceil(log2 n) steps",
+            Algorithm::Star => "star (HCCL Star): the root exchanges with every rank at once, one step",
+            Algorithm::Pairwise => "pairwise exchange (HCCL Pairwise): in step k every rank sends to rank r+k, n-1 steps",
+            Algorithm::Nb => "Bruck (HCCL NB): ceil(log2 n) steps for any n, each rank forwarding all it has to the rank 2^k away",
+            Algorithm::Dbtree => "double binary tree (NCCL): two trees, each reducing then broadcasting half of the data; about 2·log2 n steps",
+            Algorithm::Hier => "hierarchical (HCCL on A2): mesh inside each 8-NPU server, ring between servers on 1/8 of the data, mesh again",
         }
     }
 
-    /// Does this algorithm implement `primitive` on `ranks` ranks?
+    /// Does this algorithm implement `primitive` on `ranks` ranks? (Any
+    /// root `0..ranks` for the rooted primitives.)
     pub fn supports(self, primitive: Primitive, ranks: usize) -> bool {
-        let _ = primitive;
-        ranks >= 2
+        use Primitive::*;
+        if ranks < 2 {
+            return false;
+        }
+        let pow2 = ranks.is_power_of_two();
+        match self {
+            Algorithm::Ring => matches!(
+                primitive,
+                AllReduce | ReduceScatter | AllGather | Barrier | SendRecv
+            ),
+            Algorithm::Mesh => match primitive {
+                AlltoAllV => ranks <= MAX_ALLTOALLV_RANKS,
+                _ => matches!(
+                    primitive,
+                    AllReduce | ReduceScatter | AllGather | Broadcast | Reduce | AlltoAll | Barrier
+                ),
+            },
+            Algorithm::Rhd => match primitive {
+                AllReduce => true,
+                ReduceScatter | AllGather => pow2,
+                _ => false,
+            },
+            Algorithm::Tree | Algorithm::Star => {
+                matches!(primitive, Broadcast | Reduce | Scatter | Gather)
+            }
+            Algorithm::Pairwise => match primitive {
+                AlltoAll => true,
+                AlltoAllV => ranks <= MAX_ALLTOALLV_RANKS,
+                _ => false,
+            },
+            Algorithm::Nb => matches!(primitive, AllGather | ReduceScatter | AllReduce | Barrier),
+            Algorithm::Dbtree => primitive == AllReduce,
+            Algorithm::Hier => {
+                ranks % hier::PER_SERVER == 0
+                    && matches!(primitive, AllReduce | ReduceScatter | AllGather)
+            }
+        }
+    }
+
+    /// The algorithms that implement `primitive` on `ranks` ranks, in UI order.
+    pub fn applicable(primitive: Primitive, ranks: usize) -> Vec<Algorithm> {
+        Algorithm::ALL
+            .into_iter()
+            .filter(|a| a.supports(primitive, ranks))
+            .collect()
     }
 }
 
@@ -67,15 +167,29 @@ impl fmt::Display for Algorithm {
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum AlgorithmError {
     /// The algorithm does not apply.
-    #[error("algorithm `{algorithm}` does not implement {primitive} on {ranks} ranks (it needs at least 2 ranks)")]
+    #[error("algo={algorithm}: {algorithm} does not implement {primitive} on {ranks} ranks; applicable: {applicable}")]
     Unsupported {
+        /// The algorithm asked for.
         algorithm: &'static str,
+        /// The primitive.
         primitive: Primitive,
+        /// The rank count.
         ranks: usize,
+        /// The algorithms that do apply, comma-separated (`none` if none).
+        applicable: String,
+    },
+    /// The root is not a rank.
+    #[error("root={root}: the root must be a rank 0..={max}")]
+    BadRoot {
+        /// The root asked for.
+        root: usize,
+        /// The largest rank.
+        max: usize,
     },
 }
 
-/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks.
+/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks with
+/// root 0 (see [`build_with_root`]).
 ///
 /// Errors: [`AlgorithmError::Unsupported`] if `!algorithm.supports(primitive, ranks)`.
 pub fn build(
@@ -83,15 +197,100 @@ pub fn build(
     primitive: Primitive,
     ranks: usize,
 ) -> Result<Schedule, AlgorithmError> {
+    build_with_root(algorithm, primitive, ranks, 0)
+}
+
+/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks; a
+/// rooted primitive ([`Primitive::rooted`]) uses `root`, the others ignore
+/// it (their schedule has root 0).
+///
+/// Errors: [`AlgorithmError::Unsupported`] (listing the applicable
+/// algorithms) if `!algorithm.supports(primitive, ranks)`;
+/// [`AlgorithmError::BadRoot`] if a rooted primitive's `root >= ranks`.
+pub fn build_with_root(
+    algorithm: Algorithm,
+    primitive: Primitive,
+    ranks: usize,
+    root: usize,
+) -> Result<Schedule, AlgorithmError> {
     if !algorithm.supports(primitive, ranks) {
+        let list: Vec<&str> = Algorithm::applicable(primitive, ranks)
+            .into_iter()
+            .map(|a| a.name())
+            .collect();
         return Err(AlgorithmError::Unsupported {
             algorithm: algorithm.name(),
             primitive,
             ranks,
+            applicable: if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(", ")
+            },
         });
     }
-    Ok(match algorithm {
-        Algorithm::Ring => ring::schedule(primitive, ranks),
-        Algorithm::Mesh => mesh::schedule(primitive, ranks),
+    let root = if primitive.rooted() { root } else { 0 };
+    if root >= ranks {
+        return Err(AlgorithmError::BadRoot {
+            root,
+            max: ranks - 1,
+        });
+    }
+    let (chunks, steps) = match algorithm {
+        Algorithm::Ring => ring::steps(primitive, ranks),
+        Algorithm::Mesh => mesh::steps(primitive, ranks, root),
+        Algorithm::Rhd => rhd::steps(primitive, ranks),
+        Algorithm::Tree => tree::steps(primitive, ranks, root),
+        Algorithm::Star => star::steps(primitive, ranks, root),
+        Algorithm::Pairwise => pairwise::steps(primitive, ranks),
+        Algorithm::Nb => nb::steps(primitive, ranks),
+        Algorithm::Dbtree => dbtree::steps(primitive, ranks),
+        Algorithm::Hier => hier::steps(primitive, ranks),
+    };
+    Ok(Schedule {
+        primitive,
+        algorithm: algorithm.name().into(),
+        ranks,
+        chunks,
+        root,
+        steps,
     })
+}
+
+/// Transfers moving the blocks `start, start+1, …, start+len-1` (mod `n`,
+/// `k` chunks per block) from `src` to `dst` in place: one transfer, or two
+/// if the range wraps past block `n-1`.
+pub(crate) fn span(
+    src: usize,
+    dst: usize,
+    start: usize,
+    len: usize,
+    n: usize,
+    k: usize,
+    kind: TransferKind,
+) -> Vec<Transfer> {
+    let start = start % n;
+    let mk = |first: usize, blocks: usize| Transfer {
+        src,
+        dst,
+        first: first * k,
+        count: blocks * k,
+        kind,
+        dst_first: first * k,
+    };
+    if len == 0 {
+        Vec::new()
+    } else if start + len <= n {
+        vec![mk(start, len)]
+    } else {
+        vec![mk(start, n - start), mk(0, start + len - n)]
+    }
+}
+
+/// A step named `phase` with `transfers`.
+pub(crate) fn step(phase: &str, transfers: Vec<Transfer>) -> Step {
+    Step {
+        phase: phase.to_string(),
+        transfers,
+    }
 }

@@ -10,13 +10,16 @@
 //! - AllGather: in step `k`, rank `r` sends chunk `(r - k) mod n` to `r + 1`,
 //!   which copies it. After `n - 1` steps everyone holds every chunk.
 //! - AllReduce: ReduceScatter, then AllGather (`2(n-1)` steps).
+//! - Barrier: the AllGather of one token per rank (`n-1` steps, no data).
+//! - SendRecv (nccl-tests `sendrecv`): one step, rank `r` sends its send
+//!   block to rank `r + 1`'s receive block.
 //!
 //! Cost (uncontended, Thakur, Rabenseifner & Gropp 2005):
 //! AllReduce `2(n-1)α + 2(n-1)/n·Sβ + (n-1)/n·Sγ`; RS/AG `(n-1)α + (n-1)/n·Sβ`
-//! (+ `(n-1)/n·Sγ` for RS).
+//! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`.
 
 use crate::engine::collective::Primitive;
-use crate::engine::schedule::{Schedule, Step, Transfer, TransferKind};
+use crate::engine::schedule::{Step, Transfer, TransferKind};
 
 fn phase(
     n: usize,
@@ -29,11 +32,8 @@ fn phase(
             phase: name.to_string(),
             transfers: (0..n)
                 .map(|r| Transfer {
-                    src: r,
-                    dst: (r + 1) % n,
-                    first: chunk_at(r, k),
-                    count: 1,
                     kind,
+                    ..Transfer::copy(r, (r + 1) % n, chunk_at(r, k), 1)
                 })
                 .collect(),
         })
@@ -50,22 +50,29 @@ fn all_gather(n: usize) -> Vec<Step> {
     phase(n, TransferKind::Copy, "AllGather", |r, k| (r + n - k) % n)
 }
 
-/// The ring schedule for `primitive` on `n >= 2` ranks.
-pub fn schedule(primitive: Primitive, n: usize) -> Schedule {
+/// The ring steps for `primitive` on `n >= 2` ranks, and the chunk count
+/// (one chunk per block). Only the primitives of [`super::Algorithm::supports`].
+pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
     let steps = match primitive {
         Primitive::ReduceScatter => reduce_scatter(n),
-        Primitive::AllGather => all_gather(n),
-        Primitive::AllReduce => {
+        Primitive::AllGather | Primitive::Barrier => {
+            let mut s = all_gather(n);
+            if primitive == Primitive::Barrier {
+                s.iter_mut().for_each(|st| st.phase = "Barrier".into());
+            }
+            s
+        }
+        Primitive::SendRecv => vec![Step {
+            phase: "SendRecv".into(),
+            transfers: (0..n)
+                .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
+                .collect(),
+        }],
+        _ => {
             let mut s = reduce_scatter(n);
             s.extend(all_gather(n));
             s
         }
     };
-    Schedule {
-        primitive,
-        algorithm: "ring".into(),
-        ranks: n,
-        chunks: n,
-        steps,
-    }
+    (primitive.blocks(n), steps)
 }

@@ -1,0 +1,248 @@
+//! busbw vs message size (log x) for every applicable algorithm on the
+//! current topology and rank count, the current size marked, with a pasted
+//! log's measured points and fitted curve overlaid. Drawn by `plotters`
+//! into an SVG string (its SVG backend), injected as markup: the string is
+//! generated here from numbers and fixed labels only, never from user text.
+
+use super::plan::{self, Plan};
+use crate::engine::algorithm::{self, Algorithm};
+use crate::engine::select::format_bytes;
+use plotters::prelude::*;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// A pasted log's points: `(bytes, busbw GB/s)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overlay {
+    /// Measured (the log's out-of-place busbw).
+    pub measured: Vec<(u64, f64)>,
+    /// The fitted profile at the same sizes.
+    pub fitted: Vec<(u64, f64)>,
+}
+
+/// Props of [`Chart`].
+#[derive(Properties, PartialEq)]
+pub struct ChartProps {
+    /// The plan (topology, primitive, ranks, dtype, current size).
+    pub plan: Rc<Plan>,
+    /// A pasted log's points, if any.
+    pub overlay: Option<Rc<Overlay>>,
+}
+
+/// One algorithm's curve: `(bytes, busbw)` and whether any point is a bound.
+type Curve = (Algorithm, Vec<(u64, f64)>, bool);
+
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+    RGBColor(188, 189, 34),
+];
+
+/// The colour of algorithm `a` in the chart (its index in [`Algorithm::ALL`]).
+fn colour(a: Algorithm) -> RGBColor {
+    let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Most transfers of a schedule the sweep simulates at each of its 21
+/// sizes; larger schedules are drawn with [`plan::Bound`].
+const SWEEP_SIM_TRANSFERS: usize = 2_000;
+
+/// Every applicable algorithm's busbw at 1 KiB, 2 KiB, … 1 GiB.
+fn sweep(plan: &Plan) -> Vec<Curve> {
+    let c = &plan.config;
+    let sizes: Vec<u64> = (10..=30).map(|k| 1u64 << k).collect();
+    let mut out = Vec::new();
+    for a in Algorithm::ALL {
+        let Ok(s) = algorithm::build(a, c.op, c.ranks) else {
+            continue;
+        };
+        let transfers: usize = s.steps.iter().map(|x| x.transfers.len()).sum();
+        let simulate = transfers <= SWEEP_SIM_TRANSFERS;
+        let mut pts = Vec::with_capacity(sizes.len());
+        if simulate {
+            for &b in &sizes {
+                if let Ok((e, _)) = plan::model(&s, &plan.topology, b, c.dtype) {
+                    pts.push((b, e.busbw_gbps));
+                }
+            }
+        } else if let Ok(bound) = plan::Bound::of(&s, &plan.topology) {
+            for &b in &sizes {
+                pts.push((b, bound.estimate(b, c.dtype).0.busbw_gbps));
+            }
+        }
+        out.push((a, pts, !simulate));
+    }
+    out
+}
+
+/// The x coordinate of a size: log2 of the bytes (the axis is labelled in
+/// bytes at every other power of two).
+fn lg(b: u64) -> f64 {
+    (b.max(1) as f64).log2()
+}
+
+fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<String, String> {
+    let (w, h) = (680u32, 300u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let all = curves.iter().flat_map(|c| c.1.iter().copied()).chain(
+            overlay
+                .into_iter()
+                .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
+        );
+        let (mut x0, mut x1, mut y1) = (1u64 << 10, 1u64 << 30, 1.0f64);
+        for (b, v) in all {
+            if b > 0 {
+                x0 = x0.min(b);
+                x1 = x1.max(b);
+            }
+            if v.is_finite() {
+                y1 = y1.max(v);
+            }
+        }
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(52)
+            .build_cartesian_2d(lg(x0)..lg(x1), 0f64..y1 * 1.12)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("message size S per rank (log scale)")
+            .y_desc("busbw (GB/s)")
+            .x_label_formatter(&|v| format_bytes(2f64.powf(v.round()) as u64))
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .x_labels(((lg(x1) - lg(x0)) / 2.0).round() as usize + 1)
+            .y_labels(6)
+            .light_line_style(RGBColor(240, 241, 245))
+            .bold_line_style(RGBColor(226, 228, 234))
+            .axis_desc_style(("sans-serif", 13))
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        // The current size.
+        let cur = lg(plan.config.bytes);
+        chart
+            .draw_series(LineSeries::new(
+                vec![(cur, 0.0), (cur, y1 * 1.12)],
+                ShapeStyle::from(RGBColor(150, 156, 170)).stroke_width(1),
+            ))
+            .map_err(|e| e.to_string())?
+            .label(format!("current size {}", format_bytes(plan.config.bytes)))
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y - 6), (x, y + 6)], RGBColor(150, 156, 170))
+            });
+        for (a, pts, bound) in curves {
+            let col = colour(*a);
+            let width = if *a == plan.algorithm { 3 } else { 2 };
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (lg(p.0), p.1)),
+                    ShapeStyle::from(col).stroke_width(width),
+                ))
+                .map_err(|e| e.to_string())?
+                .label(format!(
+                    "{}{}",
+                    a.name(),
+                    if *bound { " (bound)" } else { "" }
+                ))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], col.stroke_width(3))
+                });
+        }
+        // The shown algorithm at the current size.
+        let col = colour(plan.algorithm);
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (cur, plan.estimate.busbw_gbps),
+                6,
+                ShapeStyle::from(col).filled(),
+            )))
+            .map_err(|e| e.to_string())?;
+        if let Some(o) = overlay {
+            if !o.fitted.is_empty() {
+                chart
+                    .draw_series(LineSeries::new(
+                        o.fitted.iter().map(|p| (lg(p.0), p.1)),
+                        ShapeStyle::from(RGBColor(90, 90, 90)).stroke_width(1),
+                    ))
+                    .map_err(|e| e.to_string())?
+                    .label("fitted profile")
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 18, y)], RGBColor(90, 90, 90))
+                    });
+            }
+            chart
+                .draw_series(o.measured.iter().map(|p| {
+                    Cross::new((lg(p.0), p.1), 4, ShapeStyle::from(BLACK).stroke_width(2))
+                }))
+                .map_err(|e| e.to_string())?
+                .label("measured (your log)")
+                .legend(|(x, y)| {
+                    Cross::new((x + 9, y), 4, ShapeStyle::from(BLACK).stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.88))
+            .border_style(RGBColor(210, 213, 220))
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+/// The busbw chart card.
+#[function_component(Chart)]
+pub fn chart(p: &ChartProps) -> Html {
+    let c = &p.plan.config;
+    let key = (
+        p.plan.topology.name.clone(),
+        p.plan.profile.clone(),
+        c.op,
+        c.ranks,
+        c.dtype,
+    );
+    let curves = {
+        let plan = p.plan.clone();
+        use_memo(key, move |_| sweep(&plan))
+    };
+    let svg = render(&p.plan, &curves, p.overlay.as_deref());
+    let any_bound = curves.iter().any(|c| c.2);
+    let ranked: Vec<String> = curves
+        .iter()
+        .map(|(a, pts, _)| {
+            let peak = pts.iter().map(|p| p.1).fold(0.0, f64::max);
+            format!("{} peaks at {:.1} GB/s", a.name(), peak)
+        })
+        .collect();
+    html! {
+        <section class="card chart-card" id="busbw-chart" aria-label="busbw versus message size">
+            <div class="card-head">
+                <h2>{"busbw vs message size"}</h2>
+                <span class="muted">{format!("{} on {} ranks of {} · {}", c.op.title(), c.ranks, p.plan.topology.name, c.dtype)}</span>
+            </div>
+            {match svg {
+                // Trusted: generated above from numbers and fixed labels.
+                Ok(s) => html! { <div class="chart-svg" data-curves={curves.len().to_string()}>{Html::from_html_unchecked(AttrValue::from(s))}</div> },
+                Err(e) => html! { <p class="inline-error">{format!("chart not drawn: {e}")}</p> },
+            }}
+            <p class="hint">
+                {"Model curves: every algorithm that implements this primitive on this rank count, 1 KiB … 1 GiB. The dot is the algorithm shown above at the current size. "}
+                {ranked.join(" · ")}{". "}
+                { if any_bound { "“bound”: too many transfers to simulate link by link in the page, so the per-step bottleneck bound is drawn (largest latency + busiest link's bytes / bandwidth, per step)." } else { "" } }
+            </p>
+        </section>
+    }
+}

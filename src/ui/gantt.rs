@@ -1,0 +1,231 @@
+//! The modelled run as a Gantt chart: one row per link direction (or per
+//! sending rank), one bar per busy interval (or transfer), the current
+//! animation time as a cursor. Clicking the chart goes to the step at that
+//! time. With HCCL buffer loops the chart shows loop 1 (what the steps
+//! cover).
+
+use super::colors;
+use super::format;
+use super::plan::Plan;
+use super::playback::model_time;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// Props of [`Gantt`].
+#[derive(Properties, PartialEq)]
+pub struct GanttProps {
+    /// The plan (with a simulated timeline).
+    pub plan: Rc<Plan>,
+    /// Current step, 1-based (0 = initial state).
+    pub step: usize,
+    /// Progress of the current step, 0..=1.
+    pub t: f64,
+    /// Go to a step.
+    pub on_goto: Callback<usize>,
+}
+
+const LABEL_W: f64 = 118.0;
+const PLOT_W: f64 = 640.0;
+const ROW_H: f64 = 13.0;
+const AXIS_H: f64 = 22.0;
+
+/// Rows: links or ranks.
+#[derive(Clone, Copy, PartialEq)]
+enum By {
+    Link,
+    Rank,
+}
+
+/// Props of [`GanttRows`].
+#[derive(Properties, PartialEq)]
+struct RowsProps {
+    plan: Rc<Plan>,
+    step: usize,
+    by: By,
+}
+
+/// Number of rows of the chart by `by`.
+fn row_count(plan: &Plan, by: By) -> usize {
+    match by {
+        By::Link => link_rows(plan).len(),
+        By::Rank => plan.config.ranks,
+    }
+}
+
+fn link_rows(plan: &Plan) -> BTreeMap<(usize, bool), ()> {
+    plan.estimate
+        .timeline
+        .link_busy
+        .iter()
+        .map(|b| ((b.link, b.forward), ()))
+        .collect()
+}
+
+/// The labels and bars: re-rendered only when the step or the plan
+/// changes (not on every animation frame).
+#[function_component(GanttRows)]
+fn gantt_rows(p: &RowsProps) -> Html {
+    let plan = &p.plan;
+    let tl = &plan.estimate.timeline;
+    let topo = &plan.topology;
+    let link_rows = link_rows(plan);
+    let by_now = p.by;
+    let span = plan.loop_us().max(1e-9);
+    let x = |us: f64| LABEL_W + us / span * PLOT_W;
+    let ranks = plan.config.ranks;
+    // Rows and their bars.
+    let (labels, bars): (Vec<String>, Vec<Html>) = match by_now {
+        By::Link => {
+            let index: BTreeMap<(usize, bool), usize> =
+                link_rows.keys().enumerate().map(|(i, k)| (*k, i)).collect();
+            let labels = link_rows
+                .keys()
+                .map(|&(l, fwd)| {
+                    let lk = &topo.links[l];
+                    let (a, b) = if fwd { (lk.a, lk.b) } else { (lk.b, lk.a) };
+                    format!("{}→{}", topo.node_label(a), topo.node_label(b))
+                })
+                .collect();
+            let bars = tl
+                .link_busy
+                .iter()
+                .map(|b| {
+                    let row = index[&(b.link, b.forward)];
+                    let shared = b.flows > 1;
+                    let cur = b.step + 1 == p.step;
+                    html! {
+                        <rect class={classes!("gbar", shared.then_some("shared"), cur.then_some("current"))}
+                            x={f(x(b.start_us))} y={f(AXIS_H + row as f64 * ROW_H + 2.0)}
+                            width={f((x(b.end_us) - x(b.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                            <title>{format!("step {}: {} flow{} · {}–{} µs", b.step + 1, b.flows, if b.flows == 1 { "" } else { "s" }, format::us(b.start_us), format::us(b.end_us))}</title>
+                        </rect>
+                    }
+                })
+                .collect();
+            (labels, bars)
+        }
+        By::Rank => {
+            let labels = (0..ranks).map(|r| format!("rank {r} sends")).collect();
+            let bars = tl
+                .transfers
+                .iter()
+                .filter_map(|t| {
+                    let tr = plan.schedule.steps.get(t.step)?.transfers.get(t.index)?;
+                    let cur = t.step + 1 == p.step;
+                    Some(html! {
+                        <rect class={classes!("gbar", "rank", cur.then_some("current"))} fill={colors::rank(tr.src)}
+                            x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
+                            width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::select::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
+                        </rect>
+                    })
+                })
+                .collect();
+            (labels, bars)
+        }
+    };
+    let h = AXIS_H + labels.len() as f64 * ROW_H + 6.0;
+    let steps = tl.steps.iter().enumerate().map(|(i, s)| {
+        html! {
+            <line class={classes!("gstep", (i + 1 == p.step).then_some("current"))} x1={f(x(s.start_us))} x2={f(x(s.start_us))} y1={f(AXIS_H - 4.0)} y2={f(h)} />
+        }
+    });
+    let ticks = (0..=4).map(|k| {
+        let us = span * k as f64 / 4.0;
+        html! { <text class="gtick" x={f(x(us))} y="12" text-anchor={if k == 4 { "end" } else if k == 0 { "start" } else { "middle" }}>{format!("{} µs", format::us(us))}</text> }
+    });
+    let label_rows = labels.iter().enumerate().map(|(i, l)| {
+        html! { <text class="glabel" x={f(LABEL_W - 6.0)} y={f(AXIS_H + i as f64 * ROW_H + ROW_H - 3.0)} text-anchor="end">{l.clone()}</text> }
+    });
+    html! {
+        <g class="grows">
+            <g class="gsteps">{ for steps }</g>
+            { for ticks }
+            { for label_rows }
+            <g class="gbars">{ for bars.into_iter() }</g>
+        </g>
+    }
+}
+
+/// The Gantt card.
+#[function_component(Gantt)]
+pub fn gantt(p: &GanttProps) -> Html {
+    let plan = &p.plan;
+    let tl = &plan.estimate.timeline;
+    let by = use_state(|| None::<By>);
+    let by_now = by.unwrap_or(if link_rows(plan).len() <= 40 {
+        By::Link
+    } else {
+        By::Rank
+    });
+    let span = plan.loop_us().max(1e-9);
+    let x = |us: f64| LABEL_W + us / span * PLOT_W;
+    let rows = row_count(plan, by_now);
+    let h = AXIS_H + rows as f64 * ROW_H + 6.0;
+    let w = LABEL_W + PLOT_W + 10.0;
+    let now = model_time(plan, p.step, p.t);
+    let on_click = {
+        let (cb, starts) = (
+            p.on_goto.clone(),
+            tl.steps.iter().map(|s| s.start_us).collect::<Vec<_>>(),
+        );
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = e
+                .current_target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            else {
+                return;
+            };
+            let r = el.get_bounding_client_rect();
+            if r.width() <= 0.0 {
+                return;
+            }
+            let vx = (e.client_x() as f64 - r.left()) / r.width() * w;
+            let us = (vx - LABEL_W) / PLOT_W * span;
+            if us < 0.0 {
+                return;
+            }
+            let k = starts.iter().take_while(|s| **s <= us).count();
+            cb.emit(k.max(1));
+        })
+    };
+    let toggle = |b: By, text: &'static str| {
+        let by = by.clone();
+        html! {
+            <button class={classes!("seg-btn", (by_now == b).then_some("on"))} aria-pressed={(by_now == b).to_string()}
+                onclick={Callback::from(move |_: MouseEvent| by.set(Some(b)))}>{text}</button>
+        }
+    };
+    let loops = plan.loops();
+    html! {
+        <section class="card gantt-card" id="gantt" aria-label="Timeline of the modelled run">
+            <div class="card-head">
+                <h2>{"Timeline"}</h2>
+                <span class="muted">
+                    { if loops > 1 { format!("loop 1 of {loops} shown ({} of {} µs in all)", format::us(span), format::us(plan.estimate.time_us)) } else { format!("{} µs modelled", format::us(span)) } }
+                </span>
+                <span class="gantt-by">{toggle(By::Link, "by link")}{toggle(By::Rank, "by rank")}</span>
+            </div>
+            <div class="gantt-scroll">
+                <svg class="gantt" viewBox={format!("0 0 {} {}", f(w), f(h))} style={format!("max-height:{}px", (h * 1.2).min(520.0))}
+                    onclick={on_click} data-rows={rows.to_string()} role="img"
+                    aria-label={format!("Gantt chart: {rows} rows, click to go to a step")}>
+                    <GanttRows plan={plan.clone()} step={p.step} by={by_now} />
+                    <line class="gcursor" x1={f(x(now))} x2={f(x(now))} y1={f(AXIS_H - 6.0)} y2={f(h)} />
+                </svg>
+            </div>
+            <p class="hint">
+                { match by_now {
+                    By::Link => "One row per link direction that carries data; a bar is a busy interval of one step (orange: several flows share it). ",
+                    By::Rank => "One row per rank; a bar is one transfer it sends, from its start to the end of the receiver's reduce. ",
+                } }
+                {"The red line follows the animation; click to go to a step."}
+            </p>
+        </section>
+    }
+}
+
+fn f(v: f64) -> String {
+    format!("{v:.1}")
+}

@@ -1,0 +1,306 @@
+//! Measurements in: paste or drop an nccl-tests / rccl-tests / hccl_test log
+//! ([`parse_log`]); the chosen table is fitted ([`Profile::fit_table`]),
+//! every row shown with its fit error, and the page can switch the model to
+//! the fitted profile ([`Profile::apply`]). The pasted text lives in the
+//! [`App`](super::app::App), so it is never lost while the page re-plans;
+//! parse errors name the line and its content.
+
+use super::chart::Overlay;
+use super::format;
+use crate::engine::calibrate::Profile;
+use crate::engine::collective::Primitive;
+use crate::engine::formats::{parse_log, FormatError, Log};
+use crate::engine::select::format_bytes;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// The parsed log and its fit (recomputed when the text or the chosen
+/// table changes).
+#[derive(Debug, PartialEq)]
+pub struct Import {
+    /// `None` for an empty text.
+    pub parsed: Option<Result<Log, FormatError>>,
+    /// Index of the fitted table in `log.tables`.
+    pub table: usize,
+    /// The fit of that table.
+    pub fit: Option<Result<Profile, String>>,
+    /// The table printed no rank count; this one (the page's) was assumed.
+    pub assumed_ranks: Option<usize>,
+}
+
+impl Import {
+    /// Parses `text`; fits table `choice` (else the first usable one of
+    /// primitive `op`, else the first usable one); `ranks` if the table
+    /// prints none.
+    pub fn new(text: &str, choice: Option<usize>, op: Primitive, ranks: usize) -> Import {
+        if text.trim().is_empty() {
+            return Import {
+                parsed: None,
+                table: 0,
+                fit: None,
+                assumed_ranks: None,
+            };
+        }
+        let parsed = parse_log(text);
+        let (table, fit, assumed_ranks) = match &parsed {
+            Err(_) => (0, None, None),
+            Ok(log) => {
+                let usable = |i: &usize| {
+                    let t = &log.tables[*i];
+                    t.rejected.is_none() && !t.fittable_rows().is_empty()
+                };
+                let table = choice
+                    .filter(|i| *i < log.tables.len())
+                    .or_else(|| {
+                        (0..log.tables.len()).filter(usable).find(|i| {
+                            log.tables[*i]
+                                .collective
+                                .as_ref()
+                                .and_then(|c| c.primitive())
+                                == Some(op)
+                        })
+                    })
+                    .or_else(|| (0..log.tables.len()).find(usable))
+                    .unwrap_or(0);
+                match log.tables.get(table) {
+                    None => (0, None, None),
+                    Some(t) => {
+                        let fit = Profile::fit_table(t, Some(ranks), "pasted log")
+                            .map_err(|e| e.to_string());
+                        (table, Some(fit), t.ranks.is_none().then_some(ranks))
+                    }
+                }
+            }
+        };
+        Import {
+            parsed: Some(parsed),
+            table,
+            fit,
+            assumed_ranks,
+        }
+    }
+
+    /// The chart overlay: the table's measured busbw per size (printed, or
+    /// algbw × the collective's factor) and the fitted curve.
+    pub fn overlay(&self) -> Option<Overlay> {
+        let log = self.parsed.as_ref()?.as_ref().ok()?;
+        let t = log.tables.get(self.table)?;
+        let ranks = t.ranks.or(self.assumed_ranks).unwrap_or(2);
+        let coll = t
+            .collective
+            .clone()
+            .unwrap_or(crate::engine::formats::Collective::AllReduce);
+        let factor = coll.busbw_factor(ranks);
+        let measured: Vec<(u64, f64)> = t
+            .rows
+            .iter()
+            .filter(|r| !r.is_empty())
+            .map(|r| {
+                let m = &r.out_of_place;
+                (r.bytes, m.busbw_gbps.unwrap_or(m.algbw_gbps * factor))
+            })
+            .filter(|p| p.1 > 0.0 && p.1.is_finite())
+            .collect();
+        let fitted = match &self.fit {
+            Some(Ok(p)) => measured
+                .iter()
+                .map(|&(b, _)| {
+                    let us = p.predict_us(b);
+                    (
+                        b,
+                        if us > 0.0 {
+                            b as f64 / (us * 1e3) * factor
+                        } else {
+                            0.0
+                        },
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        (!measured.is_empty()).then_some(Overlay { measured, fitted })
+    }
+}
+
+/// Props of [`LogImport`].
+#[derive(Properties, PartialEq)]
+pub struct LogImportProps {
+    /// The pasted text.
+    pub text: AttrValue,
+    /// Its parse and fit.
+    pub import: Rc<Import>,
+    /// The profile the model uses now, described (None: the preset's figures).
+    pub in_use: Option<AttrValue>,
+    /// New text (typed, pasted, dropped).
+    pub on_text: Callback<String>,
+    /// Fit another table.
+    pub on_table: Callback<usize>,
+    /// Use the fitted profile (true) or go back to the preset (false).
+    pub on_use: Callback<bool>,
+}
+
+/// The "measurements in" card.
+#[function_component(LogImport)]
+pub fn log_import(p: &LogImportProps) -> Html {
+    let dragging = use_state(|| false);
+    let on_input = {
+        let cb = p.on_text.clone();
+        Callback::from(move |e: InputEvent| {
+            cb.emit(
+                e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
+                    .value(),
+            )
+        })
+    };
+    let on_dragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(true);
+        })
+    };
+    let on_dragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |_: DragEvent| dragging.set(false))
+    };
+    let on_drop = {
+        let (cb, dragging) = (p.on_text.clone(), dragging.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            let Some(dt) = e.data_transfer() else { return };
+            if let Some(file) = dt.files().and_then(|f| f.get(0)) {
+                let cb = cb.clone();
+                let promise = file.text();
+                wasm_bindgen_futures::spawn_local(async move {
+                    match wasm_bindgen_futures::JsFuture::from(promise).await {
+                        Ok(v) => cb.emit(v.as_string().unwrap_or_default()),
+                        Err(_) => cb.emit(String::new()),
+                    }
+                });
+            } else if let Ok(text) = dt.get_data("text/plain") {
+                if !text.is_empty() {
+                    cb.emit(text);
+                }
+            }
+        })
+    };
+    let on_table = {
+        let cb = p.on_table.clone();
+        Callback::from(move |e: Event| {
+            if let Some(s) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            {
+                if let Ok(i) = s.value().parse() {
+                    cb.emit(i);
+                }
+            }
+        })
+    };
+    let imp = &p.import;
+    let status = match &imp.parsed {
+        None => {
+            html! { <p class="hint" id="log-status">{"Paste the output of nccl-tests (all_reduce_perf …), rccl-tests or hccl_test here, or drop the file. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it."}</p> }
+        }
+        Some(Err(e)) => html! {
+            <p class="inline-error" id="log-error" role="alert">{format!("Could not read this log: {e}")}</p>
+        },
+        Some(Ok(log)) => html! {
+            <p class="hint" id="log-status" data-tables={log.tables.len().to_string()}>
+                {format!("{} table{} found.", log.tables.len(), if log.tables.len() == 1 { "" } else { "s" })}
+            </p>
+        },
+    };
+    let tables = match &imp.parsed {
+        Some(Ok(log)) if log.tables.len() > 1 => html! {
+            <label class="log-table">{"Fit table "}
+                <select id="log-table" onchange={on_table}>
+                    { for log.tables.iter().enumerate().map(|(i, t)| html! {
+                        <option value={i.to_string()} selected={i == imp.table}>
+                            {format!("{}{}", t.label(), if t.rejected.is_some() { " — rejected" } else { "" })}
+                        </option>
+                    }) }
+                </select>
+            </label>
+        },
+        _ => html! {},
+    };
+    let rejected = match &imp.parsed {
+        Some(Ok(log)) => log.tables.get(imp.table).and_then(|t| t.rejected.clone()),
+        _ => None,
+    };
+    let fit = match &imp.fit {
+        None => html! {},
+        Some(Err(e)) => {
+            html! { <p class="inline-error" id="fit-error" role="alert">{format!("No profile fitted: {e}")}</p> }
+        }
+        Some(Ok(prof)) => {
+            let use_cb = p.on_use.clone();
+            let back_cb = p.on_use.clone();
+            let rows = prof.rows.iter().map(|r| {
+                let err = r.rel_err * 100.0;
+                let class = classes!("num", if !r.used { "muted" } else if err.abs() > 10.0 { "bad" } else if err.abs() > 5.0 { "warn" } else { "ok" });
+                html! {
+                    <tr class={classes!((!r.used).then_some("unused"))}>
+                        <td class="num">{r.line}</td>
+                        <td class="num">{format_bytes(r.bytes)}</td>
+                        <td class="num">{format::us(r.measured_us)}</td>
+                        <td class="num">{format::us(r.fitted_us)}</td>
+                        <td class={class}>{ if r.used { format!("{err:+.1} %") } else { "not fitted".to_string() } }</td>
+                    </tr>
+                }
+            });
+            html! {
+                <>
+                    <p class="fit-summary" id="fit-summary">
+                        {format!("Fitted: α {} µs, algbw {} GB/s (largest sizes), {} segment{}; median |error| {:.1} %, max {:.1} % over {} rows.",
+                            format::us(prof.alpha_us), format::gbps(prof.algbw_gbps), prof.segments.len(),
+                            if prof.segments.len() == 1 { "" } else { "s" },
+                            prof.median_rel_err * 100.0, prof.max_rel_err * 100.0,
+                            prof.rows.iter().filter(|r| r.used).count())}
+                        { imp.assumed_ranks.map(|n| format!(" The log prints no rank count: {n} ranks (the page's) assumed.")).unwrap_or_default() }
+                    </p>
+                    <div class="fit-actions">
+                        <button id="use-profile" class="primary" onclick={Callback::from(move |_: MouseEvent| use_cb.emit(true))}
+                            title="Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)">
+                            {"Use this profile for the model"}
+                        </button>
+                        if p.in_use.is_some() {
+                            <button id="drop-profile" onclick={Callback::from(move |_: MouseEvent| back_cb.emit(false))}>{"Back to the preset's figures"}</button>
+                        }
+                    </div>
+                    <div class="fit-rows">
+                        <table class="ranking fit-table" id="fit-rows">
+                            <thead><tr><th class="num">{"line"}</th><th class="num">{"size"}</th><th class="num">{"measured µs"}</th><th class="num">{"fitted µs"}</th><th class="num">{"error"}</th></tr></thead>
+                            <tbody>{ for rows }</tbody>
+                        </table>
+                    </div>
+                </>
+            }
+        }
+    };
+    html! {
+        <section class="card log-import" id="log-import" aria-label="Measurements: paste or drop a log">
+            <div class="card-head">
+                <h2>{"Your measurements"}</h2>
+                <span class="muted">{"nccl-tests · rccl-tests · hccl_test"}</span>
+            </div>
+            if let Some(desc) = &p.in_use {
+                <p class="profile-in-use" id="profile-in-use">{"Model uses: "}{desc.clone()}</p>
+            }
+            <textarea id="log-input" class={classes!("log-input", (*dragging).then_some("dragging"))}
+                rows="7" spellcheck="false" value={p.text.clone()} oninput={on_input}
+                ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
+                placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
+                aria-label="Log text" />
+            {status}
+            {tables}
+            if let Some(r) = rejected {
+                <p class="inline-error" role="alert">{format!("This table is rejected: {r}")}</p>
+            }
+            {fit}
+        </section>
+    }
+}

@@ -1,0 +1,464 @@
+//! The whole catalogue: every algorithm × primitive it claims, proven by the
+//! verifier for 2..=64 ranks (hier for 8·S, S = 1..=8), checked against
+//! exact results computed from the collective's definition alone, timed
+//! against its closed form, and "auto" on a multi-server cluster.
+#![cfg(not(target_arch = "wasm32"))]
+
+use ccl_playground::engine::algorithm::{self, build_with_root, Algorithm, AlgorithmError};
+use ccl_playground::engine::check::Checker;
+use ccl_playground::engine::collective::{moe_weight, Expect, Primitive};
+use ccl_playground::engine::cost::{closed_form, estimate};
+use ccl_playground::engine::dtype::{DType, ReduceOp};
+use ccl_playground::engine::execute::reference_run;
+use ccl_playground::engine::input;
+use ccl_playground::engine::schedule::{Schedule, TransferKind};
+use ccl_playground::engine::select::select;
+use ccl_playground::engine::topology::{Device, Link, LinkKind, Topology};
+use ccl_playground::engine::verify::{verify, VerifyError};
+
+/// Roots worth trying for `n` ranks (one for unrooted primitives).
+fn roots(p: Primitive, n: usize) -> Vec<usize> {
+    if p.rooted() {
+        let mut v = vec![0, n - 1, n / 2];
+        v.dedup();
+        v
+    } else {
+        vec![0]
+    }
+}
+
+#[test]
+fn verifier_proves_every_claimed_combination_for_2_to_64_ranks() {
+    let mut proven = 0;
+    for a in Algorithm::ALL {
+        for p in Primitive::ALL {
+            for n in 2..=64 {
+                if !a.supports(p, n) {
+                    continue;
+                }
+                for root in roots(p, n) {
+                    let s = build_with_root(a, p, n, root).unwrap();
+                    assert_eq!(s.root, root);
+                    verify(&s).unwrap_or_else(|e| panic!("{a} {p} n={n} root={root}: {e}"));
+                    proven += 1;
+                }
+            }
+        }
+    }
+    // Every primitive has at least one algorithm at every rank count it can run.
+    for p in Primitive::ALL {
+        for n in 2..=64 {
+            let any = Algorithm::ALL.iter().any(|a| a.supports(p, n));
+            assert_eq!(any, p != Primitive::AlltoAllV || n <= 16, "{p} n={n}");
+        }
+    }
+    assert!(proven > 1500, "{proven}");
+}
+
+#[test]
+fn hier_is_proven_for_1_to_8_servers() {
+    for servers in 1..=8 {
+        let n = 8 * servers;
+        for p in [
+            Primitive::AllReduce,
+            Primitive::ReduceScatter,
+            Primitive::AllGather,
+        ] {
+            let s = algorithm::build(Algorithm::Hier, p, n).unwrap();
+            verify(&s).unwrap_or_else(|e| panic!("hier {p} S={servers}: {e}"));
+        }
+    }
+    assert!(!Algorithm::Hier.supports(Primitive::AllReduce, 12));
+}
+
+#[test]
+fn step_counts_are_logarithmic_where_the_textbook_says_so() {
+    for n in 2..=64usize {
+        let l = n.next_power_of_two().trailing_zeros() as usize;
+        let steps = |a, p| algorithm::build(a, p, n).unwrap().steps.len();
+        assert_eq!(steps(Algorithm::Nb, Primitive::AllGather), l);
+        assert_eq!(steps(Algorithm::Nb, Primitive::AllReduce), 2 * l);
+        assert_eq!(steps(Algorithm::Tree, Primitive::Broadcast), l);
+        assert_eq!(steps(Algorithm::Star, Primitive::Gather), 1);
+        assert_eq!(steps(Algorithm::Pairwise, Primitive::AlltoAll), n - 1);
+        let p2 = if n.is_power_of_two() {
+            n
+        } else {
+            n.next_power_of_two() / 2
+        };
+        let extra = if n.is_power_of_two() { 0 } else { 2 };
+        assert_eq!(
+            steps(Algorithm::Rhd, Primitive::AllReduce),
+            2 * p2.trailing_zeros() as usize + extra
+        );
+        // Double binary tree: depth at most ceil(log2 n) (+1 for the shifted tree).
+        let d = steps(Algorithm::Dbtree, Primitive::AllReduce) / 2;
+        assert!(d <= l + 1, "dbtree n={n}: depth {d}");
+    }
+}
+
+#[test]
+fn unsupported_combinations_are_refused_with_the_applicable_ones() {
+    let e = algorithm::build(Algorithm::Ring, Primitive::Broadcast, 8).unwrap_err();
+    assert_eq!(
+        e,
+        AlgorithmError::Unsupported {
+            algorithm: "ring",
+            primitive: Primitive::Broadcast,
+            ranks: 8,
+            applicable: "mesh, tree, star".into()
+        }
+    );
+    assert!(
+        e.to_string().contains("applicable: mesh, tree, star"),
+        "{e}"
+    );
+    let e = algorithm::build(Algorithm::Rhd, Primitive::AllGather, 6).unwrap_err();
+    assert!(e.to_string().contains("applicable: ring, mesh, nb"), "{e}");
+    assert_eq!(
+        build_with_root(Algorithm::Tree, Primitive::Reduce, 4, 4).unwrap_err(),
+        AlgorithmError::BadRoot { root: 4, max: 3 }
+    );
+    let e = algorithm::build(Algorithm::Pairwise, Primitive::AlltoAllV, 17).unwrap_err();
+    assert!(e.to_string().contains("applicable: none"), "{e}");
+}
+
+/// The exact value of element `j` of (rank, block) by the collective's
+/// definition, or `None` for scratch.
+#[allow(clippy::too_many_arguments)]
+fn expected(
+    s: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    seed: u64,
+    elems: usize,
+    rank: usize,
+    block: usize,
+    j: usize,
+) -> Option<f64> {
+    let (n, p) = (s.ranks, s.primitive);
+    let here = p.block_range(n, elems, block);
+    match p.expected_after(n, s.root, rank, block)? {
+        Expect::All => {
+            let i = here.start + j;
+            let mut acc = input::value(dtype, seed, 0, i);
+            for q in 1..n {
+                acc = op.exact(dtype, acc, input::value(dtype, seed, q, i));
+            }
+            Some(acc)
+        }
+        Expect::Only { rank: q, block: b } => {
+            let from = p.block_range(n, elems, b);
+            assert_eq!(from.len(), here.len());
+            Some(input::value(dtype, seed, q, from.start + j))
+        }
+    }
+}
+
+#[test]
+fn every_combination_computes_the_exact_result_for_2_to_8_ranks() {
+    let seed = 77;
+    for a in Algorithm::ALL {
+        for p in Primitive::ALL {
+            for n in 2..=8 {
+                if !a.supports(p, n) {
+                    continue;
+                }
+                for root in roots(p, n) {
+                    let s = build_with_root(a, p, n, root).unwrap();
+                    let v = verify(&s).unwrap();
+                    let dtypes: &[DType] = if p.reduces() {
+                        &DType::ALL
+                    } else {
+                        &[DType::Fp16, DType::Int8]
+                    };
+                    for &dtype in dtypes {
+                        let ops: &[ReduceOp] = if p.reduces() {
+                            &ReduceOp::ALL
+                        } else {
+                            &[ReduceOp::Sum]
+                        };
+                        for &op in ops {
+                            // Uneven for the even layouts; a whole weighted layout plus a tail otherwise.
+                            let elems = 12 * n + 5;
+                            let out = reference_run(&s, dtype, op, seed, elems);
+                            let mut checker = Checker::new(&s, &v, dtype, op, seed, elems);
+                            for (r, buf) in out.iter().enumerate() {
+                                assert_eq!(buf.len(), s.buffer_elems(elems) * dtype.size_bytes());
+                                let rep = checker.check_rank(r, buf);
+                                assert!(
+                                    rep.ok(),
+                                    "{a} {p} n={n} root={root} {dtype} {op} rank {r}: {rep:?}"
+                                );
+                                for b in 0..s.blocks() {
+                                    let range = p.block_range(n, elems, b);
+                                    for (j, i) in range.enumerate() {
+                                        let Some(want) =
+                                            expected(&s, dtype, op, seed, elems, r, b, j)
+                                        else {
+                                            continue;
+                                        };
+                                        let got = dtype.read_f64(buf, i);
+                                        let exact = !dtype.is_float()
+                                            || !p.reduces()
+                                            || matches!(op, ReduceOp::Max | ReduceOp::Min);
+                                        let tol = if exact {
+                                            0.0
+                                        } else {
+                                            (n * n) as f64
+                                                * dtype.unit_roundoff()
+                                                * want.abs().max(16.0)
+                                                * 16.0
+                                        };
+                                        assert!(
+                                            (got - want).abs() <= tol,
+                                            "{a} {p} n={n} root={root} {dtype} {op} rank {r} block {b} elem {i}: {got} vs {want}"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A full mesh of `n` devices.
+fn full_mesh(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
+    let mut links = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            links.push(Link {
+                a,
+                b,
+                kind: LinkKind::Hccs,
+                bandwidth_gbps: bw,
+                latency_us: lat,
+            });
+        }
+    }
+    Topology {
+        name: "test".into(),
+        title: "test".into(),
+        devices: (0..n)
+            .map(|i| Device {
+                label: format!("D{i}"),
+                server: i / 8,
+            })
+            .collect(),
+        links,
+        reduce_gbps: reduce,
+        sources: vec![],
+        switches: vec![],
+        ccl_buffer_bytes: None,
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[test]
+fn every_uncontended_time_equals_its_closed_form() {
+    let (alpha, bw) = (5.0, 25.0);
+    let mut checked_with_gamma = 0;
+    for n in (2..=16).chain([24, 32]) {
+        let plain = full_mesh(n, bw, alpha, None);
+        let reducing = full_mesh(n, bw, alpha, Some(40.0));
+        for a in Algorithm::ALL {
+            for p in Primitive::ALL {
+                if !a.supports(p, n) {
+                    continue;
+                }
+                for root in roots(p, n) {
+                    let s = build_with_root(a, p, n, root).unwrap();
+                    // S divides evenly into every chunk (and AlltoAllV's weight units).
+                    let w: u64 = (0..n)
+                        .flat_map(|i| (0..n).map(move |j| moe_weight(i, j)))
+                        .sum();
+                    let mut unit = s.chunks;
+                    if p == Primitive::AlltoAllV {
+                        unit = unit / gcd(unit, w as usize) * w as usize;
+                    }
+                    for mult in [1usize, 1000] {
+                        let elems = unit * mult * 3;
+                        let bytes = (elems * 4) as u64;
+                        let e = estimate(&s, &plain, bytes, DType::Fp32).unwrap();
+                        let want = closed_form(a, p, n, bytes as f64, alpha, bw, None).unwrap();
+                        assert!(
+                            (e.time_us - want).abs() <= 1e-9 * want.max(1.0),
+                            "{a} {p} n={n} root={root} bytes={bytes}: model {} vs closed form {want}",
+                            e.time_us
+                        );
+                        // With a reduce cost: exact where no link is shared
+                        // (with shared links a reduce may start before the
+                        // last message of the step arrived).
+                        if e.timeline.steps.iter().all(|st| st.max_link_sharing <= 1) {
+                            let e = estimate(&s, &reducing, bytes, DType::Fp32).unwrap();
+                            let want =
+                                closed_form(a, p, n, bytes as f64, alpha, bw, Some(40.0)).unwrap();
+                            assert!(
+                                (e.time_us - want).abs() <= 1e-9 * want.max(1.0),
+                                "{a} {p} n={n} root={root} bytes={bytes} with γ: model {} vs closed form {want}",
+                                e.time_us
+                            );
+                            checked_with_gamma += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked_with_gamma > 300, "{checked_with_gamma}");
+}
+
+#[test]
+fn closed_forms_are_the_textbook_ones_at_a_glance() {
+    // n = 8, S = 8 MB, α = 1 µs, 1 GB/s (β = 1e-3 µs/B), no γ.
+    let cf = |a, p| closed_form(a, p, 8, 8e6, 1.0, 1.0, None).unwrap();
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-6 * y;
+    assert!(close(
+        cf(Algorithm::Rhd, Primitive::AllReduce),
+        6.0 + 2.0 * 7e3
+    ));
+    assert!(close(
+        cf(Algorithm::Tree, Primitive::Broadcast),
+        3.0 * (1.0 + 8e3)
+    ));
+    assert!(close(cf(Algorithm::Nb, Primitive::AllGather), 3.0 + 7e3));
+    assert!(close(
+        cf(Algorithm::Pairwise, Primitive::AlltoAll),
+        7.0 * (1.0 + 1e3)
+    ));
+    assert!(close(cf(Algorithm::Star, Primitive::Scatter), 1.0 + 1e3));
+    assert!(close(cf(Algorithm::Tree, Primitive::Gather), 3.0 + 7e3));
+    assert!(closed_form(
+        Algorithm::Ring,
+        Primitive::Broadcast,
+        8,
+        1.0,
+        1.0,
+        1.0,
+        None
+    )
+    .is_none());
+}
+
+#[test]
+fn broken_catalogue_schedules_are_rejected() {
+    // AlltoAll: rank 0 delivers its piece for rank 2 into rank 1's slot for 0.
+    let mut s = algorithm::build(Algorithm::Pairwise, Primitive::AlltoAll, 4).unwrap();
+    let t = &mut s.steps[0].transfers[0];
+    assert_eq!((t.src, t.dst, t.first, t.dst_first), (0, 1, 1, 4));
+    t.first = 2;
+    let e = verify(&s).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            VerifyError::WrongResult {
+                rank: 1,
+                chunk: 4,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("of chunk 2"), "{e}");
+    // A piece may not land in a slot of another size (AlltoAllV weights).
+    let mut s = algorithm::build(Algorithm::Pairwise, Primitive::AlltoAllV, 4).unwrap();
+    s.steps[0].transfers[0].dst_first += 1;
+    assert!(matches!(
+        verify(&s).unwrap_err(),
+        VerifyError::BadTransfer { .. } | VerifyError::WrongResult { .. }
+    ));
+    // Reducing AlltoAll pieces of different origins.
+    let mut s = algorithm::build(Algorithm::Mesh, Primitive::AlltoAll, 3).unwrap();
+    let mut extra = s.steps[0].transfers[0];
+    extra.first = (extra.first + 1) % 3;
+    if extra.first == extra.src {
+        extra.first = (extra.first + 1) % 3;
+    }
+    extra.kind = TransferKind::Reduce;
+    s.steps.push(ccl_playground::engine::schedule::Step {
+        phase: "bad".into(),
+        transfers: vec![extra],
+    });
+    assert!(matches!(
+        verify(&s).unwrap_err(),
+        VerifyError::MixedOrigins { .. }
+    ));
+    // Scatter that forgets a rank; Broadcast from the wrong root.
+    let mut s = build_with_root(Algorithm::Star, Primitive::Scatter, 4, 2).unwrap();
+    s.steps[0].transfers.pop();
+    assert!(matches!(
+        verify(&s).unwrap_err(),
+        VerifyError::WrongResult { .. }
+    ));
+    let mut s = build_with_root(Algorithm::Tree, Primitive::Broadcast, 5, 1).unwrap();
+    s.root = 0;
+    assert!(verify(&s).is_err());
+    // Reduce that counts the root twice.
+    let mut s = build_with_root(Algorithm::Tree, Primitive::Reduce, 4, 0).unwrap();
+    let dup = s.steps[0].transfers[0];
+    s.steps[1].transfers.push(dup);
+    assert!(matches!(
+        verify(&s).unwrap_err(),
+        VerifyError::DuplicateContribution { .. } | VerifyError::WriteConflict { .. }
+    ));
+}
+
+#[test]
+fn auto_on_4_servers_is_latency_optimal_small_and_bandwidth_optimal_large() {
+    let topo = Topology::preset("910b-4x8").unwrap();
+    let small = select(Primitive::AllReduce, &topo, 32, 4 << 10, DType::Fp32).unwrap();
+    let best = &small.ranking[0];
+    assert!(small
+        .ranking
+        .iter()
+        .all(|c| best.latency_us <= c.latency_us + 1e-9));
+    assert!(small.reason.contains("latency-optimal"), "{}", small.reason);
+    assert!(small.reason.contains("steps"), "{}", small.reason);
+
+    let big = select(Primitive::AllReduce, &topo, 32, 256 << 20, DType::Fp32).unwrap();
+    let best = &big.ranking[0];
+    assert_eq!(best.algorithm, Algorithm::Hier, "{}", big.reason);
+    assert!(big
+        .ranking
+        .iter()
+        .all(|c| best.slowest_link_us <= c.slowest_link_us + 1e-9));
+    assert!(big.reason.contains("bandwidth-optimal"), "{}", big.reason);
+    assert!(
+        big.reason.contains("slowest link carries"),
+        "{}",
+        big.reason
+    );
+    assert_ne!(small.chosen(), big.chosen());
+}
+
+#[test]
+fn auto_handles_every_primitive_on_the_presets() {
+    for (topo, n) in [
+        ("910b-8", 8),
+        ("910a-8", 8),
+        ("h100-8", 8),
+        ("910b-4x8", 32),
+    ] {
+        let t = Topology::preset(topo).unwrap();
+        for p in Primitive::ALL {
+            if p == Primitive::AlltoAllV && n > 16 {
+                assert!(select(p, &t, n, 1 << 20, DType::Fp32).is_err());
+                continue;
+            }
+            let sel = select(p, &t, n, 1 << 20, DType::Fp32)
+                .unwrap_or_else(|e| panic!("{topo} {p}: {e}"));
+            assert!(!sel.ranking.is_empty());
+            assert!(sel.reason.contains("wins"), "{}", sel.reason);
+        }
+    }
+}
