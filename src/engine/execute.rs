@@ -84,14 +84,7 @@ pub fn execute_elems(
     }
     for (step, s) in schedule.steps.iter().enumerate() {
         for t in &s.transfers {
-            let c = schedule.chunks;
-            if t.src >= n
-                || t.dst >= n
-                || t.first + t.count > c
-                || t.dst_first + t.count > c
-                || schedule.range_elems(elems, t.first, t.count).len()
-                    != schedule.range_elems(elems, t.dst_first, t.count).len()
-            {
+            if !schedule.transfer_fits(t, elems) {
                 return Err(ExecuteError::BadTransfer {
                     step,
                     src: t.src,

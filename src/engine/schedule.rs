@@ -248,6 +248,21 @@ impl Schedule {
         a..b
     }
 
+    /// Does `t` name existing ranks and chunks (`first + count` and
+    /// `dst_first + count` within `chunks`, without overflow) and land in a
+    /// range of the same size as the one it reads, for a buffer of `elems`
+    /// elements? The executor and the worker machine refuse a transfer that
+    /// does not fit.
+    pub fn transfer_fits(&self, t: &Transfer, elems: usize) -> bool {
+        let fits = |first: usize| first.checked_add(t.count).is_some_and(|e| e <= self.chunks);
+        t.src < self.ranks
+            && t.dst < self.ranks
+            && fits(t.first)
+            && fits(t.dst_first)
+            && self.range_elems(elems, t.first, t.count).len()
+                == self.range_elems(elems, t.dst_first, t.count).len()
+    }
+
     /// Total number of transfers.
     pub fn transfer_count(&self) -> usize {
         self.steps.iter().map(|s| s.transfers.len()).sum()

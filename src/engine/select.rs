@@ -120,6 +120,23 @@ fn candidate(
     }))
 }
 
+/// "latency-bound: 62% of its time is per-message latency" or
+/// "bandwidth-bound: ...% of its time is moving data", for the share of a
+/// predicted time spent in per-message latency (0..=1).
+pub fn bound_phrase(latency_share: f64) -> String {
+    if latency_share >= 0.5 {
+        format!(
+            "latency-bound: {:.0}% of its time is per-message latency",
+            latency_share * 100.0
+        )
+    } else {
+        format!(
+            "bandwidth-bound: {:.0}% of its time is moving data",
+            (1.0 - latency_share) * 100.0
+        )
+    }
+}
+
 /// Formats a byte count with binary units (`64 MiB`, `1.5 KiB`, `100 B`).
 pub fn format_bytes(b: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
@@ -195,17 +212,7 @@ pub fn select_with_root(
     } else {
         1.0
     };
-    let bound = if share >= 0.5 {
-        format!(
-            "latency-bound: {:.0}% of its time is per-message latency",
-            share * 100.0
-        )
-    } else {
-        format!(
-            "bandwidth-bound: {:.0}% of its time is moving data",
-            (1.0 - share) * 100.0
-        )
-    };
+    let bound = bound_phrase(share);
     let least_latency = ranking
         .iter()
         .all(|c| best.latency_us <= c.latency_us + 1e-9);

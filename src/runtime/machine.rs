@@ -187,17 +187,7 @@ impl<P: Payload> RankMachine<P> {
                 .iter()
                 .filter(|t| t.src == rank || t.dst == rank)
             {
-                let end = t.first.checked_add(t.count);
-                let dst_end = t.dst_first.checked_add(t.count);
-                let fits = |e: Option<usize>| e.is_some_and(|e| e <= schedule.chunks);
-                if t.src >= ranks
-                    || t.dst >= ranks
-                    || t.src == t.dst
-                    || !fits(end)
-                    || !fits(dst_end)
-                    || schedule.range_elems(elems, t.first, t.count).len()
-                        != schedule.range_elems(elems, t.dst_first, t.count).len()
-                {
+                if t.src == t.dst || !schedule.transfer_fits(t, elems) {
                     return Err(MachineError::BadTransfer {
                         step,
                         src: t.src,

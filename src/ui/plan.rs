@@ -390,17 +390,7 @@ impl Plan {
             best.algorithm,
             select::format_bytes(config.bytes),
             config.ranks,
-            if share >= 0.5 {
-                format!(
-                    "latency-bound: {:.0}% of its time is per-message latency",
-                    share * 100.0
-                )
-            } else {
-                format!(
-                    "bandwidth-bound: {:.0}% of its time is moving data",
-                    (1.0 - share) * 100.0
-                )
-            },
+            select::bound_phrase(share),
             parts.join("; ")
         );
         let (ranking, methods): (Vec<Candidate>, Vec<Method>) = scored.into_iter().unzip();
