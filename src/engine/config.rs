@@ -372,6 +372,28 @@ impl Config {
                 Err(why) => bad("bytes", &v, why),
             }
         }
+        // algo depends on op and ranks: an algorithm that does not implement
+        // the primitive is named, and auto runs instead.
+        if let AlgoChoice::Fixed(a) = c.algo {
+            if !a.supports(c.op, c.ranks) {
+                let names: Vec<&str> = Algorithm::applicable(c.op, c.ranks)
+                    .iter()
+                    .map(|x| x.name())
+                    .collect();
+                bad(
+                    "algo",
+                    a.name(),
+                    format!(
+                        "{} does not implement {} on {} ranks; applicable: auto, {}; using auto",
+                        a.name(),
+                        c.op.title(),
+                        c.ranks,
+                        names.join(", ")
+                    ),
+                );
+                c.algo = AlgoChoice::Auto;
+            }
+        }
         (c, errors.into_inner())
     }
 
@@ -491,6 +513,25 @@ mod tests {
     }
 
     #[test]
+    fn an_algorithm_that_does_not_apply_falls_back_to_auto_with_a_message() {
+        let (c, e) = Config::from_query("op=allreduce&algo=pairwise&ranks=8");
+        assert_eq!(c.algo, AlgoChoice::Auto);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].key, "algo");
+        assert!(
+            e[0].allowed
+                .contains("does not implement AllReduce on 8 ranks"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[0].allowed.contains("ring") && e[0].allowed.contains("using auto"),
+            "{}",
+            e[0]
+        );
+    }
+
+    #[test]
     fn bytes_are_rounded_to_whole_elements_with_a_notice() {
         let (c, e) = Config::from_query("bytes=1027&dtype=fp32");
         assert_eq!(c.bytes, 1024);
@@ -508,11 +549,21 @@ mod tests {
             algo: AlgoChoice::Auto,
             ..d.clone()
         });
+        // Every algorithm, on a primitive it implements (hier needs 8·S ranks
+        // of a multi-server topology).
         for a in Algorithm::ALL {
-            all.push(Config {
-                algo: AlgoChoice::Fixed(a),
-                ..d.clone()
-            });
+            for (topo, ranks) in [("910b-8", 8), ("910b-2x8", 16)] {
+                if let Some(op) = Primitive::ALL.into_iter().find(|p| a.supports(*p, ranks)) {
+                    all.push(Config {
+                        algo: AlgoChoice::Fixed(a),
+                        op,
+                        topo: topo.into(),
+                        ranks,
+                        ..d.clone()
+                    });
+                    break;
+                }
+            }
         }
         for topo in Topology::PRESETS
             .iter()

@@ -177,7 +177,8 @@ pub fn estimate(
     }
     timeline.loops = loops;
     timeline.loop_bytes = loop_elems * es;
-    let algbw_gbps = if time_us > 0.0 {
+    // A Barrier moves no payload: nccl-tests-style bandwidths are 0 for it.
+    let algbw_gbps = if time_us > 0.0 && schedule.primitive != Primitive::Barrier {
         bytes as f64 / (time_us * 1e3)
     } else {
         0.0

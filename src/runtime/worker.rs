@@ -158,17 +158,26 @@ impl Rank {
             Ok(x) => x,
             Err(e) => return self.fail(format!("message from rank {from}: {e}")),
         };
-        if let Some(m) = self.machine.borrow_mut().as_mut() {
+        // A borrow that is still held means an injected `throw` unwound
+        // through `advance` (a JS exception skips Rust destructors): this
+        // rank has already failed, so later messages are ignored.
+        let Ok(mut slot) = self.machine.try_borrow_mut() else {
+            return;
+        };
+        if let Some(m) = slot.as_mut() {
             self.step.set(self.step.get().max(header.step));
             m.deliver(from, header, bytes);
         } else {
             return; // already done or failed: ignore
         }
+        drop(slot);
         self.advance();
     }
 
     fn advance(&self) {
-        let mut slot = self.machine.borrow_mut();
+        let Ok(mut slot) = self.machine.try_borrow_mut() else {
+            return;
+        };
         let Some(m) = slot.as_mut() else { return };
         let mut missing_port = None;
         let mut killed = false;
@@ -265,7 +274,9 @@ impl Rank {
     }
 
     fn fail(&self, message: String) {
-        self.machine.borrow_mut().take();
+        if let Ok(mut m) = self.machine.try_borrow_mut() {
+            m.take();
+        }
         post_failed(Some(self.rank), message);
         self.close();
     }

@@ -589,7 +589,7 @@ impl Component for App {
                 <header class="top">
                     <div class="brand">
                         <h1>{"ccl-playground"}</h1>
-                        <p class="tagline">{"AllReduce, ReduceScatter and AllGather as HCCL and NCCL run them: real data on one web worker per rank, every chunk animated, every step timed by an α-β model."}</p>
+                        <p class="tagline">{"Collectives (AllReduce, AlltoAll, Broadcast and kin) as HCCL and NCCL run them: real data on one web worker per rank, every chunk animated, every step timed by an α-β model."}</p>
                     </div>
                     <div class="share">
                         <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{"Copy link"}</button>

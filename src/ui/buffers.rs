@@ -82,7 +82,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                             TransferKind::Copy => "recv-copy",
                             TransferKind::Reduce => "recv-reduce",
                         });
-                        role = format!(" · receives from NPU{} ({})", t.src, if t.kind == TransferKind::Copy { "copy" } else { "reduce" });
+                        role = format!(" · receives from {} ({})", plan.topology.node_label(t.src), if t.kind == TransferKind::Copy { "copy" } else { "reduce" });
                     }
                     if t.src == r && t.chunks().contains(&c) {
                         class.push("send");
@@ -96,7 +96,8 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 class.push("scratch");
             }
             let title = format!(
-                "NPU{r} chunk {c}: holds {} {}{}{}",
+                "{} chunk {c}: holds {} {}{}{}",
+                plan.topology.node_label(r),
                 if set.len() == 1 { "rank" } else { "ranks" },
                 format::ranks(set.iter()),
                 match sample {
@@ -120,7 +121,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
         });
         html! {
             <div class="buf-row" data-rank={r.to_string()}>
-                <div class="buf-label"><span class="swatch" style={format!("background:{}", colors::rank(r))}></span>{format!("NPU{r}")}</div>
+                <div class="buf-label"><span class="swatch" style={format!("background:{}", colors::rank(r))}></span>{plan.topology.node_label(r).to_string()}</div>
                 { for cells }
             </div>
         }

@@ -32,7 +32,8 @@ pub struct ChartProps {
 /// One algorithm's curve: `(bytes, busbw)` and whether any point is a bound.
 type Curve = (Algorithm, Vec<(u64, f64)>, bool);
 
-const PALETTE: [RGBColor; 8] = [
+/// One colour per algorithm, in [`Algorithm::ALL`] order.
+const PALETTE: [RGBColor; 9] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -41,12 +42,18 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
     RGBColor(140, 86, 75),
     RGBColor(188, 189, 34),
+    RGBColor(227, 119, 194),
 ];
+
+const _: () = assert!(
+    PALETTE.len() >= Algorithm::ALL.len(),
+    "one chart colour per algorithm"
+);
 
 /// The colour of algorithm `a` in the chart (its index in [`Algorithm::ALL`]).
 fn colour(a: Algorithm) -> RGBColor {
     let i = Algorithm::ALL.iter().position(|x| *x == a).unwrap_or(0);
-    PALETTE[i % PALETTE.len()]
+    PALETTE[i.min(PALETTE.len() - 1)]
 }
 
 /// Most transfers of a schedule the sweep simulates at each of its 21

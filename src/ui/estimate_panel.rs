@@ -69,7 +69,11 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 <div class="metric" title="algbw = S / t (nccl-tests), GB = 1e9 bytes"><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
                 <div class="metric" title={format!("busbw = algbw × {factor:.3} for {} on {} ranks (nccl-tests PERFORMANCE.md)", c.op.title(), c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
             </div>
-            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{format!(" · {chosen_by} · {} of {} on {} ranks", c.op.title(), format_bytes(c.bytes), c.ranks)}</p>
+            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{ if c.op == crate::engine::collective::Primitive::Barrier {
+                format!(" · {chosen_by} · Barrier (no payload: the message size does not apply) on {} ranks", c.ranks)
+            } else {
+                format!(" · {chosen_by} · {} of {} on {} ranks", c.op.title(), format_bytes(c.bytes), c.ranks)
+            } }</p>
             <table class="ranking">
                 <thead><tr><th>{"#"}</th><th>{"algorithm"}</th><th class="num">{"steps"}</th><th class="num">{"time (µs)"}</th><th class="num">{"busbw (GB/s)"}</th></tr></thead>
                 <tbody>{ for rows }</tbody>
