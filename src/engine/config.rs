@@ -380,15 +380,21 @@ impl Config {
                     .iter()
                     .map(|x| x.name())
                     .collect();
+                // No algorithm at all (AlltoAllV above MAX_ALLTOALLV_RANKS):
+                // say "none", not a dangling "auto, ".
+                let applicable = if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    format!("auto, {}", names.join(", "))
+                };
                 bad(
                     "algo",
                     a.name(),
                     format!(
-                        "{} does not implement {} on {} ranks; applicable: auto, {}; using auto",
+                        "{} does not implement {} on {} ranks; applicable: {applicable}; using auto",
                         a.name(),
                         c.op.title(),
                         c.ranks,
-                        names.join(", ")
                     ),
                 );
                 c.algo = AlgoChoice::Auto;
@@ -526,6 +532,21 @@ mod tests {
         );
         assert!(
             e[0].allowed.contains("ring") && e[0].allowed.contains("using auto"),
+            "{}",
+            e[0]
+        );
+    }
+
+    #[test]
+    fn an_algorithm_where_none_applies_says_none() {
+        // AlltoAllV has no algorithm above MAX_ALLTOALLV_RANKS (16) ranks.
+        let (c, e) = Config::from_query("op=alltoallv&algo=mesh&topo=910b-4x8&ranks=32");
+        assert_eq!(c.algo, AlgoChoice::Auto);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].allowed.ends_with(
+                "does not implement AlltoAllV on 32 ranks; applicable: none; using auto"
+            ),
             "{}",
             e[0]
         );
