@@ -4,6 +4,7 @@
 //! against its closed form, and "auto" on a multi-server cluster.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
 use ccl_playground::engine::algorithm::{self, build_with_root, Algorithm, AlgorithmError};
 use ccl_playground::engine::check::Checker;
 use ccl_playground::engine::collective::{moe_weight, Expect, Primitive};
@@ -13,8 +14,9 @@ use ccl_playground::engine::execute::reference_run;
 use ccl_playground::engine::input;
 use ccl_playground::engine::schedule::{Schedule, TransferKind};
 use ccl_playground::engine::select::select;
-use ccl_playground::engine::topology::{Device, Link, LinkKind, Topology};
+use ccl_playground::engine::topology::Topology;
 use ccl_playground::engine::verify::{verify, VerifyError};
+use common::full_mesh;
 
 /// Roots worth trying for `n` ranks (one for unrooted primitives).
 fn roots(p: Primitive, n: usize) -> Vec<usize> {
@@ -222,37 +224,6 @@ fn every_combination_computes_the_exact_result_for_2_to_8_ranks() {
                 }
             }
         }
-    }
-}
-
-/// A full mesh of `n` devices.
-fn full_mesh(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
-    let mut links = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            links.push(Link {
-                a,
-                b,
-                kind: LinkKind::Hccs,
-                bandwidth_gbps: bw,
-                latency_us: lat,
-            });
-        }
-    }
-    Topology {
-        name: "test".into(),
-        title: "test".into(),
-        devices: (0..n)
-            .map(|i| Device {
-                label: format!("D{i}"),
-                server: i / 8,
-            })
-            .collect(),
-        links,
-        reduce_gbps: reduce,
-        sources: vec![],
-        switches: vec![],
-        ccl_buffer_bytes: None,
     }
 }
 

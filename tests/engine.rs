@@ -3,6 +3,7 @@
 //! broken schedules, and the cost model against the closed forms.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::check::Checker;
 use ccl_playground::engine::collective::Primitive;
@@ -12,8 +13,9 @@ use ccl_playground::engine::execute::{execute, initial_buffer, reference_run};
 use ccl_playground::engine::input;
 use ccl_playground::engine::schedule::TransferKind;
 use ccl_playground::engine::select::select;
-use ccl_playground::engine::topology::{Device, Link, LinkKind, Topology};
+use ccl_playground::engine::topology::Topology;
 use ccl_playground::engine::verify::{verify, VerifyError};
+use common::full_mesh as mesh_topology;
 use proptest::prelude::*;
 
 #[test]
@@ -293,37 +295,6 @@ fn verifier_rejects_a_copy_race_and_bad_ranks() {
         verify(&s).unwrap_err(),
         VerifyError::BadTransfer { .. }
     ));
-}
-
-/// A full mesh of `n` devices with a reduce throughput, to exercise γ.
-fn mesh_topology(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
-    let mut links = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            links.push(Link {
-                a,
-                b,
-                kind: LinkKind::Hccs,
-                bandwidth_gbps: bw,
-                latency_us: lat,
-            });
-        }
-    }
-    Topology {
-        name: "test".into(),
-        title: "test".into(),
-        devices: (0..n)
-            .map(|i| Device {
-                label: format!("D{i}"),
-                server: 0,
-            })
-            .collect(),
-        links,
-        reduce_gbps: reduce,
-        sources: vec![],
-        switches: vec![],
-        ccl_buffer_bytes: None,
-    }
 }
 
 #[test]

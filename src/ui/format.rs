@@ -113,22 +113,9 @@ pub fn bytes_long(b: u64) -> String {
 
 /// Ranks as compact runs in ascending order: `{0, 5..7}`, `{3}`, `{}`.
 pub fn ranks<I: IntoIterator<Item = usize>>(it: I) -> String {
-    let v: Vec<usize> = it.into_iter().collect();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        parts.push(match j - i {
-            0 => v[i].to_string(),
-            1 => format!("{},{}", v[i], v[j]),
-            _ => format!("{}..{}", v[i], v[j]),
-        });
-        i = j + 1;
-    }
-    format!("{{{}}}", parts.join(","))
+    let mut v: Vec<usize> = it.into_iter().collect();
+    v.sort_unstable();
+    runs(&v)
 }
 
 /// Ranks of a `n`-rank run in cyclic order starting at `start`, as compact
@@ -138,6 +125,11 @@ pub fn ranks_cyclic<I: IntoIterator<Item = usize>>(it: I, start: usize, n: usize
     let mut v: Vec<usize> = it.into_iter().collect();
     let n = n.max(1);
     v.sort_by_key(|&r| (r + n - start % n) % n);
+    runs(&v)
+}
+
+/// `v` in its order, consecutive values joined into runs (`a..b`, `a,b`).
+fn runs(v: &[usize]) -> String {
     let mut parts = Vec::new();
     let mut i = 0;
     while i < v.len() {

@@ -16,9 +16,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { BASE, launchChromium } from './browser.mjs';
 
-const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
 const BYTES = '64KiB';
 // CATALOGUE_LOG=file: one line per link (time, state, algorithm), for diagnosis.
 const LOG = process.env.CATALOGUE_LOG;
@@ -66,11 +65,7 @@ let browser;
 let page;
 const problems = [];
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

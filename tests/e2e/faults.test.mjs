@@ -8,9 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, appendFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { BASE, launchChromium } from './browser.mjs';
 
-const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
 const OUT = new URL('./out/', import.meta.url).pathname;
 mkdirSync(OUT, { recursive: true });
 
@@ -18,11 +17,7 @@ let browser;
 let page;
 const problems = [];
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });

@@ -3,19 +3,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, appendFileSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { BASE, launchChromium } from './browser.mjs';
 
-const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
 const OUT = new URL('./out/', import.meta.url).pathname;
 mkdirSync(OUT, { recursive: true });
 
 let browser;
 before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 after(async () => { await browser?.close(); });
 

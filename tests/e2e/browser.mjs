@@ -1,0 +1,16 @@
+// Shared by the e2e test files (not a test file itself: node --test runs
+// only *.test.mjs here): the served page's address and Debian's Chromium,
+// launched with the flags this closed network needs.
+import { chromium } from 'playwright-core';
+
+/** The page under test (scripts/test.sh sets BASE_URL). */
+export const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8080';
+
+/** Headless Chromium (/usr/bin/chromium, or $CHROMIUM); never a downloaded browser. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
