@@ -58,19 +58,55 @@ fn verifier_proves_every_claimed_combination_for_2_to_64_ranks() {
 }
 
 #[test]
-fn hier_is_proven_for_1_to_8_servers() {
+fn hier_and_pipeline_are_proven_for_1_to_8_servers() {
+    let mut proven = 0;
     for servers in 1..=8 {
         let n = 8 * servers;
-        for p in [
-            Primitive::AllReduce,
-            Primitive::ReduceScatter,
-            Primitive::AllGather,
+        for (a, ps) in [
+            (
+                Algorithm::Hier,
+                &[
+                    Primitive::AllReduce,
+                    Primitive::ReduceScatter,
+                    Primitive::AllGather,
+                    Primitive::Broadcast,
+                    Primitive::Reduce,
+                    Primitive::Scatter,
+                    Primitive::Gather,
+                ][..],
+            ),
+            (
+                Algorithm::Pipeline,
+                &[
+                    Primitive::AllReduce,
+                    Primitive::ReduceScatter,
+                    Primitive::AllGather,
+                ][..],
+            ),
         ] {
-            let s = algorithm::build(Algorithm::Hier, p, n).unwrap();
-            verify(&s).unwrap_or_else(|e| panic!("hier {p} S={servers}: {e}"));
+            for &p in ps {
+                // Every root for the rooted ones.
+                let roots: Vec<usize> = if p.rooted() {
+                    (0..n).collect()
+                } else {
+                    vec![0]
+                };
+                for root in roots {
+                    let s = build_with_root(a, p, n, root).unwrap();
+                    verify(&s).unwrap_or_else(|e| panic!("{a} {p} S={servers} root={root}: {e}"));
+                    proven += 1;
+                }
+            }
         }
     }
-    assert!(!Algorithm::Hier.supports(Primitive::AllReduce, 12));
+    assert_eq!(
+        proven,
+        8 * 3 + 4 * (8 + 16 + 24 + 32 + 40 + 48 + 56 + 64) + 8 * 3
+    );
+    for a in [Algorithm::Hier, Algorithm::Pipeline] {
+        assert!(!a.supports(Primitive::AllReduce, 12));
+        assert!(!a.supports(Primitive::AlltoAll, 16));
+    }
 }
 
 #[test]
@@ -80,6 +116,22 @@ fn step_counts_are_logarithmic_where_the_textbook_says_so() {
         let steps = |a, p| algorithm::build(a, p, n).unwrap().steps.len();
         assert_eq!(steps(Algorithm::Nb, Primitive::AllGather), l);
         assert_eq!(steps(Algorithm::Nb, Primitive::AllReduce), 2 * l);
+        assert_eq!(steps(Algorithm::Nb, Primitive::AlltoAll), l);
+        assert_eq!(steps(Algorithm::Nhr, Primitive::ReduceScatter), l);
+        assert_eq!(steps(Algorithm::Nhr, Primitive::AllReduce), 2 * l);
+        assert_eq!(steps(Algorithm::Nhr, Primitive::Broadcast), 2 * l);
+        if n % 8 == 0 {
+            let m = n / 8;
+            let d = m.next_power_of_two().trailing_zeros() as usize;
+            assert_eq!(steps(Algorithm::Pipeline, Primitive::AllGather), m);
+            assert_eq!(steps(Algorithm::Pipeline, Primitive::AllReduce), 2 * m);
+            assert_eq!(steps(Algorithm::Hier, Primitive::Broadcast), 2 + d);
+            assert_eq!(steps(Algorithm::Hier, Primitive::Reduce), 2 + d);
+            assert_eq!(
+                steps(Algorithm::Hier, Primitive::Scatter),
+                1 + (m > 1) as usize
+            );
+        }
         assert_eq!(steps(Algorithm::Tree, Primitive::Broadcast), l);
         assert_eq!(steps(Algorithm::Star, Primitive::Gather), 1);
         assert_eq!(steps(Algorithm::Pairwise, Primitive::AlltoAll), n - 1);
@@ -108,15 +160,31 @@ fn unsupported_combinations_are_refused_with_the_applicable_ones() {
             algorithm: "ring",
             primitive: Primitive::Broadcast,
             ranks: 8,
-            applicable: "mesh, tree, star".into()
+            applicable: "mesh, tree, star, hier, nhr".into()
         }
     );
     assert!(
-        e.to_string().contains("applicable: mesh, tree, star"),
+        e.to_string()
+            .contains("applicable: mesh, tree, star, hier, nhr"),
         "{e}"
     );
     let e = algorithm::build(Algorithm::Rhd, Primitive::AllGather, 6).unwrap_err();
-    assert!(e.to_string().contains("applicable: ring, mesh, nb"), "{e}");
+    assert!(
+        e.to_string().ends_with("applicable: ring, mesh, nb, nhr"),
+        "{e}"
+    );
+    let e = algorithm::build(Algorithm::Pipeline, Primitive::AllGather, 12).unwrap_err();
+    assert!(
+        e.to_string().ends_with("applicable: ring, mesh, nb, nhr"),
+        "{e}"
+    );
+    let e = build_with_root(Algorithm::Hier, Primitive::Scatter, 12, 3).unwrap_err();
+    assert!(e.to_string().ends_with("applicable: tree, star"), "{e}");
+    let e = algorithm::build(Algorithm::Ring, Primitive::AlltoAll, 5).unwrap_err();
+    assert!(
+        e.to_string().ends_with("applicable: mesh, pairwise, nb"),
+        "{e}"
+    );
     assert_eq!(
         build_with_root(Algorithm::Tree, Primitive::Reduce, 4, 4).unwrap_err(),
         AlgorithmError::BadRoot { root: 4, max: 3 }
@@ -309,6 +377,44 @@ fn closed_forms_are_the_textbook_ones_at_a_glance() {
     ));
     assert!(close(cf(Algorithm::Star, Primitive::Scatter), 1.0 + 1e3));
     assert!(close(cf(Algorithm::Tree, Primitive::Gather), 3.0 + 7e3));
+    // NHR.md: ceil(log2 p)α + (p-1)/p·nβ; Bruck AlltoAll: log p·α + (n/2)·log p·β.
+    assert!(close(cf(Algorithm::Nhr, Primitive::AllGather), 3.0 + 7e3));
+    assert!(close(
+        cf(Algorithm::Nhr, Primitive::Broadcast),
+        6.0 + 2.0 * 7e3
+    ));
+    assert!(close(
+        cf(Algorithm::Nhr, Primitive::AllReduce),
+        6.0 + 2.0 * 7e3
+    ));
+    assert!(close(
+        cf(Algorithm::Nb, Primitive::AlltoAll),
+        3.0 * (1.0 + 4e3)
+    ));
+    // 5 ranks: positions with bit 0 set {1, 3}, bit 1 {2, 3}, bit 2 {4}.
+    assert!(close(
+        closed_form(Algorithm::Nb, Primitive::AlltoAll, 5, 5e6, 1.0, 1.0, None).unwrap(),
+        3.0 + 5.0 * 1e3
+    ));
+    // 16 ranks = 2 servers: Pipeline.md with one α, β: 2·(α + S/16·β);
+    // hier Broadcast (2 + 1)(α + S/8·β), Scatter α + S/8·β + α + S/16·β.
+    let cf16 = |a, p| closed_form(a, p, 16, 16e6, 1.0, 1.0, None).unwrap();
+    assert!(close(
+        cf16(Algorithm::Pipeline, Primitive::AllGather),
+        2.0 * (1.0 + 1e3)
+    ));
+    assert!(close(
+        cf16(Algorithm::Pipeline, Primitive::AllReduce),
+        4.0 * (1.0 + 1e3)
+    ));
+    assert!(close(
+        cf16(Algorithm::Hier, Primitive::Broadcast),
+        3.0 * (1.0 + 2e3)
+    ));
+    assert!(close(
+        cf16(Algorithm::Hier, Primitive::Scatter),
+        2.0 + 2e3 + 1e3
+    ));
     assert!(closed_form(
         Algorithm::Ring,
         Primitive::Broadcast,
@@ -398,7 +504,10 @@ fn auto_on_4_servers_is_latency_optimal_small_and_bandwidth_optimal_large() {
 
     let big = select(Primitive::AllReduce, &topo, 32, 256 << 20, DType::Fp32).unwrap();
     let best = &big.ranking[0];
-    assert_eq!(best.algorithm, Algorithm::Hier, "{}", big.reason);
+    // HCCL's two hierarchical algorithms lead; the pipeline first, because
+    // its mesh steps run while the ring is on RoCE.
+    assert_eq!(best.algorithm, Algorithm::Pipeline, "{}", big.reason);
+    assert_eq!(big.ranking[1].algorithm, Algorithm::Hier, "{}", big.reason);
     assert!(big
         .ranking
         .iter()
@@ -430,6 +539,149 @@ fn auto_handles_every_primitive_on_the_presets() {
                 .unwrap_or_else(|e| panic!("{topo} {p}: {e}"));
             assert!(!sel.ranking.is_empty());
             assert!(sel.reason.contains("wins"), "{}", sel.reason);
+        }
+    }
+}
+
+#[test]
+fn bruck_alltoall_forwards_the_pieces_with_bit_k_set() {
+    // 5 ranks, step 0 (distance 1): rank 0 sends positions 1 and 3. Position
+    // 1 (its piece for rank 1) arrives: receive block 5 + 0. Position 3
+    // (its piece for rank 3) goes on: rank 1's position 3 = send block 4.
+    let s = algorithm::build(Algorithm::Nb, Primitive::AlltoAll, 5).unwrap();
+    assert_eq!(s.chunks, 10);
+    let from0: Vec<_> = s.steps[0]
+        .transfers
+        .iter()
+        .filter(|t| t.src == 0)
+        .map(|t| (t.dst, t.first, t.count, t.dst_first))
+        .collect();
+    assert_eq!(from0, [(1, 1, 1, 5), (1, 3, 1, 4)]);
+    // Step 2 (distance 4): position 4 only, which always arrives: rank 0
+    // sends its block 4, now holding rank 0's own piece for rank 4, to rank
+    // 4's receive block 5 + 0.
+    let from0: Vec<_> = s.steps[2]
+        .transfers
+        .iter()
+        .filter(|t| t.src == 0)
+        .map(|t| (t.dst, t.first, t.count, t.dst_first))
+        .collect();
+    assert_eq!(from0, [(4, 4, 1, 5)]);
+    // Every rank sends c_k blocks per step: 2, 2, 1.
+    for (k, want) in [(0, 2), (1, 2), (2, 1)] {
+        let blocks: usize = s.steps[k]
+            .transfers
+            .iter()
+            .filter(|t| t.src == 3)
+            .map(|t| t.count)
+            .sum();
+        assert_eq!(blocks, want, "step {k}");
+    }
+}
+
+#[test]
+fn pipeline_on_a_910b_cluster_equals_pipeline_md_with_two_levels() {
+    // Pipeline.md Table 1: (m - 1)·max(s/p·β_inter + α_inter, s/p·β_intra +
+    // α_intra) + s/p·β_intra + α_intra, with the cluster's own HCCS and RoCE
+    // figures (uncontended: one ring flow per RoCE port direction, one mesh
+    // flow per HCCS link).
+    for servers in [2, 4] {
+        let topo = Topology::preset(&format!("910b-{servers}x8")).unwrap();
+        let n = 8 * servers;
+        let (intra, inter) = (topo.route(0, 1).unwrap(), topo.route(0, 8).unwrap());
+        assert!(inter.hops.len() > 1 && intra.hops.len() == 1);
+        let bytes = (n * 4096 * 4) as u64;
+        let per = bytes as f64 / n as f64;
+        let t = |r: &ccl_playground::engine::topology::Route| {
+            r.latency_us + per / (r.bandwidth_gbps * 1e3)
+        };
+        let want = (servers - 1) as f64 * t(&inter).max(t(&intra)) + t(&intra);
+        let s = algorithm::build(Algorithm::Pipeline, Primitive::AllGather, n).unwrap();
+        let e = estimate(&s, &topo, bytes, DType::Fp32).unwrap();
+        assert!(
+            (e.time_us - want).abs() <= 1e-9 * want,
+            "S={servers}: model {} vs Pipeline.md {want}",
+            e.time_us
+        );
+        assert!(e.timeline.steps.iter().all(|st| st.max_link_sharing == 1));
+        // hier moves the same bytes but does not overlap the levels.
+        let h = algorithm::build(Algorithm::Hier, Primitive::AllGather, n).unwrap();
+        let eh = estimate(&h, &topo, bytes, DType::Fp32).unwrap();
+        assert!(
+            e.time_us < eh.time_us,
+            "{} vs hier {}",
+            e.time_us,
+            eh.time_us
+        );
+    }
+}
+
+#[test]
+fn new_algorithms_match_the_exact_result_beyond_8_ranks() {
+    // The reference executor, checked bit for bit by the checker and
+    // element by element against the collective's definition, on a few
+    // sizes (uneven ones included) for ranks the 2..=8 sweep cannot reach.
+    let seed = 5;
+    let mut cases: Vec<(Algorithm, Primitive, usize, usize)> = Vec::new();
+    for n in [16, 24] {
+        for p in [
+            Primitive::AllReduce,
+            Primitive::ReduceScatter,
+            Primitive::AllGather,
+        ] {
+            cases.push((Algorithm::Pipeline, p, n, 0));
+            cases.push((Algorithm::Nhr, p, n, 0));
+        }
+        for p in [
+            Primitive::Broadcast,
+            Primitive::Reduce,
+            Primitive::Scatter,
+            Primitive::Gather,
+        ] {
+            cases.push((Algorithm::Hier, p, n, n - 3));
+        }
+    }
+    for n in [11, 13, 16] {
+        cases.push((Algorithm::Nb, Primitive::AlltoAll, n, 0));
+        cases.push((Algorithm::Nhr, Primitive::AllReduce, n, 0));
+        cases.push((Algorithm::Nhr, Primitive::Broadcast, n, n / 2));
+    }
+    for (a, p, n, root) in cases {
+        let s = build_with_root(a, p, n, root).unwrap();
+        let v = verify(&s).unwrap();
+        for elems in [n, 7 * n + 3, 64 * n] {
+            for (dtype, op) in [
+                (DType::Fp32, ReduceOp::Sum),
+                (DType::Bf16, ReduceOp::Max),
+                (DType::Int32, ReduceOp::Prod),
+            ] {
+                let out = reference_run(&s, dtype, op, seed, elems);
+                let mut checker = Checker::new(&s, &v, dtype, op, seed, elems);
+                for (r, buf) in out.iter().enumerate() {
+                    let rep = checker.check_rank(r, buf);
+                    assert!(
+                        rep.ok(),
+                        "{a} {p} n={n} {dtype} {op} elems={elems} rank {r}: {rep:?}"
+                    );
+                    for b in 0..s.blocks() {
+                        for (j, i) in p.block_range(n, elems, b).enumerate() {
+                            let Some(want) = expected(&s, dtype, op, seed, elems, r, b, j) else {
+                                continue;
+                            };
+                            let got = dtype.read_f64(buf, i);
+                            let tol = if dtype == DType::Fp32 && p.reduces() {
+                                (n * n) as f64 * dtype.unit_roundoff() * want.abs().max(16.0) * 16.0
+                            } else {
+                                0.0
+                            };
+                            assert!(
+                                (got - want).abs() <= tol,
+                                "{a} {p} n={n} {dtype} {op} rank {r} elem {i}: {got} vs {want}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 }

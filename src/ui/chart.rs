@@ -33,7 +33,7 @@ pub struct ChartProps {
 type Curve = (Algorithm, Vec<(u64, f64)>, bool);
 
 /// One colour per algorithm, in [`Algorithm::ALL`] order.
-const PALETTE: [RGBColor; 9] = [
+const PALETTE: [RGBColor; 11] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -43,6 +43,8 @@ const PALETTE: [RGBColor; 9] = [
     RGBColor(140, 86, 75),
     RGBColor(188, 189, 34),
     RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(0, 0, 128),
 ];
 
 const _: () = assert!(

@@ -39,9 +39,12 @@ const SUPPORTS = {
   tree: (op) => ROOTED.has(op),
   star: (op) => ROOTED.has(op),
   pairwise: (op, n) => op === 'alltoall' || (op === 'alltoallv' && n <= MAX_ALLTOALLV_RANKS),
-  nb: (op) => ['allgather', 'reducescatter', 'allreduce', 'barrier'].includes(op),
+  nb: (op) => ['allgather', 'reducescatter', 'allreduce', 'barrier', 'alltoall'].includes(op),
   dbtree: (op) => op === 'allreduce',
-  hier: (op, n) => n % PER_SERVER === 0 && ['allreduce', 'reducescatter', 'allgather'].includes(op),
+  hier: (op, n) => n % PER_SERVER === 0
+    && ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'reduce', 'scatter', 'gather'].includes(op),
+  nhr: (op) => ['allreduce', 'reducescatter', 'allgather', 'broadcast'].includes(op),
+  pipeline: (op, n) => n % PER_SERVER === 0 && ['allreduce', 'reducescatter', 'allgather'].includes(op),
 };
 /** The algorithms that implement `op` on `n` ranks, in UI order (`Algorithm::applicable`). */
 const applicable = (op, n) => Object.keys(SUPPORTS).filter((a) => n >= 2 && SUPPORTS[a](op, n));

@@ -18,15 +18,35 @@
 //! - AllGather: inter-server ring AllGather of part `l`, then intra-server
 //!   Mesh AllGather.
 //!
+//! - Broadcast (root `(sr, lr)`, parts contiguous as for AllReduce): intra-server
+//!   Scatter (the root sends part `l` to NPU `l` of its server), inter-server
+//!   Broadcast of part `l` among the ranks `(·, l)` along a binomial tree
+//!   rooted at server `sr` (MPICH's binomial Broadcast), intra-server
+//!   AllGather in every server. This is HCCL's documented decomposition
+//!   (`../shared/reference/hardware-and-algorithms.md`: "Broadcast = intra
+//!   Scatter -> inter Broadcast -> intra AllGather"); the binomial inter
+//!   level is our choice among HCCL's level-1 algorithms.
+//! - Reduce, the mirror image: intra-server ReduceScatter, inter-server
+//!   binomial Reduce of part `l` to server `sr`, intra-server Gather of the
+//!   8 parts at the root.
+//! - Scatter (HCCL has no hierarchical Scatter note; this is the same
+//!   two-level idea): the root hands NPU `l` of its server the blocks
+//!   `8s + l` of lane `l` (intra-server, `S'` blocks each), then each sends
+//!   block `8s + l` straight to `(s, l)` (inter-server, one step). Gather is
+//!   Scatter reversed (HCCL has no Gather at all).
+//!
 //! Only `1/8` of the data crosses the inter-server network per rank, which
 //! is why HCCL uses it on A2: bandwidth-optimal when RoCE is the bottleneck.
 //!
 //! Cost (uncontended, one α and β for every link, `B` bytes, `S` servers):
 //! AllReduce `2α + 2·B/8·β + 7/8·Bγ + 2(S-1)(α + B/n·β) + (S-1)·B/n·γ`;
 //! ReduceScatter `α + B/8·β + 7/8·Bγ + (S-1)(α + B/n·(β + γ))`;
-//! AllGather `α + B/8·β + (S-1)(α + B/n·β)`. (ReduceScatter and AllGather
-//! send a part's `S` blocks as `S` messages sharing one link: same data
-//! term, but a reduce may start before all of them arrived.)
+//! AllGather `α + B/8·β + (S-1)(α + B/n·β)`; with `D = ceil(log2 S)`:
+//! Broadcast `(2 + D)(α + B/8·β)`; Reduce `(2 + D)(α + B/8·β) + (7 +
+//! D)·B/8·γ`; Scatter and Gather `α + B/8·β + [S > 1](α + B/n·β)`.
+//! (ReduceScatter, AllGather, Scatter and Gather send a part's `S` blocks
+//! as `S` messages sharing one link: same data term, but a reduce may start
+//! before all of them arrived.)
 
 use super::step;
 use crate::engine::collective::Primitive;
@@ -35,9 +55,14 @@ use crate::engine::schedule::{Step, Transfer, TransferKind};
 /// NPUs per server (Atlas 800T A2).
 pub const PER_SERVER: usize = 8;
 
-/// The hierarchical steps for `primitive` on `n = 8·S` ranks and the chunk
-/// count (one chunk per block). Only AllReduce, ReduceScatter, AllGather.
-pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
+/// The hierarchical steps for `primitive` on `n = 8·S` ranks with root
+/// `root` (rooted primitives only) and the chunk count (one chunk per
+/// block). AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, Scatter,
+/// Gather.
+pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
+    if primitive.rooted() {
+        return (n, rooted(primitive, n, root));
+    }
     let g = PER_SERVER;
     let servers = n / g;
     let contiguous = primitive == Primitive::AllReduce;
@@ -121,4 +146,129 @@ pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
         }
     }
     (n, steps)
+}
+
+/// `ceil(log2 m)`: the steps of a binomial tree over `m` servers.
+pub fn tree_depth(m: usize) -> usize {
+    m.next_power_of_two().trailing_zeros() as usize
+}
+
+/// The rooted forms on `n = 8·m` ranks, root `(sr, lr)`; part `l` is the
+/// contiguous blocks `l·m .. l·m + m` (Broadcast, Reduce) and the blocks
+/// `8s + l` of lane `l` (Scatter, Gather).
+fn rooted(primitive: Primitive, n: usize, root: usize) -> Vec<Step> {
+    let g = PER_SERVER;
+    let m = n / g;
+    let (sr, lr) = (root / g, root % g);
+    let rank = |s: usize, l: usize| s * g + l;
+    let part = |src: usize, dst: usize, l: usize| Transfer::copy(src, dst, l * m, m);
+    // Server `s` at distance `v` from the root's server.
+    let server = |v: usize| (sr + v) % m;
+    let mut steps = Vec::new();
+    match primitive {
+        Primitive::Broadcast => {
+            steps.push(step(
+                "intra-server Scatter",
+                (0..g)
+                    .filter(|&l| l != lr)
+                    .map(|l| part(root, rank(sr, l), l))
+                    .collect(),
+            ));
+            let mut d = 1;
+            while d < m {
+                let mut t = Vec::new();
+                for v in (0..d).filter(|v| v + d < m) {
+                    for l in 0..g {
+                        t.push(part(rank(server(v), l), rank(server(v + d), l), l));
+                    }
+                }
+                steps.push(step("inter-server Broadcast (binomial)", t));
+                d *= 2;
+            }
+            let mut t = Vec::new();
+            for s in 0..m {
+                for l in 0..g {
+                    for p in (0..g).filter(|&p| p != l) {
+                        t.push(part(rank(s, l), rank(s, p), l));
+                    }
+                }
+            }
+            steps.push(step("intra-server AllGather", t));
+        }
+        Primitive::Reduce => {
+            let mut t = Vec::new();
+            for s in 0..m {
+                for l in 0..g {
+                    for p in (0..g).filter(|&p| p != l) {
+                        t.push(Transfer {
+                            kind: TransferKind::Reduce,
+                            ..part(rank(s, p), rank(s, l), l)
+                        });
+                    }
+                }
+            }
+            steps.push(step("intra-server ReduceScatter", t));
+            let mut d = m.next_power_of_two() / 2;
+            while d >= 1 {
+                let mut t = Vec::new();
+                for v in (d..(2 * d).min(m)).filter(|&v| v < m) {
+                    for l in 0..g {
+                        t.push(Transfer {
+                            kind: TransferKind::Reduce,
+                            ..part(rank(server(v), l), rank(server(v - d), l), l)
+                        });
+                    }
+                }
+                steps.push(step("inter-server Reduce (binomial)", t));
+                d /= 2;
+            }
+            steps.push(step(
+                "intra-server Gather",
+                (0..g)
+                    .filter(|&l| l != lr)
+                    .map(|l| part(rank(sr, l), root, l))
+                    .collect(),
+            ));
+        }
+        Primitive::Scatter => {
+            // The root hands lane l's blocks to NPU l of its server, which
+            // sends each to its server.
+            let mut t = Vec::new();
+            for l in (0..g).filter(|&l| l != lr) {
+                for s in 0..m {
+                    t.push(Transfer::copy(root, rank(sr, l), rank(s, l), 1));
+                }
+            }
+            steps.push(step("intra-server Scatter", t));
+            if m > 1 {
+                let mut t = Vec::new();
+                for l in 0..g {
+                    for s in (0..m).filter(|&s| s != sr) {
+                        t.push(Transfer::copy(rank(sr, l), rank(s, l), rank(s, l), 1));
+                    }
+                }
+                steps.push(step("inter-server Scatter", t));
+            }
+        }
+        _ => {
+            // Gather: the mirror image of Scatter.
+            if m > 1 {
+                let mut t = Vec::new();
+                for l in 0..g {
+                    for s in (0..m).filter(|&s| s != sr) {
+                        t.push(Transfer::copy(rank(s, l), rank(sr, l), rank(s, l), 1));
+                    }
+                }
+                steps.push(step("inter-server Gather", t));
+            }
+            let mut t = Vec::new();
+            for l in (0..g).filter(|&l| l != lr) {
+                for s in 0..m {
+                    t.push(Transfer::copy(rank(sr, l), root, rank(s, l), 1));
+                }
+            }
+            steps.push(step("intra-server Gather", t));
+        }
+    }
+    steps
 }

@@ -10,9 +10,11 @@
 //! | `tree` | [`tree`] | Broadcast, Reduce, Scatter, Gather | binomial trees, MPICH `src/mpi/coll/*/..._binomial.c` |
 //! | `star` | [`star`] | Broadcast, Reduce, Scatter, Gather | HCCL `Star.md` (rooted, one step) |
 //! | `pairwise` | [`pairwise`] | AlltoAll, AlltoAllV | HCCL `Pairwise.md`; MPICH `alltoall_intra_pairwise.c` |
-//! | `nb` | [`nb`] | AllGather, ReduceScatter, AllReduce, Barrier | Bruck et al. 1997; HCCL NB (`NB.md`) |
+//! | `nb` | [`nb`] | AllGather, ReduceScatter, AllReduce, Barrier, AlltoAll | Bruck et al. 1997; HCCL NB (`NB.md`); MPICH `alltoall_intra_brucks.c` |
 //! | `dbtree` | [`dbtree`] | AllReduce | NCCL double binary tree (Sanders, Speck & Träff 2009; NCCL `trees.cc`) |
-//! | `hier` | [`hier`] | AllReduce, ReduceScatter, AllGather on `8·S` ranks | HCCL A2 level0 Mesh + level1 ring decomposition |
+//! | `hier` | [`hier`] | AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, Scatter, Gather on `8·S` ranks | HCCL A2 level0 Mesh + level1 ring / binomial decomposition |
+//! | `nhr` | [`nhr`] | AllReduce, ReduceScatter, AllGather, Broadcast | HCCL NHR (`NHR.md`, nonuniform hierarchical ring) |
+//! | `pipeline` | [`pipeline`] | AllReduce, ReduceScatter, AllGather on `8·S` ranks | HCCL Pipeline (`Pipeline.md`: inter-server ring overlapped with intra-server mesh) |
 //!
 //! `build` refuses a combination the algorithm does not implement with an
 //! error listing the algorithms that do ([`AlgorithmError::Unsupported`]).
@@ -21,7 +23,9 @@ pub mod dbtree;
 pub mod hier;
 pub mod mesh;
 pub mod nb;
+pub mod nhr;
 pub mod pairwise;
+pub mod pipeline;
 pub mod rhd;
 pub mod ring;
 pub mod star;
@@ -55,11 +59,15 @@ pub enum Algorithm {
     Dbtree,
     /// HCCL A2 hierarchy: intra-server Mesh, inter-server ring (8·S ranks).
     Hier,
+    /// HCCL's nonuniform hierarchical ring: ceil(log2 n) steps, any n.
+    Nhr,
+    /// HCCL's Pipeline: inter-server ring overlapped with intra-server mesh (8·S ranks).
+    Pipeline,
 }
 
 impl Algorithm {
     /// Every algorithm, in UI order.
-    pub const ALL: [Algorithm; 9] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::Ring,
         Algorithm::Mesh,
         Algorithm::Rhd,
@@ -69,9 +77,12 @@ impl Algorithm {
         Algorithm::Nb,
         Algorithm::Dbtree,
         Algorithm::Hier,
+        Algorithm::Nhr,
+        Algorithm::Pipeline,
     ];
 
-    /// URL name (`ring`, `mesh`, `rhd`, `tree`, `star`, `pairwise`, `nb`, `dbtree`, `hier`).
+    /// URL name (`ring`, `mesh`, `rhd`, `tree`, `star`, `pairwise`, `nb`,
+    /// `dbtree`, `hier`, `nhr`, `pipeline`).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ring => "ring",
@@ -83,6 +94,8 @@ impl Algorithm {
             Algorithm::Nb => "nb",
             Algorithm::Dbtree => "dbtree",
             Algorithm::Hier => "hier",
+            Algorithm::Nhr => "nhr",
+            Algorithm::Pipeline => "pipeline",
         }
     }
 
@@ -100,9 +113,11 @@ impl Algorithm {
             Algorithm::Tree => "binomial tree: the root's data fans out (or in) along a tree, ceil(log2 n) steps",
             Algorithm::Star => "star (HCCL Star): the root exchanges with every rank at once, one step",
             Algorithm::Pairwise => "pairwise exchange (HCCL Pairwise): in step k every rank sends to rank r+k, n-1 steps",
-            Algorithm::Nb => "Bruck (HCCL NB): ceil(log2 n) steps for any n, each rank forwarding all it has to the rank 2^k away",
+            Algorithm::Nb => "Bruck (HCCL NB): ceil(log2 n) steps for any n, each rank forwarding what it has to the rank 2^k away (AlltoAll: the pieces whose distance has bit k set)",
             Algorithm::Dbtree => "double binary tree (NCCL): two trees, each reducing then broadcasting half of the data; about 2·log2 n steps",
-            Algorithm::Hier => "hierarchical (HCCL on A2): mesh inside each 8-NPU server, ring between servers on 1/8 of the data, mesh again",
+            Algorithm::Hier => "hierarchical (HCCL on A2): mesh inside each 8-NPU server, ring (rooted: binomial tree) between servers on 1/8 of the data, mesh again",
+            Algorithm::Nhr => "nonuniform hierarchical ring (HCCL NHR): ceil(log2 n) steps for any n, the first step moving half the data to the ring neighbour, each later step half as much twice as far",
+            Algorithm::Pipeline => "pipeline (HCCL): the inter-server ring runs while each server's mesh forwards the block that arrived in the previous step; 8-NPU servers",
         }
     }
 
@@ -139,9 +154,28 @@ impl Algorithm {
                 AlltoAllV => ranks <= MAX_ALLTOALLV_RANKS,
                 _ => false,
             },
-            Algorithm::Nb => matches!(primitive, AllGather | ReduceScatter | AllReduce | Barrier),
+            Algorithm::Nb => matches!(
+                primitive,
+                AllGather | ReduceScatter | AllReduce | Barrier | AlltoAll
+            ),
             Algorithm::Dbtree => primitive == AllReduce,
             Algorithm::Hier => {
+                ranks % hier::PER_SERVER == 0
+                    && matches!(
+                        primitive,
+                        AllReduce
+                            | ReduceScatter
+                            | AllGather
+                            | Broadcast
+                            | Reduce
+                            | Scatter
+                            | Gather
+                    )
+            }
+            Algorithm::Nhr => {
+                matches!(primitive, AllReduce | ReduceScatter | AllGather | Broadcast)
+            }
+            Algorithm::Pipeline => {
                 ranks % hier::PER_SERVER == 0
                     && matches!(primitive, AllReduce | ReduceScatter | AllGather)
             }
@@ -245,7 +279,9 @@ pub fn build_with_root(
         Algorithm::Pairwise => pairwise::steps(primitive, ranks),
         Algorithm::Nb => nb::steps(primitive, ranks),
         Algorithm::Dbtree => dbtree::steps(primitive, ranks),
-        Algorithm::Hier => hier::steps(primitive, ranks),
+        Algorithm::Hier => hier::steps(primitive, ranks, root),
+        Algorithm::Nhr => nhr::steps(primitive, ranks, root),
+        Algorithm::Pipeline => pipeline::steps(primitive, ranks),
     };
     Ok(Schedule {
         primitive,

@@ -14,17 +14,39 @@
 //! - AllReduce: ReduceScatter then AllGather. Barrier: the AllGather of
 //!   tokens (the dissemination barrier, Hensgen, Finkel & Manber 1988).
 //!
+//! - AlltoAll (Bruck et al. 1997, section 3; MPICH
+//!   `src/mpi/coll/alltoall/alltoall_intra_brucks.c`): call *position* `i`
+//!   of rank `h` its send block `h + i` (mod n), which starts with `h`'s
+//!   piece for rank `h + i`. In step `k` (`d = 2^k`) every rank sends to
+//!   `h + d` every position `i` whose bit `k` is set; the piece there has
+//!   travelled the lower bits of `i` so far. If bit `k` is the highest bit
+//!   of `i` the piece has arrived: the receiver stores it in its receive
+//!   block `n + origin` (`origin = h + d - i`); otherwise it stores it at its
+//!   own position `i`, which it sends on in this same step (the send reads
+//!   the block as it was at the start of the step). MPICH rotates into a
+//!   temporary buffer instead; here the send area itself is the scratch
+//!   (the collective leaves it unspecified after the call, except rank
+//!   `r`'s own piece in block `r`, which never moves), so no extra buffer is
+//!   needed. The positions of one step are not contiguous: one transfer per
+//!   run of consecutive blocks, all to the same peer in the same step.
+//!
 //! A range that wraps past block `n - 1` is sent as two messages to the
 //! same peer in the same step (they share the link; the data term is the
 //! same as for one message).
 //!
 //! Cost (uncontended, `L = ceil(log2 n)`): AllGather `Lα + (n-1)/n·Sβ`;
 //! ReduceScatter `Lα + (n-1)/n·S(β + γ)`; AllReduce twice the data term
-//! plus `(n-1)/n·Sγ`; Barrier `Lα`.
+//! plus `(n-1)/n·Sγ`; Barrier `Lα`; AlltoAll `Σ_{k<L} (α + c_k·S/n·β)`
+//! with `c_k = #{1 <= i < n : bit k of i set}`, which is `Lα + L·S/2·β` for
+//! `n = 2^L` (Thakur, Rabenseifner & Gropp 2005: `log p·α + (n/2)·log p·β`
+//! with `n` = bytes each rank sends). The several transfers of one step
+//! between the same two ranks start together and pay their latency in
+//! parallel (cost model), so a step costs one `α`, as the aggregated
+//! message of the textbook does.
 
 use super::{span, step};
 use crate::engine::collective::Primitive;
-use crate::engine::schedule::{Step, TransferKind};
+use crate::engine::schedule::{Step, Transfer, TransferKind};
 
 fn distances(n: usize) -> Vec<usize> {
     let mut v = Vec::new();
@@ -67,9 +89,52 @@ fn reduce_scatter(n: usize) -> Vec<Step> {
         .collect()
 }
 
+/// `c_k`: the positions `1 <= i < n` with bit `k` set, the blocks every
+/// rank sends in AlltoAll step `k`.
+pub fn alltoall_blocks_at(n: usize, k: usize) -> usize {
+    (1..n).filter(|i| i >> k & 1 == 1).count()
+}
+
+fn all_to_all(n: usize) -> Vec<Step> {
+    distances(n)
+        .into_iter()
+        .enumerate()
+        .map(|(k, d)| {
+            let mut t: Vec<Transfer> = Vec::new();
+            for h in 0..n {
+                let to = (h + d) % n;
+                for i in (1..n).filter(|i| i >> k & 1 == 1) {
+                    let from = (h + i) % n;
+                    let at = if i < 2 * d {
+                        n + (to + n - i) % n
+                    } else {
+                        (to + i) % n
+                    };
+                    // Extend the previous transfer if both ranges continue.
+                    match t.last_mut() {
+                        Some(p)
+                            if p.src == h
+                                && p.first + p.count == from
+                                && p.dst_first + p.count == at =>
+                        {
+                            p.count += 1
+                        }
+                        _ => t.push(Transfer::copy(h, to, from, 1).to_chunk(at)),
+                    }
+                }
+            }
+            step("AlltoAll", t)
+        })
+        .collect()
+}
+
 /// The Bruck steps for `primitive` on `n >= 2` ranks and the chunk count
-/// (one chunk per block). Only AllGather, ReduceScatter, AllReduce, Barrier.
+/// (one chunk per block). Only AllGather, ReduceScatter, AllReduce,
+/// Barrier, AlltoAll.
 pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
+    if primitive == Primitive::AlltoAll {
+        return (2 * n, all_to_all(n));
+    }
     let steps = match primitive {
         Primitive::AllGather => all_gather(n, "AllGather"),
         Primitive::Barrier => all_gather(n, "Barrier"),

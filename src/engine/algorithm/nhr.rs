@@ -1,0 +1,156 @@
+//! HCCL's NHR, "nonuniform hierarchical ring" (hicann/hccl
+//! `docs/en/user_guide/coll_algo_intro/NHR.md`; the step rule is that of
+//! `ReduceScatterNHR::GetStepInfo` / `AllGatherNHR::GetStepInfo` in the
+//! hicann/hccl sources): `L = ceil(log2 n)`
+//! steps for any rank count, no fold, and the largest messages go to the
+//! nearest ring neighbours.
+//!
+//! - ReduceScatter, step `k = 0..L` (distance `d = 2^k`): rank `r` sends to
+//!   `r - d` the partial sums of the `m_k = floor((n - 1 + 2^k) / 2^(k+1))`
+//!   blocks `r - d, r - d - 2^(k+1), r - d - 2·2^(k+1), …` (mod n), which
+//!   `r - d` reduces into the same blocks. The first step moves about half
+//!   of the data, every later step about half as much, the last one block.
+//! - AllGather, the mirror image: step `s = 0..L` uses `k = L - 1 - s`,
+//!   `d = 2^k`; rank `r` sends to `r + d` the `m_k` blocks `r, r - 2^(k+1),
+//!   r - 2·2^(k+1), …` it holds.
+//! - AllReduce: ReduceScatter then AllGather (as `NHR.md` says).
+//! - Broadcast: Scatter then AllGather (as `NHR.md` says). NHR's Scatter
+//!   runs down the spanning tree of the root's block, which is the binomial
+//!   tree relative to the root (the root first sends the far half of the
+//!   blocks `2^(L-1)` ranks away, …): [`super::tree`]'s Scatter steps, then
+//!   the AllGather above.
+//!
+//! `Σ_k m_k = n - 1` (each step halves the remaining distance), so every
+//! rank sends `(n-1)/n` of the data per phase. HCCL renumbers the slices
+//! (`sliceMap_`) so that every message is one contiguous range; here the
+//! buffer layout is fixed by the collective, so the blocks of one step are
+//! sent as one transfer per run of consecutive block indices, all to the
+//! same peer in the same step (they share the link and start together: the
+//! step costs `α + m_k·S/n·β`, as one aggregated message would).
+//!
+//! Cost (uncontended, NHR.md Table 1): ReduceScatter `Lα + (n-1)/n·S(β +
+//! γ)`; AllGather `Lα + (n-1)/n·Sβ`; AllReduce `2Lα + 2(n-1)/n·Sβ +
+//! (n-1)/n·Sγ`; Broadcast `2Lα + 2(n-1)/n·Sβ` (the Scatter's `Lα +
+//! (n-1)/n·Sβ`: the root's message is the largest of each step and the
+//! root sends every other block once). (With γ and a step split into several runs a reduce may
+//! start before the last run arrives; the model is then at most that much
+//! faster than the closed form.)
+
+use super::step;
+use crate::engine::collective::Primitive;
+use crate::engine::schedule::{Step, Transfer};
+
+/// `ceil(log2 n)`: HCCL's `GetNHRStepNum` (the bit length of `n - 1`).
+pub fn step_count(n: usize) -> usize {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()) as usize
+}
+
+/// Blocks sent per rank at distance `2^k`: `floor((n - 1 + 2^k) / 2^(k+1))`.
+pub fn blocks_at(n: usize, k: usize) -> usize {
+    (n - 1 + (1 << k)) / (1 << (k + 1))
+}
+
+/// The blocks rank `first` - `j·2^(k+1)` (mod n), `j = 0..blocks_at(n, k)`,
+/// as runs `(start, len)` of consecutive indices.
+fn runs(n: usize, k: usize, first: usize) -> Vec<(usize, usize)> {
+    let stride = 1 << (k + 1);
+    let mut idx: Vec<usize> = (0..blocks_at(n, k))
+        .map(|j| (first + n - (j * stride) % n) % n)
+        .collect();
+    idx.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for b in idx {
+        match out.last_mut() {
+            Some((s, l)) if *s + *l == b => *l += 1,
+            _ => out.push((b, 1)),
+        }
+    }
+    out
+}
+
+fn reduce_scatter(n: usize) -> Vec<Step> {
+    (0..step_count(n))
+        .map(|k| {
+            let d = 1 << k;
+            let mut t = Vec::new();
+            for r in 0..n {
+                let to = (r + n - d % n) % n;
+                for (b, len) in runs(n, k, to) {
+                    t.push(Transfer::reduce(r, to, b, len));
+                }
+            }
+            step("ReduceScatter", t)
+        })
+        .collect()
+}
+
+fn all_gather(n: usize) -> Vec<Step> {
+    let l = step_count(n);
+    (0..l)
+        .map(|s| {
+            let k = l - 1 - s;
+            let d = 1 << k;
+            let mut t = Vec::new();
+            for r in 0..n {
+                let to = (r + d) % n;
+                for (b, len) in runs(n, k, r) {
+                    t.push(Transfer::copy(r, to, b, len));
+                }
+            }
+            step("AllGather", t)
+        })
+        .collect()
+}
+
+/// The NHR steps for `primitive` on `n >= 2` ranks (Broadcast from `root`,
+/// the others ignore it) and the chunk count (one chunk per block). Only
+/// AllReduce, ReduceScatter, AllGather, Broadcast.
+pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
+    let steps = match primitive {
+        Primitive::Broadcast => {
+            let (_, mut s) = super::tree::steps(Primitive::Scatter, n, root);
+            for st in &mut s {
+                st.phase = "Scatter".into();
+            }
+            s.extend(all_gather(n));
+            s
+        }
+        Primitive::ReduceScatter => reduce_scatter(n),
+        Primitive::AllGather => all_gather(n),
+        _ => {
+            let mut s = reduce_scatter(n);
+            s.extend(all_gather(n));
+            s
+        }
+    };
+    (n, steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hccl_step_rule() {
+        // NHR.md: ceil(log2 n) steps; Σ m_k = n - 1.
+        for n in 2..=64 {
+            assert_eq!(
+                step_count(n),
+                n.next_power_of_two().trailing_zeros() as usize
+            );
+            let total: usize = (0..step_count(n)).map(|k| blocks_at(n, k)).sum();
+            assert_eq!(total, n - 1, "n={n}");
+        }
+        // n = 5: 2, 1, 1 blocks; rank 0 sends blocks 4 and 2 to rank 4 first.
+        assert_eq!(
+            (0..3).map(|k| blocks_at(5, k)).collect::<Vec<_>>(),
+            [2, 1, 1]
+        );
+        assert_eq!(runs(5, 0, 4), [(2, 1), (4, 1)]);
+        let (_, s) = steps(Primitive::ReduceScatter, 5, 0);
+        assert_eq!(
+            s[0].transfers[..2],
+            [Transfer::reduce(0, 4, 2, 1), Transfer::reduce(0, 4, 4, 1)]
+        );
+    }
+}
