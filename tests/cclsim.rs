@@ -40,11 +40,14 @@ fn predict_json_has_the_documented_keys_and_the_closed_form() {
         "1G",
         "--ranks",
         "8",
+        "--slices",
+        "1",
         "--json",
     ]);
     assert_eq!(code, 0);
     let v = json(&out);
-    // 14 × 3.4 µs + 2·7/8 · 2^30 B / 370.8 GB/s.
+    assert_eq!(v["slices"], 1);
+    // Unsliced: 14 × 3.4 µs + 2·7/8 · 2^30 B / 370.8 GB/s.
     let want = 14.0 * 3.4 + 1.75 * (1u64 << 30) as f64 / 370.8e3;
     assert!((v["time_us"].as_f64().unwrap() - want).abs() < 1e-6 * want);
     assert_eq!(v["algorithm"], "ring");
@@ -267,4 +270,61 @@ fn compress_reports_wire_ratio_and_error() {
     );
     let rel = v["stats"]["rel_l2_error"].as_f64().unwrap();
     assert!(rel > 1e-3 && rel < 5e-2, "{rel}");
+}
+
+#[test]
+fn slices_flag_defaults_to_the_library_rule_and_rejects_bad_values() {
+    let args = |slices: Option<&str>, topo: &str| {
+        let mut a = vec![
+            "predict",
+            "--topo",
+            topo,
+            "--op",
+            "allreduce",
+            "--algo",
+            "ring",
+            "--bytes",
+            "1G",
+            "--ranks",
+            "8",
+            "--json",
+        ];
+        if let Some(k) = slices {
+            a.extend(["--slices", k]);
+        }
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| {
+        let r: Vec<&str> = a.iter().map(String::as_str).collect();
+        cclsim(&r)
+    };
+    // NCCL (h100-8): 1 MiB slices, the ring's transfers are 128 MiB.
+    let (code, out, _) = run(args(None, "h100-8"));
+    assert_eq!(code, 0);
+    let v = json(&out);
+    assert_eq!(v["slices"], 128);
+    assert!(v["slices_why"].as_str().unwrap().contains("NCCL"), "{v}");
+    let t = v["time_us"].as_f64().unwrap();
+    // Pipelined: not below the link bytes, within 3 % of the unsliced ring.
+    let unsliced = 14.0 * 3.4 + 1.75 * (1u64 << 30) as f64 / 370.8e3;
+    assert!(
+        t >= 1.75 * (1u64 << 30) as f64 / 370.8e3 && (t - unsliced).abs() < 0.03 * unsliced,
+        "{t}"
+    );
+    // HCCL (910b-8): auto is one slice, the buffer loops pipeline.
+    let (code, out, _) = run(args(None, "910b-8"));
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["slices"], 1);
+    let (code, out, _) = run(args(Some("4"), "910b-8"));
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["slices"], 4);
+    for bad in ["0", "300", "lots"] {
+        let (code, _, err) = run(args(Some(bad), "h100-8"));
+        assert_eq!(code, 2, "{bad}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--slices") && err.contains(bad) && err.contains("1..=256"),
+            "{err}"
+        );
+    }
 }

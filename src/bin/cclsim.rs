@@ -1,8 +1,10 @@
 //! `cclsim`: the cost model on the command line (native only).
 //!
-//! - `cclsim predict --topo T --op OP --algo A|auto --bytes B --ranks N [--profile P.json] [--json]`
-//! - `cclsim sweep --topo T --op OP -b 8 -e 1G -f 2 [--algo A]`: an
+//! - `cclsim predict --topo T --op OP --algo A|auto --bytes B --ranks N [--profile P.json] [--slices auto|K] [--json]`
+//! - `cclsim sweep --topo T --op OP -b 8 -e 1G -f 2 [--algo A] [--slices auto|K]`: an
 //!   nccl-tests-style table.
+//! - `--slices`: slices per transfer (`engine::cost::estimate_sliced`;
+//!   default `auto`, like the library); JSON adds `slices`, `slices_why`.
 //! - `cclsim fit LOG --out P.json [--ranks N] [--op NAME] [--json]`: fit a
 //!   profile; per-row measured vs fitted.
 //! - `cclsim accuracy [DIR]`: hold-out accuracy on every log in DIR (fit the
@@ -12,7 +14,7 @@
 //! - `cclsim fusion --topo T --ranks N --fusion llama3-8b|30x4MiB --bucket 25MiB [--dtype D] [--json]`:
 //!   DDP-style bucketing, fused vs unfused AllReduce time.
 //! - `cclsim compress --scheme int8|fp8e4m3|fp8e5m2 [--block 256] [--scale fp16|fp32]
-//!   [--shape normal|heavytailed|layered] [--elems N] [--json]`: the error and
+//!   [--shape normal|heavy|layers] [--elems N] [--json]`: the error and
 //!   wire size of one quantisation round trip on gradient-like data (a
 //!   what-if: HCCL and NCCL have no gradient compression).
 //!
@@ -32,7 +34,7 @@ mod cli {
     use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
     use ccl_playground::engine::collective::Primitive;
     use ccl_playground::engine::config::{parse_bytes, AlgoChoice};
-    use ccl_playground::engine::cost::{self, Estimate};
+    use ccl_playground::engine::cost::{self, Estimate, Slices};
     use ccl_playground::engine::dtype::DType;
     use ccl_playground::engine::formats::{self, Collective};
     use ccl_playground::engine::select::{format_bytes, select};
@@ -77,6 +79,10 @@ mod cli {
         /// topology's (or, without --topo, describe the machine).
         #[arg(long)]
         profile: Option<PathBuf>,
+        /// Slices per transfer: auto (NCCL's 512 KiB / 1 MiB slice on NCCL
+        /// machines, 1 on HCCL ones and on a fitted profile) or 1..=256.
+        #[arg(long, default_value = "auto")]
+        slices: String,
     }
 
     #[derive(Subcommand)]
@@ -208,6 +214,7 @@ mod cli {
         ranks: usize,
         base: Option<Topology>,
         profile: Option<Profile>,
+        slices: Slices,
     }
 
     fn setup(m: &Machine) -> Res<Setup> {
@@ -231,6 +238,8 @@ mod cli {
                 m.dtype
             )
         })?;
+        let slices =
+            Slices::parse(&m.slices).map_err(|e| format!("--slices {:?}: {e}", m.slices))?;
         let base = match &m.topo {
             Some(t) => Some(Topology::preset(t).map_err(|e| e.to_string())?),
             None => None,
@@ -257,6 +266,7 @@ mod cli {
             ranks,
             base,
             profile,
+            slices,
         })
     }
 
@@ -294,17 +304,31 @@ mod cli {
                 AlgoChoice::Auto => {
                     let sel = select(self.op, &topo, self.ranks, bytes, self.dtype)
                         .map_err(|e| e.to_string())?;
-                    let best = sel
-                        .ranking
-                        .into_iter()
-                        .next()
-                        .ok_or("no algorithm applies")?;
-                    Ok((best.algorithm, best.estimate, topo.name))
+                    if sel.ranking.is_empty() {
+                        return Err("no algorithm applies".into());
+                    }
+                    // Rank the applicable algorithms again with slicing.
+                    let mut best: Option<(Algorithm, Estimate)> = None;
+                    for c in sel.ranking {
+                        let e = if self.slices == Slices::Fixed(1) {
+                            c.estimate
+                        } else {
+                            let s = algorithm::build(c.algorithm, self.op, self.ranks)
+                                .map_err(|e| e.to_string())?;
+                            cost::estimate_sliced(&s, &topo, bytes, self.dtype, self.slices)
+                                .map_err(|e| e.to_string())?
+                        };
+                        if best.as_ref().is_none_or(|b| e.time_us < b.1.time_us) {
+                            best = Some((c.algorithm, e));
+                        }
+                    }
+                    let (a, e) = best.ok_or("no algorithm applies")?;
+                    Ok((a, e, topo.name))
                 }
                 AlgoChoice::Fixed(a) => {
                     let s = algorithm::build(a, self.op, self.ranks).map_err(|e| e.to_string())?;
-                    let e =
-                        cost::estimate(&s, &topo, bytes, self.dtype).map_err(|e| e.to_string())?;
+                    let e = cost::estimate_sliced(&s, &topo, bytes, self.dtype, self.slices)
+                        .map_err(|e| e.to_string())?;
                     Ok((a, e, topo.name))
                 }
             }
@@ -326,6 +350,8 @@ mod cli {
                 "ranks": s.ranks,
                 "topology": topo,
                 "loops": e.timeline.loops,
+                "slices": e.slicing.slices,
+                "slices_why": e.slicing.why,
                 "max_link_sharing": e.timeline.steps.iter().map(|x| x.max_link_sharing).max().unwrap_or(0),
             });
             println!("{v}");
@@ -341,6 +367,7 @@ mod cli {
                 e.algbw_gbps,
                 e.busbw_gbps
             );
+            println!("slices: {} ({})", e.slicing.slices, e.slicing.why);
         }
         Ok(())
     }
@@ -356,12 +383,13 @@ mod cli {
         }
         let es = s.dtype.size_bytes() as u64;
         println!(
-            "# cclsim sweep: {} on {} ranks of {}, {}, algorithm {}",
+            "# cclsim sweep: {} on {} ranks of {}, {}, algorithm {}, slices {}",
             s.op.title(),
             s.ranks,
             m.topo.as_deref().unwrap_or("the profile's machine"),
             s.dtype,
-            s.algo.name()
+            s.algo.name(),
+            s.slices.name()
         );
         println!(
             "#{:>12} {:>13} {:>6} {:>9} {:>12} {:>8} {:>8}",
@@ -526,23 +554,28 @@ mod cli {
         }
         // Built-in h100-8, no fit, ring AllReduce busbw vs measured.
         println!();
-        println!("# Built-in h100-8 (no fit), ring AllReduce on 8 GPUs, busbw vs the measured 365-370 GB/s (NVIDIA/nccl issue 1455)");
+        println!("# Built-in h100-8 (no fit), ring AllReduce on 8 GPUs, busbw vs the measured 365-370 GB/s (NVIDIA/nccl issue 1455); default slices (auto), and unsliced");
         println!(
-            "{:>13} {:>12} {:>12} {:>10}",
-            "size(B)", "time(us)", "busbw(GB/s)", "vs 367.5"
+            "{:>13} {:>12} {:>12} {:>10} {:>7} {:>12} {:>10}",
+            "size(B)", "time(us)", "busbw(GB/s)", "vs 367.5", "slices", "unsliced bw", "vs 367.5"
         );
         let topo = Topology::h100_8();
         let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 8)
             .map_err(|e| e.to_string())?;
         let mut b: u64 = 64 << 20;
         while b <= 16 << 30 {
-            let e = cost::estimate(&s, &topo, b, DType::Fp32).map_err(|e| e.to_string())?;
+            let e = cost::estimate_sliced(&s, &topo, b, DType::Fp32, Slices::Auto)
+                .map_err(|e| e.to_string())?;
+            let u = cost::estimate(&s, &topo, b, DType::Fp32).map_err(|e| e.to_string())?;
             println!(
-                "{:>13} {:>12.2} {:>12.2} {:>+9.2}%",
+                "{:>13} {:>12.2} {:>12.2} {:>+9.2}% {:>7} {:>12.2} {:>+9.2}%",
                 b,
                 e.time_us,
                 e.busbw_gbps,
-                (e.busbw_gbps - 367.5) / 367.5 * 100.0
+                (e.busbw_gbps - 367.5) / 367.5 * 100.0,
+                e.slicing.slices,
+                u.busbw_gbps,
+                (u.busbw_gbps - 367.5) / 367.5 * 100.0
             );
             b *= 2;
         }
@@ -613,15 +646,13 @@ mod cli {
             "fp32" => ScaleType::Fp32,
             _ => return Err(format!("--scale {scale:?}: allowed fp16, fp32")),
         };
+        // The page's names (grad=normal|heavy|layers); the first spellings
+        // of this CLI still work.
         let shape = match shape {
-            "normal" => GradientShape::Normal,
             "heavytailed" => GradientShape::HeavyTailed,
             "layered" => GradientShape::Layered,
-            _ => {
-                return Err(format!(
-                    "--shape {shape:?}: allowed normal, heavytailed, layered"
-                ))
-            }
+            s => GradientShape::from_name(s)
+                .ok_or_else(|| format!("--shape {s:?}: allowed normal, heavy, layers"))?,
         };
         if elems == 0 || elems > 1 << 28 {
             return Err(format!("--elems {elems}: allowed 1..=268435456"));

@@ -41,6 +41,12 @@ use super::topology::{Route, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+mod sliced;
+pub use sliced::{
+    choose as choose_slices, nccl_slice_bytes, Slices, Slicing, MAX_SLICES, NCCL_STEP_BYTES,
+    SLICE_BUDGET,
+};
+
 /// When one transfer runs on the modelled hardware.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TransferTiming {
@@ -135,11 +141,16 @@ pub struct Estimate {
     pub busbw_gbps: f64,
     /// The step-by-step timeline.
     pub timeline: Timeline,
+    /// How many slices per transfer were simulated, and why
+    /// ([`estimate_sliced`]).
+    #[serde(default)]
+    pub slicing: Slicing,
 }
 
 /// Predicts how long `schedule` takes for a message of `bytes` bytes of
 /// `dtype` on `topo` (rank `r` on device `r`), by the event-driven
-/// simulation described in the module doc, including buffer loops.
+/// simulation described in the module doc, including buffer loops,
+/// unsliced (`slices=1`: step-synchronous, equal to the closed forms).
 ///
 /// Errors: [`TopologyError`] if the ranks do not fit, a link is malformed,
 /// or two communicating ranks have no route.
@@ -148,6 +159,24 @@ pub fn estimate(
     topo: &Topology,
     bytes: u64,
     dtype: DType,
+) -> Result<Estimate, TopologyError> {
+    estimate_sliced(schedule, topo, bytes, dtype, Slices::Fixed(1))
+}
+
+/// [`estimate`] with every transfer cut into slices that pipeline through
+/// the steps (`slices`: `auto` = like the real library, or a count; the
+/// rule, the caps and the pipelined model are in [`sliced`]'s doc,
+/// `src/engine/cost/sliced.rs`). One slice is exactly [`estimate`]; the
+/// count used and why are in [`Estimate::slicing`]. With buffer loops each
+/// loop is sliced.
+///
+/// Errors: as [`estimate`].
+pub fn estimate_sliced(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
 ) -> Result<Estimate, TopologyError> {
     topo.check_ranks(schedule.ranks)?;
     topo.validate()?;
@@ -162,16 +191,26 @@ pub fn estimate(
         _ => (1, elems),
     };
     let mut sim = Simulator::new(schedule, topo)?;
-    let mut timeline = sim.run(loop_elems as usize, es, true)?;
-    let first_us = timeline.steps.last().map_or(0.0, |s| s.end_us);
+    let slicing = sliced::choose(schedule, topo, loop_elems as usize, es, slices);
+    let (k, w) = (slicing.slices as usize, slicing.window as usize);
+    // The last step ends last when steps are synchronous; sliced steps
+    // overlap, so take the latest end.
+    let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
+    let mut timeline = if k > 1 {
+        sim.run_sliced(loop_elems as usize, es, k, w, true)
+    } else {
+        sim.run(loop_elems as usize, es, true)?
+    };
+    let first_us = total(&timeline);
     let mut time_us = first_us;
     if loops > 1 {
         let last_elems = elems - (loops - 1) * loop_elems;
         let last_us = if last_elems == loop_elems {
             first_us
+        } else if k > 1 {
+            total(&sim.run_sliced(last_elems as usize, es, k, w, false))
         } else {
-            let t = sim.run(last_elems as usize, es, false)?;
-            t.steps.last().map_or(0.0, |s| s.end_us)
+            total(&sim.run(last_elems as usize, es, false)?)
         };
         time_us = (loops - 1) as f64 * first_us + last_us;
     }
@@ -189,6 +228,7 @@ pub fn estimate(
         algbw_gbps,
         busbw_gbps: algbw_gbps * schedule.primitive.busbw_factor(schedule.ranks),
         timeline,
+        slicing,
     })
 }
 
@@ -541,13 +581,24 @@ pub fn closed_form_us(
 /// - pairwise AlltoAll `(n-1)(α + S/n·β)`, AlltoAllV `Σ_{k=1}^{n-1} (α +
 ///   max_r c_{r,r+k}·β)`;
 /// - nb AG `Lα + (n-1)/n·Sβ`, RS `Lα + (n-1)/n·S(β + γ)`, AllReduce
-///   `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, Barrier `Lα`;
+///   `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, Barrier `Lα`; AlltoAll (Bruck)
+///   `Σ_{k<L} (α + c_k·S/n·β)`, `c_k = #{1 <= i < n : bit k of i set}`
+///   (`Lα + L·S/2·β` for `n = 2^L`, the textbook form);
+/// - nhr (HCCL `NHR.md`) as nb: AG `Lα + (n-1)/n·Sβ`, RS `Lα +
+///   (n-1)/n·S(β + γ)`, AllReduce `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`,
+///   Broadcast `2Lα + 2(n-1)/n·Sβ`;
+/// - pipeline (HCCL `Pipeline.md` with one α and β, `S'` servers): AG
+///   `S'(α + S/n·β)`, RS `S'(α + S/n·β) + (n-1)/n·Sγ`, AllReduce
+///   `2S'(α + S/n·β) + (n-1)/n·Sγ`;
 /// - dbtree AllReduce `2D·α + Σ_s m_s·S/2·β + Σ_s k_s·S/2·γ` (tree depth
 ///   `D`, per-step pair multiplicity `m_s` and fan-in `k_s`,
 ///   [`super::algorithm::dbtree::shape`]);
 /// - hier (`n = 8·S'` ranks, `S'` servers) AllReduce `2α + 2·S/8·β +
 ///   7/8·Sγ + 2(S'-1)(α + S/n·β) + (S'-1)·S/n·γ`, RS `α + S/8·β + 7/8·Sγ +
-///   (S'-1)(α + S/n·(β + γ))`, AG `α + S/8·β + (S'-1)(α + S/n·β)`.
+///   (S'-1)(α + S/n·(β + γ))`, AG `α + S/8·β + (S'-1)(α + S/n·β)`; with
+///   `D = ceil(log2 S')`: Broadcast `(2 + D)(α + S/8·β)`, Reduce `(2 +
+///   D)(α + S/8·β) + (7 + D)·S/8·γ`, Scatter / Gather `α + S/8·β + [S' >
+///   1](α + S/n·β)`.
 ///
 /// AlltoAllV's `c_ij = w(i,j)·S/Σw` bytes ([`super::collective::moe_weight`]).
 pub fn closed_form(
@@ -628,6 +679,9 @@ pub fn closed_form(
         (Algorithm::Nb, AllGather) => l * a + frac * s * beta,
         (Algorithm::Nb, ReduceScatter) => l * a + frac * s * beta + red,
         (Algorithm::Nb, Barrier) => l * a,
+        (Algorithm::Nb, AlltoAll) => (0..l as usize)
+            .map(|k| a + super::algorithm::nb::alltoall_blocks_at(n, k) as f64 * s / nf * beta)
+            .sum(),
         (Algorithm::Nb, _) => 2.0 * l * a + 2.0 * frac * s * beta + red,
         (Algorithm::Hier, p) => {
             let srv = (n / 8) as f64 - 1.0;
@@ -642,7 +696,32 @@ pub fn closed_form(
                 ReduceScatter => {
                     a + intra * beta + 7.0 * intra * gamma + srv * (a + inter * (beta + gamma))
                 }
-                _ => a + intra * beta + srv * (a + inter * beta),
+                AllGather => a + intra * beta + srv * (a + inter * beta),
+                Broadcast | Reduce => {
+                    let d = super::algorithm::hier::tree_depth(n / 8) as f64;
+                    let red = if p == Reduce {
+                        (7.0 + d) * intra * gamma
+                    } else {
+                        0.0
+                    };
+                    (2.0 + d) * (a + intra * beta) + red
+                }
+                // Scatter, Gather.
+                _ => a + intra * beta + if srv > 0.0 { a + inter * beta } else { 0.0 },
+            }
+        }
+        (Algorithm::Nhr, p) => match p {
+            AllGather => l * a + frac * s * beta,
+            ReduceScatter => l * a + frac * s * beta + red,
+            Broadcast => 2.0 * l * a + 2.0 * frac * s * beta,
+            _ => 2.0 * l * a + 2.0 * frac * s * beta + red,
+        },
+        (Algorithm::Pipeline, p) => {
+            let step = (n / 8) as f64 * (a + s / nf * beta);
+            match p {
+                AllGather => step,
+                ReduceScatter => step + red,
+                _ => 2.0 * step + red,
             }
         }
         (Algorithm::Dbtree, _) => {

@@ -1,6 +1,7 @@
 //! The configuration form. Every control is named after its URL key
 //! (`#op`, `#algo`, `#root` (rooted primitives only), `#bytes`, `#dtype`,
-//! `#redop`, `#ranks`, `#seed`; the size slider is `#bytes-slider`). The
+//! `#redop`, `#ranks`, `#seed`, `#slices`; the size slider is
+//! `#bytes-slider`). The
 //! algorithm list shows only the algorithms that implement the primitive on
 //! the chosen rank count (plus the current one, if a link asked for another).
 
@@ -9,8 +10,8 @@ use super::plan::Plan;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MIN_BYTES};
+use crate::engine::cost::Slices;
 use crate::engine::dtype::{DType, ReduceOp};
-use crate::engine::topology::Topology;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -101,6 +102,18 @@ pub fn controls(p: &ControlsProps) -> Html {
             c.root = c.root.min(x.saturating_sub(1));
         }
     });
+    let on_slices = change(|c, v| {
+        if let Ok(x) = Slices::parse(v) {
+            c.slices = x
+        }
+    });
+    // auto, the powers of two up to MAX_SLICES, and a linked other value.
+    let mut slice_choices: Vec<Slices> = std::iter::once(Slices::Auto)
+        .chain((0..=8).map(|i| Slices::Fixed(1 << i)))
+        .collect();
+    if !slice_choices.contains(&c.slices) {
+        slice_choices.push(c.slices);
+    }
     let on_slider = {
         let (c, cb) = (c.clone(), p.on_change.clone());
         Callback::from(move |e: InputEvent| {
@@ -139,9 +152,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             cb.emit(e.target_unchecked_into::<HtmlInputElement>().value())
         })
     };
-    let devices = Topology::preset(&c.topo)
-        .map(|t| t.devices.len())
-        .unwrap_or(8);
+    let devices = c.devices().unwrap_or(8);
     let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 30.0);
     let reduces = c.op.reduces();
     let auto_note = match (&p.plan, c.algo) {
@@ -237,10 +248,24 @@ pub fn controls(p: &ControlsProps) -> Html {
                     class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
             </div>
             <div class="field">
-                <label for="topo">{"Topology"}</label>
+                <label for="topo">{"Topology"}<a class="field-link" href="#custom-topology" title="Paste or load your own machine as JSON">{"your own…"}</a></label>
                 <select id="topo" onchange={on_topo} title="rank r runs on device r">
-                    { for super::topologies::offered().into_iter().map(|(name, text)| html! {
-                        <option value={name} selected={name == c.topo}>{text}</option>
+                    { for super::topologies::offered(&c.topo).into_iter().map(|(name, text)| html! {
+                        <option selected={name == c.topo} value={name.clone()}>{text}</option>
+                    }) }
+                    if let Some(t) = &c.custom {
+                        <option value="custom" selected={c.topo == "custom"}>
+                            {format!("custom — {}: {}", t.name.clone().unwrap_or_else(|| "pasted JSON".into()), t.summary())}
+                        </option>
+                    }
+                </select>
+            </div>
+            <div class="field">
+                <label for="slices">{"Slices"}</label>
+                <select id="slices" onchange={on_slices}
+                    title="Slices per transfer in the cost model: auto = like the library (NCCL 512 KiB / 1 MiB slices; HCCL none, it loops by HCCL_BUFFSIZE)">
+                    { for slice_choices.into_iter().map(|x| html! {
+                        <option value={x.name()} selected={x == c.slices}>{x.name()}</option>
                     }) }
                 </select>
             </div>

@@ -74,6 +74,29 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             } else {
                 format!(" · {chosen_by} · {} of {} on {} ranks", c.op.title(), format_bytes(c.bytes), c.ranks)
             } }</p>
+            if let Some(cp) = &plan.compressed {
+                <p class="hint what-if-line" id="estimate-compressed">{format!(
+                    "With {} compression ({}; a what-if, see below): {} µs vs {} µs uncompressed. The ranking below is uncompressed.",
+                    cp.setup.compression.scheme.name(),
+                    cp.setup.placement.name(),
+                    format::us(cp.estimate.time_us),
+                    format::us(cp.estimate.uncompressed_us)
+                )}</p>
+            }
+            <p class="hint" id="estimate-slices" title="URL key slices: auto or 1..=256">{
+                format!(
+                    "{} slice{} per transfer{} — {}{}",
+                    e.slicing.slices,
+                    if e.slicing.slices == 1 { "" } else { "s" },
+                    if e.slicing.window > 1 && e.slicing.slices > 1 {
+                        format!(", up to {} in flight", e.slicing.window)
+                    } else {
+                        String::new()
+                    },
+                    e.slicing.why,
+                    if e.slicing.slices > 1 { ". The ranking below is unsliced." } else { "." }
+                )
+            }</p>
             <table class="ranking">
                 <thead><tr><th>{"#"}</th><th>{"algorithm"}</th><th class="num">{"steps"}</th><th class="num">{"time (µs)"}</th><th class="num">{"busbw (GB/s)"}</th></tr></thead>
                 <tbody>{ for rows }</tbody>
@@ -95,7 +118,9 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                     }) }
                 </ul>
                 <p class="hint">
-                    {"Modelled, not measured: per transfer α + bytes/B; steps are synchronous; flows on the same link direction share its bandwidth"}
+                    {"Modelled, not measured: per transfer α + bytes/B; "}
+                    { if e.slicing.slices > 1 { "slices pipeline through the steps (no barrier per step)" } else { "steps are synchronous" } }
+                    {"; flows on the same link direction share its bandwidth"}
                     { if contended > 1 { format!(" (up to {contended} here)") } else { " (none share one here)".to_string() } }
                     {". Real HCCL also splits messages above HCCL_BUFFSIZE (200 MB) into loops, pipelines slices and pays kernel-launch and synchronisation costs that the model leaves out. busbw follows nccl-tests' definition; hccl_test prints only algbw."}
                 </p>

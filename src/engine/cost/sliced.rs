@@ -1,0 +1,643 @@
+//! Slicing: a step's transfer cut into `k` slices that pipeline through the
+//! steps, and the rule that picks `k` like the real libraries do.
+//!
+//! ## The pipelined model (`k ≥ 2`)
+//! - Every transfer of the schedule becomes `k` sub-transfers of near-equal
+//!   whole-element size (slice `j` of a transfer of `c` elements holds
+//!   elements `⌊c·j/k⌋ .. ⌊c·(j+1)/k⌋`); each pays its route's `α` and then
+//!   moves its bytes at the max-min fair rate, as in the unsliced model.
+//! - A transfer sends its slices in order through a FIFO of `W` slots:
+//!   slice `j` is released when slice `j − W` of the same transfer has
+//!   arrived, so up to `W` slices are in flight per connection and share its
+//!   links fairly. NCCL (a topology without a CCL staging buffer): `W =
+//!   NCCL_STEPS / SLICESTEPS` (8 / 2 = 4 for AllReduce, AllGather,
+//!   ReduceScatter; 8 / 1 = 8 otherwise: the connection's FIFO of
+//!   `NCCL_STEPS` buffer steps, `src/include/device.h`). HCCL (a topology
+//!   with a staging buffer): `W = 1`, one slice at a time (an
+//!   **assumption**: HCCL does not slice, so it publishes no depth).
+//! - There is no barrier per step: slice `j` of a transfer at step `s` is
+//!   released once slice `j` of everything its sender and its receiver did
+//!   at their previous step (their last step before `s` with a transfer) is
+//!   done (arrived, and reduced if the receiver reduces). Data dependencies
+//!   are therefore met per slice, which is how a ring or a tree pipelines.
+//! - Receives are reduced one after another per receiver, in arrival order,
+//!   at `G` GB/s, as in the unsliced model.
+//!
+//! Closed forms this gives on uncontended links (tests assert them): a
+//! single-step algorithm takes `⌈k/W⌉·α + bytes·β` (the unsliced closed
+//! form plus at most `(k − 1)·α`); with `W = 1` a chain broadcast over `p`
+//! ranks `(k + p − 2)(α + S/k·β)` and a binomial-tree broadcast on a full
+//! mesh `(k + ⌈log2 p⌉ − 1)(α + S/k·β)`.
+//!
+//! `k = 1` is not simulated here: it is the step-synchronous model of
+//! [`super::estimate`] (equal to the textbook closed forms), unchanged.
+//!
+//! ## The default (`slices=auto`)
+//! - **NCCL** (a topology without a CCL staging buffer): NCCL's Simple
+//!   protocol moves data through a buffer of `NCCL_BUFFSIZE` = 4 MiB cut
+//!   into `NCCL_STEPS` = 8 steps (`src/init.cc` `DEFAULT_BUFFSIZE`,
+//!   `src/include/device.h` `NCCL_STEPS`), i.e. 512 KiB per step; a slice is
+//!   `SLICESTEPS` steps (`src/include/collectives.h`: `ALLREDUCE_SLICESTEPS`
+//!   = `ALLGATHER_SLICESTEPS` = `REDUCESCATTER_SLICESTEPS` = `NCCL_STEPS/4` =
+//!   2, `BROADCAST_SLICESTEPS` = `REDUCE_SLICESTEPS` = 1): 1 MiB slices for
+//!   AllReduce, AllGather and ReduceScatter, 512 KiB for the others. `k` is
+//!   the largest transfer of the schedule divided by that slice, rounded up.
+//! - **HCCL** (a topology with a staging buffer, `HCCL_BUFFSIZE`, default
+//!   200 MB): HCCL does not slice inside a step; it pipelines a large message
+//!   by its CCL buffer, i.e. `⌈S / buffer⌉` loops of the whole schedule
+//!   (hccl docs `HCCL_BUFFSIZE.md`), already modelled as buffer loops. So
+//!   `k = 1` (an explicit `slices=k` on HCCL is a what-if).
+//! - **A fitted profile** (`cclsim fit`, a pasted log): `k = 1`; the fit
+//!   measured the library as a whole, so its pipelining is already in the
+//!   fitted `α` and `β` (and the hold-out accuracy figures stay those of
+//!   the fit).
+//!
+//! `k` is at most [`MAX_SLICES`], and `k ×` transfers at most
+//! [`SLICE_BUDGET`] (so the page stays interactive); a larger request is
+//! capped and the [`Slicing`] says so.
+
+use super::{LinkBusy, Simulator, StepTiming, Timeline, TransferTiming};
+use crate::engine::collective::Primitive;
+use crate::engine::schedule::{Schedule, TransferKind};
+use crate::engine::select::format_bytes;
+use crate::engine::topology::Topology;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+/// Most slices per transfer (`slices=1..=256`).
+pub const MAX_SLICES: u32 = 256;
+
+/// Most sub-transfers (`slices × transfers`) one simulated loop may have;
+/// above it the slice count is capped (to 1 for schedules of more than
+/// `SLICE_BUDGET / 2` transfers, e.g. ring AllReduce on 1024 ranks).
+pub const SLICE_BUDGET: usize = 1 << 16;
+
+/// NCCL's Simple-protocol step: `NCCL_BUFFSIZE` (4 MiB, `src/init.cc`
+/// `DEFAULT_BUFFSIZE`) / `NCCL_STEPS` (8, `src/include/device.h`), bytes.
+pub const NCCL_STEP_BYTES: u64 = (4 << 20) / 8;
+
+/// The slice count asked for: `auto` (like the real library) or a number.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Slices {
+    /// NCCL's slice size on NCCL-like machines, 1 on HCCL ones (module doc).
+    #[default]
+    Auto,
+    /// Exactly this many slices per transfer, `1..=MAX_SLICES`.
+    Fixed(u32),
+}
+
+impl Slices {
+    /// The URL / CLI value: `auto` or the number.
+    pub fn name(self) -> String {
+        match self {
+            Slices::Auto => "auto".into(),
+            Slices::Fixed(k) => k.to_string(),
+        }
+    }
+
+    /// Parses `auto` or an integer `1..=MAX_SLICES`.
+    ///
+    /// Errors: what is allowed (`auto or an integer 1..=256`).
+    pub fn parse(s: &str) -> Result<Slices, String> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("auto") {
+            return Ok(Slices::Auto);
+        }
+        match s.parse::<u32>() {
+            Ok(k) if (1..=MAX_SLICES).contains(&k) => Ok(Slices::Fixed(k)),
+            _ => Err(format!("auto or an integer 1..={MAX_SLICES}")),
+        }
+    }
+}
+
+/// The slice count a prediction used, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Slicing {
+    /// What was asked for.
+    pub requested: Slices,
+    /// Slices per transfer actually simulated (1 = unsliced).
+    pub slices: u32,
+    /// Slices in flight per connection (the FIFO depth `W`, module doc).
+    #[serde(default = "one")]
+    pub window: u32,
+    /// Why, in words (the library rule, the request, a cap).
+    pub why: String,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Default for Slicing {
+    fn default() -> Self {
+        Slicing {
+            requested: Slices::Fixed(1),
+            slices: 1,
+            window: 1,
+            why: "unsliced: each step's transfers move whole, steps are synchronous".into(),
+        }
+    }
+}
+
+/// NCCL's Simple-protocol slice for `p`, bytes: `SLICESTEPS ×`
+/// [`NCCL_STEP_BYTES`] (`src/include/collectives.h`; module doc).
+pub fn nccl_slice_bytes(p: Primitive) -> u64 {
+    match p {
+        Primitive::AllReduce | Primitive::AllGather | Primitive::ReduceScatter => {
+            2 * NCCL_STEP_BYTES
+        }
+        _ => NCCL_STEP_BYTES,
+    }
+}
+
+/// Is `topo` built from a fitted profile (`calibrate::Profile::apply` /
+/// `topology_at` name it `profile` or `<preset>+profile`)?
+fn is_profile(topo: &Topology) -> bool {
+    topo.name == "profile" || topo.name.ends_with("+profile")
+}
+
+/// Picks the slice count for one loop of `loop_elems` elements of `es`
+/// bytes of `schedule` on `topo` (module doc: the auto rule and the caps).
+pub fn choose(
+    schedule: &Schedule,
+    topo: &Topology,
+    loop_elems: usize,
+    es: u64,
+    requested: Slices,
+) -> Slicing {
+    let (k, mut why) = match requested {
+        Slices::Fixed(k) => {
+            let k = k.clamp(1, MAX_SLICES);
+            (k, format!("slices={k}, as set"))
+        }
+        Slices::Auto if is_profile(topo) => (
+            1,
+            "auto: 1 slice; a fitted profile measured the library as a whole, its pipelining is already in the fitted α and β".into(),
+        ),
+        Slices::Auto => match topo.ccl_buffer_bytes {
+            Some(buf) => (
+                1,
+                format!(
+                    "auto: 1 slice; HCCL moves each step whole and pipelines a large message by its CCL buffer (HCCL_BUFFSIZE {}: buffer loops)",
+                    format_bytes(buf)
+                ),
+            ),
+            None => {
+                let slice = nccl_slice_bytes(schedule.primitive);
+                let largest = schedule
+                    .steps
+                    .iter()
+                    .flat_map(|s| s.transfers.iter())
+                    .map(|t| schedule.range_elems(loop_elems, t.first, t.count).len() as u64 * es)
+                    .max()
+                    .unwrap_or(0);
+                let k = largest.div_ceil(slice).clamp(1, MAX_SLICES as u64) as u32;
+                (
+                    k,
+                    format!(
+                        "auto: {k} slice{} of at most {}, NCCL's Simple-protocol slice ({} steps of NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); largest transfer {}",
+                        if k == 1 { "" } else { "s" },
+                        format_bytes(slice),
+                        slice / NCCL_STEP_BYTES,
+                        format_bytes(largest)
+                    ),
+                )
+            }
+        },
+    };
+    let transfers = schedule.transfer_count().max(1);
+    let mut slices = k;
+    if k > 1 && k as usize * transfers > SLICE_BUDGET {
+        slices = (SLICE_BUDGET / transfers).max(1) as u32;
+        why.push_str(&format!(
+            "; capped to {slices} so that slices × {transfers} transfers stay within {SLICE_BUDGET} simulated sub-transfers"
+        ));
+    }
+    // The FIFO depth: NCCL keeps NCCL_STEPS buffer steps per connection,
+    // SLICESTEPS of them per slice; HCCL one slice at a time.
+    let window = match topo.ccl_buffer_bytes {
+        Some(_) => 1,
+        None => (8 * NCCL_STEP_BYTES / nccl_slice_bytes(schedule.primitive)) as u32,
+    };
+    if slices > 1 {
+        why.push_str(&format!(
+            "; up to {window} slice{} in flight per connection ({})",
+            if window == 1 { "" } else { "s" },
+            if window == 1 {
+                "HCCL: one at a time"
+            } else {
+                "NCCL: NCCL_STEPS 8 / SLICESTEPS"
+            }
+        ));
+    }
+    Slicing {
+        requested,
+        slices,
+        window,
+        why,
+    }
+}
+
+/// A pending sub-transfer start, ordered earliest first (min-heap).
+#[derive(PartialEq)]
+struct Start(f64, usize);
+
+impl Eq for Start {}
+
+impl Ord for Start {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+    }
+}
+
+impl PartialOrd for Start {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// One transfer of the schedule, flattened.
+struct Tr {
+    step: usize,
+    dst: usize,
+    reduce: bool,
+    route: usize,
+    /// Element count.
+    count: usize,
+    /// Group (rank, step) of the sender and of the receiver at this step.
+    groups: [usize; 2],
+    /// Groups released before this one may start (sender's and receiver's
+    /// previous step).
+    preds: u32,
+}
+
+impl Simulator<'_> {
+    /// Simulates one loop of `elems` elements of `es` bytes with `k ≥ 2`
+    /// slices per transfer, `window` of them in flight per transfer (module
+    /// doc). Same [`Timeline`] shape as the
+    /// unsliced run: a step's interval is from its first slice's release to
+    /// its last slice's done, so steps overlap.
+    pub(super) fn run_sliced(
+        &self,
+        elems: usize,
+        es: u64,
+        k: usize,
+        window: usize,
+        record: bool,
+    ) -> Timeline {
+        let window = window.max(1);
+        let schedule = self.schedule;
+        let gamma = self.topo.reduce_gbps;
+        let nsteps = schedule.steps.len();
+        let ranks = schedule.ranks;
+        // Directed-link ids of every route.
+        let route_hops: Vec<Vec<usize>> = self
+            .routes
+            .iter()
+            .map(|r| {
+                r.hops
+                    .iter()
+                    .map(|h| 2 * h.link + usize::from(h.forward))
+                    .collect()
+            })
+            .collect();
+        // Transfers, groups and the group dependency lists.
+        let mut trs: Vec<Tr> = Vec::with_capacity(schedule.transfer_count());
+        let mut group_members: Vec<u32> = Vec::new();
+        let mut dependents: Vec<Vec<usize>> = Vec::new();
+        let mut last_group: Vec<Option<usize>> = vec![None; ranks];
+        let mut cur: Vec<(usize, usize)> = vec![(usize::MAX, 0); ranks]; // (step, group)
+        let mut ti = 0usize;
+        for (si, step) in schedule.steps.iter().enumerate() {
+            let base = trs.len();
+            for t in &step.transfers {
+                let r = schedule.range_elems(elems, t.first, t.count);
+                let mut preds = 0;
+                for rank in [t.src, t.dst] {
+                    if let Some(g) = last_group[rank] {
+                        dependents[g].push(trs.len());
+                        preds += 1;
+                    }
+                }
+                trs.push(Tr {
+                    step: si,
+                    dst: t.dst,
+                    reduce: t.kind == TransferKind::Reduce,
+                    route: self.route_of[ti],
+                    count: r.len(),
+                    groups: [0, 0],
+                    preds,
+                });
+                ti += 1;
+            }
+            for (i, t) in step.transfers.iter().enumerate() {
+                for (w, rank) in [t.src, t.dst].into_iter().enumerate() {
+                    if cur[rank].0 != si {
+                        group_members.push(0);
+                        dependents.push(Vec::new());
+                        cur[rank] = (si, group_members.len() - 1);
+                    }
+                    let g = cur[rank].1;
+                    group_members[g] += 1;
+                    trs[base + i].groups[w] = g;
+                }
+            }
+            for t in &step.transfers {
+                last_group[t.src] = Some(cur[t.src].1);
+                last_group[t.dst] = Some(cur[t.dst].1);
+            }
+        }
+        let n = trs.len() * k;
+        let slice_bytes = |id: usize| -> f64 {
+            let t = &trs[id / k];
+            let j = id % k;
+            let (c, kk) = (t.count as u64, k as u64);
+            ((c * (j as u64 + 1) / kk - c * j as u64 / kk) * es) as f64
+        };
+        let mut wait: Vec<u32> = (0..n)
+            .map(|id| trs[id / k].preds + u32::from(id % k >= window))
+            .collect();
+        let mut release = vec![0.0f64; n];
+        let mut remaining: Vec<f64> = (0..n).map(slice_bytes).collect();
+        let mut rate = vec![0.0f64; n];
+        let mut active_from = vec![0.0f64; n];
+        let mut end = vec![f64::NAN; n];
+        let mut done = vec![f64::NAN; n];
+        let mut pending: Vec<u32> = group_members
+            .iter()
+            .flat_map(|&m| std::iter::repeat_n(m, k))
+            .collect();
+        let mut ready = vec![0.0f64; pending.len()];
+        let mut busy_until = vec![0.0f64; ranks];
+        let mut heap: BinaryHeap<Start> = BinaryHeap::new();
+        let alpha = |id: usize| self.routes[trs[id / k].route].latency_us;
+        for id in 0..n {
+            if wait[id] == 0 {
+                active_from[id] = alpha(id);
+                heap.push(Start(active_from[id], id));
+            }
+        }
+        // Scratch for the rates.
+        let nl = self.cap.len();
+        let mut cnt = vec![0u32; nl];
+        let mut flows = vec![0u32; nl];
+        let mut last_t = vec![usize::MAX; nl];
+        let mut capl = vec![0.0f64; nl];
+        let mut local = vec![usize::MAX; nl];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut on_link: Vec<Vec<usize>> = Vec::new();
+        let mut frozen: Vec<bool> = Vec::new();
+        let mut step_share = vec![0usize; nsteps];
+        let mut active: Vec<usize> = Vec::new();
+        let mut finished: Vec<(f64, usize)> = Vec::new();
+        let mut now = 0.0f64;
+        loop {
+            if active.is_empty() {
+                match heap.peek() {
+                    Some(s) => now = now.max(s.0),
+                    None => break,
+                }
+            }
+            let tol = 1e-12 * now.abs().max(1.0);
+            while heap.peek().is_some_and(|s| s.0 <= now + tol) {
+                let Start(at, id) = heap.pop().expect("peeked");
+                if remaining[id] <= 0.0 {
+                    finished.push((at, id));
+                } else {
+                    active.push(id);
+                }
+            }
+            if active.is_empty() && finished.is_empty() {
+                continue;
+            }
+            let mut next = f64::INFINITY;
+            if !active.is_empty() {
+                // Max-min fair rates (progressive filling) over the active
+                // sub-transfers. Sorted by id, a transfer's slices are
+                // adjacent: `flows` counts distinct transfers per link (the
+                // reported sharing; a transfer's own slices are not
+                // contention).
+                active.sort_unstable();
+                for &id in &active {
+                    let t = id / k;
+                    for &h in &route_hops[trs[t].route] {
+                        if cnt[h] == 0 {
+                            local[h] = touched.len();
+                            touched.push(h);
+                            capl[h] = self.cap[h];
+                            last_t[h] = usize::MAX;
+                        }
+                        cnt[h] += 1;
+                        if last_t[h] != t {
+                            last_t[h] = t;
+                            flows[h] += 1;
+                        }
+                    }
+                }
+                let shared = touched.iter().any(|&h| cnt[h] > 1);
+                for &id in &active {
+                    let hops = &route_hops[trs[id / k].route];
+                    let most = hops.iter().map(|&h| flows[h] as usize).max().unwrap_or(1);
+                    let st = &mut step_share[trs[id / k].step];
+                    *st = (*st).max(most);
+                    if !shared {
+                        rate[id] = hops
+                            .iter()
+                            .map(|&h| self.cap[h])
+                            .fold(f64::INFINITY, f64::min);
+                    }
+                }
+                if shared {
+                    on_link.resize_with(touched.len(), Vec::new);
+                    on_link.iter_mut().for_each(Vec::clear);
+                    frozen.clear();
+                    frozen.resize(active.len(), false);
+                    for (a, &id) in active.iter().enumerate() {
+                        for &h in &route_hops[trs[id / k].route] {
+                            on_link[local[h]].push(a);
+                        }
+                    }
+                    let mut left = active.len();
+                    while left > 0 {
+                        let mut best = usize::MAX;
+                        let mut share = f64::INFINITY;
+                        for &h in &touched {
+                            if cnt[h] > 0 {
+                                let s = capl[h] / cnt[h] as f64;
+                                if s < share {
+                                    share = s;
+                                    best = h;
+                                }
+                            }
+                        }
+                        if best == usize::MAX {
+                            break;
+                        }
+                        for &a in &on_link[local[best]] {
+                            if frozen[a] {
+                                continue;
+                            }
+                            frozen[a] = true;
+                            left -= 1;
+                            let id = active[a];
+                            rate[id] = share;
+                            for &h in &route_hops[trs[id / k].route] {
+                                capl[h] -= share;
+                                cnt[h] -= 1;
+                            }
+                        }
+                    }
+                }
+                for &h in &touched {
+                    cnt[h] = 0;
+                    flows[h] = 0;
+                    local[h] = usize::MAX;
+                }
+                touched.clear();
+                let next_finish = active
+                    .iter()
+                    .map(|&id| now + remaining[id] / rate[id])
+                    .fold(f64::INFINITY, f64::min);
+                let next_start = heap.peek().map_or(f64::INFINITY, |s| s.0);
+                next = next_finish.min(next_start);
+                let dt = next - now;
+                let tol = 1e-12 * next.abs().max(1.0);
+                active.retain(|&id| {
+                    let fin = now + remaining[id] / rate[id];
+                    if fin <= next + tol {
+                        remaining[id] = 0.0;
+                        finished.push((fin, id));
+                        false
+                    } else {
+                        remaining[id] -= rate[id] * dt;
+                        true
+                    }
+                });
+            }
+            // Arrivals in time order: reduce, then release what waited.
+            finished.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for (at, id) in finished.drain(..) {
+                let t = &trs[id / k];
+                let j = id % k;
+                end[id] = at;
+                done[id] = match (t.reduce, gamma) {
+                    (true, Some(g)) => {
+                        let s = busy_until[t.dst].max(at);
+                        let e = s + slice_bytes(id) / (g * 1e3);
+                        busy_until[t.dst] = e;
+                        e
+                    }
+                    _ => at,
+                };
+                let mut notify = |id2: usize, when: f64, heap: &mut BinaryHeap<Start>| {
+                    release[id2] = release[id2].max(when);
+                    wait[id2] -= 1;
+                    if wait[id2] == 0 {
+                        active_from[id2] = release[id2] + alpha(id2);
+                        heap.push(Start(active_from[id2], id2));
+                    }
+                };
+                if j + window < k {
+                    notify(id + window, at, &mut heap);
+                }
+                for g in t.groups {
+                    let gi = g * k + j;
+                    ready[gi] = ready[gi].max(done[id]);
+                    pending[gi] -= 1;
+                    if pending[gi] == 0 {
+                        for &d in &dependents[g] {
+                            notify(d * k + j, ready[gi], &mut heap);
+                        }
+                    }
+                }
+            }
+            if next.is_finite() {
+                now = next;
+            }
+        }
+        // The timeline, per step and per transfer (slices folded).
+        let mut steps = Vec::with_capacity(nsteps);
+        let mut transfers = Vec::new();
+        let mut link_busy = Vec::new();
+        let mut prev_end = 0.0f64;
+        let mut ti = 0usize;
+        for (si, step) in schedule.steps.iter().enumerate() {
+            let m = step.transfers.len();
+            let ids = ti * k..(ti + m) * k;
+            let (start, fin) = if m == 0 {
+                (prev_end, prev_end)
+            } else {
+                (
+                    ids.clone()
+                        .map(|id| release[id])
+                        .fold(f64::INFINITY, f64::min),
+                    ids.clone()
+                        .map(|id| done[id])
+                        .fold(f64::NEG_INFINITY, f64::max),
+                )
+            };
+            steps.push(StepTiming {
+                start_us: start,
+                end_us: fin,
+                max_link_sharing: step_share[si],
+            });
+            prev_end = fin;
+            if record {
+                let mut busy: HashMap<usize, (f64, f64, usize)> = HashMap::new();
+                for i in 0..m {
+                    let t = ti + i;
+                    let ids = t * k..(t + 1) * k;
+                    let route = trs[t].route;
+                    let first_from = ids
+                        .clone()
+                        .map(|id| active_from[id])
+                        .fold(f64::INFINITY, f64::min);
+                    let last_end = ids
+                        .clone()
+                        .map(|id| end[id])
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    for &h in &route_hops[route] {
+                        let e = busy.entry(h).or_insert((first_from, last_end, 0));
+                        e.0 = e.0.min(first_from);
+                        e.1 = e.1.max(last_end);
+                        e.2 += 1;
+                    }
+                    transfers.push(TransferTiming {
+                        step: si,
+                        index: i,
+                        bytes: trs[t].count as u64 * es,
+                        link: self.routes[route].hops[0].link,
+                        start_us: release[t * k],
+                        end_us: last_end,
+                        done_us: ids.map(|id| done[id]).fold(f64::NEG_INFINITY, f64::max),
+                        route,
+                    });
+                }
+                let mut v: Vec<_> = busy.into_iter().collect();
+                v.sort_unstable_by_key(|(id, _)| *id);
+                link_busy.extend(v.into_iter().map(|(id, (a, b, f))| LinkBusy {
+                    link: id / 2,
+                    forward: id % 2 == 1,
+                    step: si,
+                    start_us: a,
+                    end_us: b,
+                    flows: f,
+                }));
+            }
+            ti += m;
+        }
+        Timeline {
+            steps,
+            transfers,
+            routes: if record {
+                self.routes.clone()
+            } else {
+                Vec::new()
+            },
+            link_busy,
+            loops: 1,
+            loop_bytes: 0,
+        }
+    }
+}
