@@ -289,6 +289,12 @@ pub fn log_import(p: &LogImportProps) -> Html {
             </div>
             if let Some(desc) = &p.in_use {
                 <p class="profile-in-use" id="profile-in-use">{"Model uses: "}{desc.clone()}</p>
+                // A profile from a share link has no fit in this card: offer the way back here.
+                if !matches!(imp.fit, Some(Ok(_))) {
+                    <div class="fit-actions">
+                        <button id="drop-profile" onclick={let cb = p.on_use.clone(); Callback::from(move |_: MouseEvent| cb.emit(false))}>{"Back to the topology's own figures"}</button>
+                    </div>
+                }
             }
             <textarea id="log-input" class={classes!("log-input", (*dragging).then_some("dragging"))}
                 rows="7" spellcheck="false" value={p.text.clone()} oninput={on_input}

@@ -2,25 +2,42 @@
 //! for each (`#ranks`).
 
 use crate::engine::config::Config;
+use crate::engine::custom_topology::{CustomTopology, CUSTOM};
 use crate::engine::topology::Topology;
 
-/// Multi-server presets offered besides [`Topology::PRESETS`].
-pub const CLUSTERS: [&str; 4] = ["910b-2x8", "910b-4x8", "910b-16x8", "910b-128x8"];
+/// Multi-server presets offered besides [`Topology::PRESETS`] (8x8: the
+/// largest that runs for real, 64 ranks).
+pub const CLUSTERS: [&str; 5] = [
+    "910b-2x8",
+    "910b-4x8",
+    "910b-8x8",
+    "910b-16x8",
+    "910b-128x8",
+];
 
-/// Every offered topology: `(URL name, short description)`.
-pub fn offered() -> Vec<(&'static str, String)> {
-    Topology::PRESETS
+/// Every offered topology: `(URL name, short description)`; `current`
+/// (any valid preset name a link gave, e.g. `910b-32x8`) is listed too.
+pub fn offered(current: &str) -> Vec<(String, String)> {
+    let mut names: Vec<String> = Topology::PRESETS
         .iter()
         .chain(CLUSTERS.iter())
+        .map(|n| n.to_string())
+        .collect();
+    if !names.iter().any(|n| n == current) && Topology::preset(current).is_ok() {
+        names.push(current.to_string());
+    }
+    names
+        .into_iter()
         .map(|n| {
-            let d = Topology::preset(n).map(|t| t.devices.len()).unwrap_or(0);
-            let what = match *n {
+            let d = Topology::preset(&n).map(|t| t.devices.len()).unwrap_or(0);
+            let what = match n.as_str() {
                 "910b-8" => "8× Ascend 910B, HCCS mesh".to_string(),
                 "910a-8" => "8× Ascend 910, 2 HCCS groups + PCIe".to_string(),
                 "h100-8" => "8× H100, NVSwitch".to_string(),
                 _ => format!("{} servers × 8 910B, RoCE", d / 8),
             };
-            (*n, format!("{n} — {what}"))
+            let text = format!("{n} — {what}");
+            (n, text)
         })
         .collect()
 }
@@ -48,16 +65,31 @@ pub fn rank_choices(devices: usize, current: usize) -> Vec<usize> {
 /// `c` on topology `name`: a run that used every device of the old
 /// topology uses every device of the new one; otherwise the rank count is
 /// kept (capped at the new device count).
+/// `name` [`CUSTOM`] keeps the current custom topology (the list offers it
+/// only while it is in use); a preset drops it. The root stays a rank.
 pub fn with_topology(c: &Config, name: &str) -> Config {
     let mut next = c.clone();
-    let old = Topology::preset(&c.topo)
-        .map(|t| t.devices.len())
-        .unwrap_or(8);
+    let old = c.devices().unwrap_or(8);
     if let Ok(t) = Topology::preset(name) {
         let n = t.devices.len();
         next.topo = name.to_string();
+        next.custom = None;
         next.ranks = if c.ranks == old { n } else { c.ranks.min(n) };
+        next.root = next.root.min(next.ranks - 1);
     }
+    next
+}
+
+/// `c` on the user-defined topology `t` (`topo=custom`), rank count as in
+/// [`with_topology`].
+pub fn with_custom(c: &Config, t: CustomTopology) -> Config {
+    let mut next = c.clone();
+    let old = c.devices().unwrap_or(8);
+    let n = t.devices.len();
+    next.topo = CUSTOM.into();
+    next.custom = Some(t);
+    next.ranks = if c.ranks == old { n } else { c.ranks.min(n) };
+    next.root = next.root.min(next.ranks - 1);
     next
 }
 
@@ -72,5 +104,32 @@ mod tests {
         assert!(big.contains(&16) && big.contains(&64) && big.contains(&1024));
         assert!(!big.contains(&17) && big.contains(&128));
         assert!(rank_choices(1024, 100).contains(&100));
+    }
+
+    #[test]
+    fn custom_topologies_are_selected_and_dropped_like_presets() {
+        let t = CustomTopology::parse(CustomTopology::EXAMPLE).unwrap();
+        let c = Config {
+            op: crate::engine::collective::Primitive::Reduce,
+            root: 7,
+            ..Config::default()
+        };
+        let on = with_custom(&c, t.clone());
+        assert_eq!((on.topo.as_str(), on.ranks, on.root), ("custom", 4, 3));
+        assert_eq!(on.custom.as_ref(), Some(&t));
+        assert_eq!(with_topology(&on, CUSTOM), on);
+        let off = with_topology(&on, "h100-8");
+        assert_eq!(
+            (off.topo.as_str(), off.ranks, off.custom.is_none()),
+            ("h100-8", 8, true)
+        );
+        let three = with_custom(
+            &Config {
+                ranks: 3,
+                ..Config::default()
+            },
+            t,
+        );
+        assert_eq!(three.ranks, 3);
     }
 }
