@@ -14,3 +14,255 @@ mod machine;
 
 #[path = "../src/runtime/protocol.rs"]
 mod protocol;
+
+#[path = "../src/runtime/placement.rs"]
+mod placement;
+
+#[path = "../src/runtime/host.rs"]
+mod host;
+
+use ccl_playground::engine::algorithm::{build, Algorithm};
+use ccl_playground::engine::collective::Primitive;
+use ccl_playground::engine::dtype::{DType, ReduceOp};
+use ccl_playground::engine::execute::reference_run;
+use host::{Bytes, Host, Report, Sent};
+use machine::RankMachine;
+use placement::{Placement, Route};
+use protocol::Routed;
+use std::collections::VecDeque;
+
+/// Outputs of every rank and (local, remote) message counts of a run of `s`
+/// on `workers` simulated workers: local sends delivered by the host, remote
+/// ones through one FIFO queue per (sender worker, receiver worker), the
+/// queue served next chosen by `pick`.
+#[allow(clippy::type_complexity)]
+fn run_hosted(
+    s: &ccl_playground::engine::schedule::Schedule,
+    workers: usize,
+    dtype: DType,
+    elems: usize,
+    mut pick: impl FnMut(usize) -> usize,
+) -> (Vec<Option<Vec<u8>>>, usize, usize) {
+    let p = Placement::new(s.ranks, workers).unwrap();
+    let mut hosts: Vec<Host<Vec<u8>>> = (0..workers)
+        .map(|w| {
+            Host::new(p.clone(), w, |r| {
+                RankMachine::new(s, r, dtype, ReduceOp::Sum, 5, elems)
+            })
+            .unwrap()
+        })
+        .collect();
+    let mut wires: Vec<VecDeque<(Routed, Vec<u8>)>> =
+        (0..workers * workers).map(|_| VecDeque::new()).collect();
+    let mut out: Vec<Option<Vec<u8>>> = vec![None; s.ranks];
+    let (mut local, mut remote) = (0, 0);
+    let mut settle = |w: usize,
+                      host: &mut Host<Vec<u8>>,
+                      wires: &mut Vec<VecDeque<(Routed, Vec<u8>)>>,
+                      out: &mut Vec<Option<Vec<u8>>>| {
+        let reports = host.drain(|msg, route, bytes| {
+            Ok(match route {
+                Route::Local => {
+                    local += 1;
+                    Sent::Local
+                }
+                Route::Remote(to) => {
+                    remote += 1;
+                    wires[w * workers + to].push_back((msg, bytes.to_vec()));
+                    Sent::Handled
+                }
+            })
+        });
+        for r in reports {
+            match r {
+                Report::Done { rank, buffer, .. } => {
+                    assert!(
+                        out[rank].replace(buffer).is_none(),
+                        "rank {rank} done twice"
+                    )
+                }
+                Report::Waiting { rank, .. } => assert!(p.worker_of(rank) == Some(w)),
+                other => panic!("{other:?}"),
+            }
+        }
+    };
+    for (w, h) in hosts.iter_mut().enumerate() {
+        settle(w, h, &mut wires, &mut out);
+    }
+    loop {
+        let busy: Vec<usize> = (0..wires.len()).filter(|&i| !wires[i].is_empty()).collect();
+        if busy.is_empty() {
+            break;
+        }
+        let q = busy[pick(busy.len()) % busy.len()];
+        let (msg, bytes) = wires[q].pop_front().unwrap();
+        let to = q % workers;
+        hosts[to].deliver(msg, Bytes::Wire(bytes)).unwrap();
+        settle(to, &mut hosts[to], &mut wires, &mut out);
+    }
+    assert!(hosts.iter().all(|h| h.is_finished()));
+    (out, local, remote)
+}
+
+#[test]
+fn hosted_ranks_equal_reference_with_local_delivery() {
+    let mut x = 99u64;
+    let mut rng = move |k: usize| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) as usize % k
+    };
+    for (alg, prim, n, workers, dtype) in [
+        (Algorithm::Ring, Primitive::AllReduce, 64, 4, DType::Fp32),
+        (Algorithm::Ring, Primitive::AllReduce, 64, 16, DType::Bf16),
+        (Algorithm::Mesh, Primitive::AllReduce, 8, 3, DType::Fp16),
+        (Algorithm::Rhd, Primitive::AllReduce, 12, 4, DType::Fp32),
+        (Algorithm::Ring, Primitive::AllGather, 10, 4, DType::Int8),
+        (Algorithm::Mesh, Primitive::AlltoAll, 9, 4, DType::Int32),
+        (Algorithm::Ring, Primitive::AllReduce, 5, 1, DType::Fp32),
+    ] {
+        let s = build(alg, prim, n).unwrap();
+        let elems = 1031;
+        let want = reference_run(&s, dtype, ReduceOp::Sum, 5, elems);
+        let (out, local, remote) = run_hosted(&s, workers, dtype, elems, &mut rng);
+        for r in 0..n {
+            assert_eq!(
+                out[r].as_deref(),
+                Some(&want[r][..]),
+                "{alg:?} {prim:?} n={n} on {workers} workers, rank {r}"
+            );
+        }
+        // Every transfer went exactly one way: locally iff both ends share a worker.
+        let p = Placement::new(n, workers).unwrap();
+        let (mut want_local, mut want_remote) = (0, 0);
+        for t in s.steps.iter().flat_map(|st| &st.transfers) {
+            if p.worker_of(t.src) == p.worker_of(t.dst) {
+                want_local += 1;
+            } else {
+                want_remote += 1;
+            }
+        }
+        assert_eq!((local, remote), (want_local, want_remote), "{alg:?} n={n}");
+        if workers < n {
+            assert!(local > 0, "co-hosted ranks talk locally");
+        }
+    }
+    // 64-rank ring on 4 workers: only the 4 block boundaries cross workers,
+    // 2·63 steps each.
+    let s = build(Algorithm::Ring, Primitive::AllReduce, 64).unwrap();
+    let (_, local, remote) = run_hosted(&s, 4, DType::Fp32, 64, |_| 0);
+    assert_eq!(remote, 4 * 2 * 63);
+    assert_eq!(local, 60 * 2 * 63);
+}
+
+#[test]
+fn hosts_report_failures_halts_and_strays() {
+    let s = build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap();
+    let p = Placement::new(4, 2).unwrap(); // ranks 0,1 | 2,3
+    let mk = |w| {
+        Host::<Vec<u8>>::new(p.clone(), w, |r| {
+            RankMachine::new(&s, r, DType::Fp32, ReduceOp::Sum, 1, 8)
+        })
+        .unwrap()
+    };
+    // First drain: rank 0 sends to 1 locally, rank 1 to 2 remotely; both wait.
+    let mut h = mk(0);
+    assert_eq!(h.ranks(), vec![0, 1]);
+    let mut sent = Vec::new();
+    let reports = h.drain(|m, route, _| {
+        sent.push((m.from, m.to, route));
+        Ok(if route == Route::Local {
+            Sent::Local
+        } else {
+            Sent::Handled
+        })
+    });
+    // Rank 1 reduces rank 0's local step-0 chunk in the same drain and
+    // sends on: its step-1 chunk also goes to rank 2.
+    assert_eq!(
+        sent,
+        vec![
+            (0, 1, Route::Local),
+            (1, 2, Route::Remote(1)),
+            (1, 2, Route::Remote(1))
+        ]
+    );
+    assert_eq!(
+        reports,
+        vec![
+            Report::Waiting {
+                rank: 0,
+                from: 3,
+                step: 0
+            },
+            Report::Waiting {
+                rank: 1,
+                from: 0,
+                step: 1
+            }
+        ]
+    );
+    // A chunk for a rank hosted elsewhere is a typed error.
+    let stray = Routed {
+        from: 1,
+        to: 2,
+        chunk: machine::ChunkHeader {
+            step: 0,
+            first: 1,
+            count: 1,
+        },
+    };
+    assert_eq!(
+        h.deliver(stray, Bytes::Local(vec![0; 8])),
+        Err(host::HostError::NotHosted {
+            from: 1,
+            to: 2,
+            worker: 0
+        })
+    );
+    // A wrong chunk fails its rank and stops the host.
+    let wrong = Routed {
+        from: 3,
+        to: 0,
+        chunk: machine::ChunkHeader {
+            step: 4,
+            first: 0,
+            count: 1,
+        },
+    };
+    h.deliver(wrong, Bytes::Wire(vec![0; 8])).unwrap();
+    let reports = h.drain(|_, _, _| Ok(Sent::Handled));
+    assert!(
+        matches!(&reports[..], [Report::Failed { rank: 0, message }] if message.contains("expected step 0")),
+        "{reports:?}"
+    );
+    assert!(h.is_finished());
+    // A halt (test-only kill) stops every hosted rank at once.
+    let mut h = mk(1);
+    let reports = h.drain(|_, _, _| Ok(Sent::Halt));
+    assert_eq!(reports, vec![Report::Halted]);
+    assert!(h.is_finished());
+    // A failed post fails the sending rank.
+    let mut h = mk(1);
+    let reports = h.drain(|m, _, _| Err(format!("no port to rank {}", m.to)));
+    assert_eq!(
+        reports,
+        vec![Report::Failed {
+            rank: 2,
+            message: "no port to rank 3".into()
+        }]
+    );
+    // A worker the placement leaves empty cannot host.
+    assert!(matches!(
+        Host::<Vec<u8>>::new(p.clone(), 2, |r| RankMachine::new(
+            &s,
+            r,
+            DType::Fp32,
+            ReduceOp::Sum,
+            1,
+            8
+        )),
+        Err(host::HostError::NoRanks { worker: 2 })
+    ));
+}

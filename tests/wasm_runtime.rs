@@ -8,7 +8,12 @@
 //! - the pool's fault paths with stand-in workers (`data:` URL scripts): a
 //!   worker that throws, one that reports failure, one that never finishes
 //!   (timeout), a script that does not exist; and that a run after a failed
-//!   run still works.
+//!   run still works;
+//! - several ranks per worker: stand-in workers hosting blocks of ranks (the
+//!   pool's placement, a throwing worker naming all its ranks, a worker
+//!   that dies silently reported as lost, a plain stall), and real
+//!   [`Host`]s (several ranks each) exchanging chunks over real
+//!   `MessageChannel`s, equal to `reference_run` bit for bit.
 //!
 //! Real rank workers need trunk's `worker.js`; see the report for the
 //! end-to-end runs.
@@ -19,8 +24,10 @@ use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
+use ccl_playground::runtime::host::{Bytes, Host, Report, Sent};
 use ccl_playground::runtime::machine::{ChunkHeader, RankMachine};
-use ccl_playground::runtime::pool::run_with_script;
+use ccl_playground::runtime::placement::{Placement, Route};
+use ccl_playground::runtime::pool::{run_on_workers, run_with_script};
 use ccl_playground::runtime::protocol::*;
 use js_sys::{Object, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -33,10 +40,14 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[wasm_bindgen_test]
 fn chunk_codec_round_trips_and_transfers() {
     let bytes: Vec<u8> = (0..=255).collect();
-    let h = ChunkHeader {
-        step: 3,
-        first: 4,
-        count: 2,
+    let h = Routed {
+        from: 17,
+        to: 40,
+        chunk: ChunkHeader {
+            step: 3,
+            first: 4,
+            count: 2,
+        },
     };
     let w = encode_chunk(h, &bytes);
     assert_eq!(w.transfer.length(), 1, "the ArrayBuffer is transferred");
@@ -54,11 +65,13 @@ fn init_codec_carries_ports() {
         seed: 9,
         elems: 100,
         timeout_ms: 1000,
+        compressed: None,
     };
     let a = web_sys::MessageChannel::new().unwrap();
     let b = web_sys::MessageChannel::new().unwrap();
     let init = ToWorker::Init {
-        rank: 1,
+        worker: 1,
+        worker_of: vec![0, 1, 1, 2],
         request,
         peers: vec![0, 2],
         fault: None,
@@ -127,7 +140,12 @@ fn bad_messages_are_codec_errors() {
         CodecError::NoHeader
     );
     let o = Object::new();
-    Reflect::set(&o, &"h".into(), &r#"{"step":0,"first":0,"count":1}"#.into()).unwrap();
+    Reflect::set(
+        &o,
+        &"h".into(),
+        &r#"{"from":0,"to":1,"step":0,"first":0,"count":1}"#.into(),
+    )
+    .unwrap();
     assert_eq!(
         decode_chunk(&o.clone().into()).unwrap_err(),
         CodecError::NoBytes { what: "chunk" }
@@ -192,7 +210,7 @@ fn machines_over_the_wire_equal_reference() {
             .collect();
         let mut pending: Vec<(usize, usize, JsValue)> = Vec::new();
         for (r, m) in ms.iter_mut().enumerate() {
-            m.advance(|to, h, b| pending.push((r, to, encode_chunk(h, b).message)))
+            m.advance(|to, h, b| pending.push((r, to, encode_chunk(routed(r, to, h), b).message)))
                 .unwrap();
         }
         let mut k = 0usize;
@@ -208,9 +226,10 @@ fn machines_over_the_wire_equal_reference() {
                 .collect();
             let (from, to, msg) = pending.remove(heads[(k * 7) % heads.len()]);
             let (h, data) = decode_chunk(&msg).unwrap();
-            ms[to].deliver(from, h, data);
+            assert_eq!((h.from, h.to), (from, to));
+            ms[to].deliver(from, h.chunk, data);
             ms[to]
-                .advance(|t, h, b| pending.push((to, t, encode_chunk(h, b).message)))
+                .advance(|t, h, b| pending.push((to, t, encode_chunk(routed(to, t, h), b).message)))
                 .unwrap();
         }
         for (r, m) in ms.into_iter().enumerate() {
@@ -222,6 +241,10 @@ fn machines_over_the_wire_equal_reference() {
     }
 }
 
+fn routed(from: usize, to: usize, chunk: ChunkHeader) -> Routed {
+    Routed { from, to, chunk }
+}
+
 fn request(n: usize, timeout_ms: u32) -> RunRequest {
     RunRequest {
         schedule: build(Algorithm::Ring, Primitive::AllReduce, n).unwrap(),
@@ -230,19 +253,33 @@ fn request(n: usize, timeout_ms: u32) -> RunRequest {
         seed: 1,
         elems: 64,
         timeout_ms,
+        compressed: None,
     }
 }
 
-/// A stand-in worker script: says ready, then runs `on_init` on the init message.
-fn fake_worker(on_init: &str) -> String {
+/// A stand-in worker script: says ready, then runs `on_init` on the init
+/// message with `h` (the header), `w` (its worker index) and `mine` (the
+/// ranks it hosts) in scope; `on_ping` on each ping.
+fn fake_worker_pinged(on_init: &str, on_ping: &str) -> String {
     let js = format!(
-        "onmessage = function (e) {{ {on_init} }}; postMessage({{ h: JSON.stringify({{ kind: 'ready' }}) }});"
+        "onmessage = function (e) {{ var h = JSON.parse(e.data.h); \
+         if (h.kind === 'ping') {{ {on_ping} return; }} \
+         var w = h.worker, mine = []; h.worker_of.forEach(function (x, r) {{ if (x === w) mine.push(r); }}); \
+         {on_init} }}; postMessage({{ h: JSON.stringify({{ kind: 'ready' }}) }});"
     );
     format!(
         "data:text/javascript,{}",
         String::from(js_sys::encode_uri_component(&js))
     )
 }
+
+/// [`fake_worker_pinged`] that ignores pings.
+fn fake_worker(on_init: &str) -> String {
+    fake_worker_pinged(on_init, "")
+}
+
+/// JS: post `done` for rank `r` with an 8-byte buffer.
+const DONE: &str = "function done(r) { var b = new ArrayBuffer(8);      postMessage({ h: JSON.stringify({ kind: 'done', rank: r, samples: [] }), b: b }, [b]); }";
 
 #[wasm_bindgen_test]
 async fn a_throwing_worker_fails_the_run() {
@@ -265,7 +302,7 @@ async fn a_throwing_worker_fails_the_run() {
 #[wasm_bindgen_test]
 async fn a_reported_failure_names_the_rank() {
     let url = fake_worker(
-        "var r = JSON.parse(e.data.h).rank; if (r === 1) postMessage({ h: JSON.stringify({ kind: 'failed', rank: r, message: 'bad chunk' }) });",
+        "if (mine.indexOf(1) >= 0) postMessage({ h: JSON.stringify({ kind: 'failed', rank: 1, message: 'bad chunk' }) });",
     );
     let err = run_with_script(&url, request(2, 10_000), |_| {})
         .await
@@ -283,7 +320,7 @@ async fn a_reported_failure_names_the_rank() {
 async fn a_stuck_run_times_out_then_the_next_run_works() {
     // Rank 0 finishes (an empty buffer is fine for the pool), the others hang.
     let url = fake_worker(
-        "var r = JSON.parse(e.data.h).rank; if (r === 0) { var b = new ArrayBuffer(8); \
+        "if (mine.indexOf(0) >= 0) { var b = new ArrayBuffer(8); \
          postMessage({ h: JSON.stringify({ kind: 'done', rank: 0, samples: [[null]] }), b: b }, [b]); }",
     );
     let seen = Rc::new(RefCell::new(Vec::new()));
@@ -301,10 +338,7 @@ async fn a_stuck_run_times_out_then_the_next_run_works() {
     assert_eq!(*seen.borrow(), vec![0]);
 
     // Every rank finishes: Ok, one output per rank.
-    let url = fake_worker(
-        "var r = JSON.parse(e.data.h).rank; var b = new ArrayBuffer(8); \
-         postMessage({ h: JSON.stringify({ kind: 'done', rank: r, samples: [] }), b: b }, [b]);",
-    );
+    let url = fake_worker(&format!("{DONE} mine.forEach(done);"));
     let seen = Rc::new(RefCell::new(Vec::new()));
     let s = seen.clone();
     let summary = run_with_script(&url, request(4, 10_000), move |o| {
@@ -327,4 +361,298 @@ async fn a_missing_worker_script_is_a_worker_error() {
         matches!(err, RunError::Worker { .. } | RunError::Spawn(_)),
         "{err:?}"
     );
+}
+
+#[wasm_bindgen_test]
+async fn stand_in_workers_host_blocks_of_ranks() {
+    // 10 ranks on 3 workers: ranks 0–3, 4–6, 7–9; each worker reports its own.
+    let url = fake_worker(&format!("{DONE} mine.forEach(done);"));
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    run_on_workers(&url, request(10, 10_000), 3, move |o| {
+        s.borrow_mut().push(o.rank)
+    })
+    .await
+    .unwrap();
+    let mut got = seen.borrow().clone();
+    got.sort();
+    assert_eq!(got, (0..10).collect::<Vec<_>>());
+
+    // A worker reporting a rank it does not host fails the run, naming its ranks.
+    let url = fake_worker(&format!(
+        "{DONE} if (w === 1) done(0); else mine.forEach(done);"
+    ));
+    let err = run_on_workers(&url, request(10, 10_000), 3, |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RunError::Worker {
+            rank: 4,
+            message: "reported a result for rank 0, which it does not host (worker 1 hosted ranks 4–6; all of them failed)".into()
+        }
+    );
+
+    // A worker that throws takes all of its ranks down, and says so.
+    let url = fake_worker(&format!(
+        "{DONE} if (w === 1) throw new Error('boom'); mine.forEach(done);"
+    ));
+    match run_on_workers(&url, request(8, 10_000), 2, |_| {})
+        .await
+        .unwrap_err()
+    {
+        RunError::Worker { rank, message } => {
+            assert_eq!(rank, 4);
+            assert!(message.contains("boom"), "{message}");
+            assert!(
+                message.ends_with("(worker 1 hosted ranks 4–7; all of them failed)"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // More workers than ranks is refused before anything starts.
+    assert!(matches!(
+        run_on_workers(&url, request(2, 10_000), 3, |_| {}).await,
+        Err(RunError::Spawn(_))
+    ));
+}
+
+/// JS: runs `first`, then every hosted rank `r` of `n` reports that it
+/// waits for rank `(r + n - 1) % n` at step 0, then `then`; pings are
+/// answered.
+fn waiting_worker(first: &str, then: &str) -> String {
+    fake_worker_pinged(
+        &format!(
+            "self.w = w; {first} var n = h.worker_of.length; mine.forEach(function (r) {{ \
+             postMessage({{ h: JSON.stringify({{ kind: 'waiting', rank: r, from: (r + n - 1) % n, step: 0 }}) }}); }}); {then}"
+        ),
+        "postMessage({ h: JSON.stringify({ kind: 'pong', worker: self.w }) });",
+    )
+}
+
+#[wasm_bindgen_test]
+async fn a_silently_dead_worker_is_reported_lost_with_all_its_ranks() {
+    // 6 ranks on 3 workers (0–1, 2–3, 4–5); worker 1 closes itself (as the
+    // test-only `kill` does) after its ranks said they wait.
+    let url = waiting_worker("", "if (w === 1) close();");
+    let t0 = js_sys::Date::now();
+    let err = run_on_workers(&url, request(6, 20_000), 3, |_| {})
+        .await
+        .unwrap_err();
+    let ms = js_sys::Date::now() - t0;
+    assert_eq!(
+        err,
+        RunError::WorkerLost {
+            ms: 1000,
+            worker: 1,
+            ranks: vec![2, 3],
+            waits: vec![(0, 5, 0), (1, 0, 0), (4, 3, 0), (5, 4, 0)],
+        }
+    );
+    assert!(
+        err.to_string().starts_with(
+            "no progress for 1000 ms: the worker hosting ranks 2–3 stopped answering (terminated or crashed), so all its ranks failed with it; rank 0 waits for rank 5 (step 0)"
+        ),
+        "{err}"
+    );
+    assert!((1000.0..5000.0).contains(&ms), "{ms} ms");
+
+    // A worker that dies before any of its ranks said anything (as a
+    // `kill` in its first drain does) is reported the same way.
+    let url = waiting_worker("if (w === 2) { close(); return; }", "");
+    let err = run_on_workers(&url, request(6, 20_000), 3, |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RunError::WorkerLost {
+            ms: 1000,
+            worker: 2,
+            ranks: vec![4, 5],
+            waits: vec![(0, 5, 0), (1, 0, 0), (2, 1, 0), (3, 2, 0)],
+        }
+    );
+
+    // Every worker alive but every rank waiting: a plain stall.
+    let url = waiting_worker("", "");
+    let err = run_on_workers(&url, request(6, 20_000), 3, |_| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RunError::Stalled {
+            ms: 1000,
+            waits: (0..6).map(|r| (r, (r + 5) % 6, 0)).collect(),
+        }
+    );
+}
+
+/// Waits `ms` ms (a `setTimeout` promise).
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
+}
+
+type Hosts = Rc<RefCell<Vec<Host<Uint8Array>>>>;
+type Outs = Rc<RefCell<Vec<Option<Vec<u8>>>>>;
+
+/// Drains host `w`, posting remote chunks on `ports[w][peer]`, recording
+/// finished ranks; counts local and remote sends.
+fn drain_host(
+    hosts: &Hosts,
+    ports: &[Vec<Option<web_sys::MessagePort>>],
+    outs: &Outs,
+    counts: &Rc<RefCell<(usize, usize)>>,
+    w: usize,
+) {
+    let reports = hosts.borrow_mut()[w].drain(|msg, route, bytes| match route {
+        Route::Local => {
+            counts.borrow_mut().0 += 1;
+            Ok(Sent::Local)
+        }
+        Route::Remote(to) => {
+            counts.borrow_mut().1 += 1;
+            let wire = encode_chunk(msg, bytes);
+            ports[w][to]
+                .as_ref()
+                .ok_or_else(|| format!("no port {w}->{to}"))?
+                .post_message_with_transferable(&wire.message, &wire.transfer)
+                .map_err(|e| format!("{e:?}"))?;
+            Ok(Sent::Handled)
+        }
+    });
+    for r in reports {
+        match r {
+            Report::Done { rank, buffer, .. } => outs.borrow_mut()[rank] = Some(buffer),
+            Report::Waiting { .. } => {}
+            other => panic!("host {w}: {other:?}"),
+        }
+    }
+}
+
+/// Several ranks per host, hosts wired by real `MessageChannel`s (one per
+/// worker pair, chunks in the real wire format, transferred): every rank's
+/// output equals the reference executor bit for bit, and co-hosted ranks
+/// never touch a port.
+#[wasm_bindgen_test]
+async fn hosts_over_message_channels_equal_reference() {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    for (alg, p, n, workers, dtype) in [
+        (Algorithm::Ring, Primitive::AllReduce, 64, 4, DType::Fp32),
+        (Algorithm::Mesh, Primitive::AllReduce, 8, 3, DType::Bf16),
+        (
+            Algorithm::Ring,
+            Primitive::ReduceScatter,
+            12,
+            5,
+            DType::Fp16,
+        ),
+    ] {
+        let s = build(alg, p, n).unwrap();
+        let elems = 2053;
+        let want = reference_run(&s, dtype, ReduceOp::Sum, 42, elems);
+        let req = RunRequest {
+            dtype,
+            seed: 42,
+            elems,
+            ..request(n, 10_000)
+        };
+        let req = RunRequest {
+            schedule: s.clone(),
+            ..req
+        };
+        let placement = Placement::new(n, workers).unwrap();
+        let hosts: Hosts = Rc::new(RefCell::new(
+            (0..workers)
+                .map(|w| Host::new(placement.clone(), w, |r| req.rank_machine(r)).unwrap())
+                .collect(),
+        ));
+        let mut ports: Vec<Vec<Option<web_sys::MessagePort>>> =
+            (0..workers).map(|_| vec![None; workers]).collect();
+        let mut inbound: Vec<(usize, web_sys::MessagePort)> = Vec::new();
+        for (a, b) in placement.worker_pairs(&s.peer_pairs()) {
+            let ch = web_sys::MessageChannel::new().unwrap();
+            ports[a][b] = Some(ch.port1());
+            ports[b][a] = Some(ch.port2());
+            inbound.push((a, ch.port1()));
+            inbound.push((b, ch.port2()));
+        }
+        let ports = Rc::new(ports);
+        let outs: Outs = Rc::new(RefCell::new(vec![None; n]));
+        let counts = Rc::new(RefCell::new((0usize, 0usize)));
+        let mut handlers = Vec::new();
+        for (w, port) in inbound {
+            let (hosts, ports, outs, counts) =
+                (hosts.clone(), ports.clone(), outs.clone(), counts.clone());
+            let h = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+                move |ev: web_sys::MessageEvent| {
+                    let (msg, data) = decode_chunk(&ev.data()).unwrap();
+                    hosts.borrow_mut()[w]
+                        .deliver(msg, Bytes::Wire(data))
+                        .unwrap();
+                    drain_host(&hosts, &ports, &outs, &counts, w);
+                },
+            );
+            port.set_onmessage(Some(h.as_ref().unchecked_ref()));
+            handlers.push(h);
+        }
+        for w in 0..workers {
+            drain_host(&hosts, &ports, &outs, &counts, w);
+        }
+        for _ in 0..2000 {
+            if outs.borrow().iter().all(Option::is_some) {
+                break;
+            }
+            sleep(5).await;
+        }
+        for (r, want) in want.iter().enumerate() {
+            assert_eq!(
+                outs.borrow()[r].as_deref(),
+                Some(&want[..]),
+                "{alg:?} {p:?} n={n} on {workers} workers, rank {r}"
+            );
+        }
+        let transfers: Vec<_> = s.steps.iter().flat_map(|st| &st.transfers).collect();
+        let remote = transfers
+            .iter()
+            .filter(|t| placement.worker_of(t.src) != placement.worker_of(t.dst))
+            .count();
+        assert_eq!(*counts.borrow(), (transfers.len() - remote, remote));
+        for row in ports.iter() {
+            for p in row.iter().flatten() {
+                p.close();
+            }
+        }
+        drop(handlers);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_busy_worker_with_heartbeats_is_not_taken_for_dead() {
+    // Worker 1 computes for 2.5 s without answering pings (a busy event
+    // loop) but posts `working` every 200 ms, then finishes its ranks.
+    let url = fake_worker_pinged(
+        &format!(
+            "{DONE} if (w === 1) {{ var t0 = Date.now(), last = t0; \
+             while (Date.now() - t0 < 2500) {{ if (Date.now() - last >= 200) {{ last = Date.now(); \
+             postMessage({{ h: JSON.stringify({{ kind: 'working', worker: 1 }}) }}); }} }} }} \
+             mine.forEach(done);"
+        ),
+        "",
+    );
+    let seen = Rc::new(RefCell::new(0));
+    let s = seen.clone();
+    let t0 = js_sys::Date::now();
+    run_on_workers(&url, request(6, 20_000), 3, move |_| *s.borrow_mut() += 1)
+        .await
+        .unwrap();
+    assert_eq!(*seen.borrow(), 6);
+    assert!(js_sys::Date::now() - t0 >= 2500.0);
 }

@@ -1,11 +1,16 @@
-//! The worker pool: starts one web worker per rank, wires them with
-//! `MessageChannel`s, collects their results, enforces the timeout.
+//! The worker pool: starts a few web workers, each hosting a contiguous
+//! block of ranks ([`super::placement`]), wires every communicating worker
+//! pair with one `MessageChannel`, collects each rank's result, enforces the
+//! timeout and the stall watchdog.
 //!
-//! The page never touches the data in flight: each worker builds its own
-//! input, and chunks travel worker to worker on `MessagePort`s as transferred
-//! `ArrayBuffer`s. The page only sends each worker its init message (the
-//! [`RunRequest`] and its ports) and receives each rank's final buffer.
+//! The page never touches the data in flight: each worker builds its ranks'
+//! inputs; chunks between ranks on one worker are handed over in the
+//! worker's memory, and between workers they travel on `MessagePort`s as
+//! transferred `ArrayBuffer`s. The page only sends each worker its init
+//! message (the [`RunRequest`], the rank table and its ports) and receives
+//! each rank's final buffer.
 
+use super::placement::{self, Placement};
 use super::protocol::{
     decode_to_page, encode_to_worker, epoch_ms, Fault, PageEvent, RankOutput, RunError, RunRequest,
     RunSummary, ToWorker,
@@ -35,8 +40,18 @@ const WATCHDOG_TICK_MS: u32 = 200;
 
 /// A run is stalled when every unfinished rank is blocked on a receive and
 /// no worker has said anything for this long, ms, plus 1 ms per 200 kB of
-/// rank buffer (a healthy rank that just got its message may be reducing it).
+/// the rank buffers one worker hosts (a healthy worker that just got a
+/// message may be reducing it for each of its ranks).
 pub const STALL_MS: u32 = 1000;
+
+/// The stall watchdog pings the workers this long before its verdict, ms;
+/// a worker that has not answered by then is reported lost
+/// ([`RunError::WorkerLost`]).
+pub const PING_LEAD_MS: u32 = 2 * WATCHDOG_TICK_MS;
+
+/// At least this long between the ping and the verdict, ms (when the page
+/// was too busy to ping on time).
+const PING_GRACE_MS: u32 = 150;
 
 thread_local! {
     /// The test-only fault armed for the next run ([`arm_fault`]).
@@ -50,12 +65,24 @@ pub fn arm_fault(fault: Fault) {
     ARMED.with(|a| a.set(Some(fault)));
 }
 
-/// The stall threshold for a run whose rank buffers hold `bytes` bytes, ms.
+/// The stall threshold for a run whose workers each hold at most `bytes`
+/// bytes of rank buffers, ms.
 pub fn stall_ms(bytes: u64) -> u32 {
     STALL_MS.saturating_add((bytes / 200_000).min(60_000) as u32)
 }
 
-/// Runs `req` on one web worker per rank (`req.schedule.ranks` workers).
+/// How many workers [`run`] starts for `ranks` ranks on this browser:
+/// [`placement::worker_count`] with `navigator.hardwareConcurrency`.
+pub fn workers_for(ranks: usize) -> usize {
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .filter(|c| c.is_finite() && *c >= 1.0)
+        .map(|c| c as usize);
+    placement::worker_count(ranks, cores)
+}
+
+/// Runs `req` on [`workers_for`]`(ranks)` web workers, each hosting a
+/// contiguous block of ranks ([`Placement::new`]).
 ///
 /// Each worker runs a tiny bootstrap script (a same-origin `blob:` URL) that
 /// loads [`WORKER_JS`] and instantiates [`WORKER_WASM`], whose `main` calls
@@ -76,13 +103,20 @@ pub fn stall_ms(bytes: u64) -> u32 {
 ///   schedule has no ranks or names a rank outside it;
 /// - [`RunError::Worker`] if a worker throws (script/wasm load failure, a
 ///   trap), panics, or reports an error (bad message, schedule mismatch);
+///   `rank` is the failing rank when the worker knows it, else the first
+///   rank the worker hosts, and the message then names all of them;
 /// - [`RunError::Timeout`] if not every rank is done `req.timeout_ms` ms after
 ///   spawning, with the ranks still missing;
-/// - [`RunError::Stalled`] if every unfinished rank reported that it waits
-///   for a message and no worker said anything for [`stall_ms`] ms (a lost
-///   or late message, or a worker that died silently), naming who waits for
-///   whom. Time the page itself was busy (a late watchdog tick) does not
-///   count.
+/// - [`RunError::WorkerLost`] if no worker said anything for [`stall_ms`] ms
+///   (computing workers post heartbeats) and a worker with unfinished ranks
+///   did not answer a [`ToWorker::Ping`] sent [`PING_LEAD_MS`] before the
+///   verdict: it was terminated or died silently, and all its ranks with it;
+/// - [`RunError::Stalled`] if instead every worker answered and every
+///   unfinished rank reported that it waits for a message (a lost or late
+///   message), naming who waits for whom.
+///
+/// Time the page itself was busy (a late watchdog tick) does not count
+/// towards [`stall_ms`].
 ///
 /// In every outcome, and also if the returned future is dropped early, all
 /// workers are terminated and every handler is released, so the next call
@@ -103,12 +137,28 @@ pub async fn run(
 pub async fn run_with_script(
     script_url: &str,
     req: RunRequest,
+    on_output: impl FnMut(RankOutput) + 'static,
+) -> Result<RunSummary, RunError> {
+    let workers = workers_for(req.schedule.ranks);
+    run_on_workers(script_url, req, workers, on_output).await
+}
+
+/// [`run_with_script`] on exactly `workers` workers (`1..=ranks`; tests use
+/// it to put many ranks on few workers).
+///
+/// Errors: as [`run`]; [`RunError::Spawn`] if `workers` is not in
+/// `1..=ranks`.
+pub async fn run_on_workers(
+    script_url: &str,
+    req: RunRequest,
+    workers: usize,
     mut on_output: impl FnMut(RankOutput) + 'static,
 ) -> Result<RunSummary, RunError> {
     let n = req.schedule.ranks;
     if n == 0 {
         return Err(RunError::Spawn("the schedule has no ranks".into()));
     }
+    let placement = Placement::new(n, workers).map_err(|e| RunError::Spawn(e.to_string()))?;
     let fault = ARMED.with(Cell::take);
     let t0 = now_ms();
     let t0_epoch = epoch_ms();
@@ -116,13 +166,13 @@ pub async fn run_with_script(
     let inbox = Rc::new(Inbox::default());
     let mut pool = Pool::default();
 
-    for rank in 0..n {
+    for w in 0..workers {
         let worker = Worker::new(script_url)
             .map_err(|e| RunError::Spawn(format!("new Worker({script_url}): {}", js_text(&e))))?;
         let ib = inbox.clone();
         let on_message = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
             if let Some(ev) = ev.dyn_ref::<MessageEvent>() {
-                ib.push(Incoming::Message(rank, ev.data()));
+                ib.push(Incoming::Message(w, ev.data()));
             }
         });
         let ib = inbox.clone();
@@ -134,12 +184,12 @@ pub async fn run_with_script(
                 _ => "the worker script failed to load or threw".to_string(),
             };
             ev.prevent_default(); // handled here; keeps the console quiet
-            ib.push(Incoming::Error(rank, message));
+            ib.push(Incoming::Error(w, message));
         });
         let ib = inbox.clone();
         let on_message_error = Closure::<dyn FnMut(Event)>::new(move |_ev: Event| {
             ib.push(Incoming::Error(
-                rank,
+                w,
                 "a message from the worker could not be deserialised".into(),
             ));
         });
@@ -159,20 +209,39 @@ pub async fn run_with_script(
     pool.watchdog = Some(Interval::new(WATCHDOG_TICK_MS, move || {
         ib.push(Incoming::Tick)
     }));
-    let stall = stall_ms((req.elems as u64).saturating_mul(req.dtype.size_bytes() as u64));
+    // A busy worker reduces for all of its ranks between two messages. A
+    // compressed run's worker also generates gradient inputs (Box–Muller)
+    // and encodes / decodes every payload: about 50× the work per byte of
+    // a plain reduce, with no heartbeat in between.
+    let per_worker = n.div_ceil(workers) as u64;
+    let work_factor = if req.compressed.is_some() { 50 } else { 1 };
+    let stall = stall_ms(
+        (req.elems as u64)
+            .saturating_mul(req.dtype.size_bytes() as u64)
+            .saturating_mul(per_worker)
+            .saturating_mul(work_factor),
+    );
     // Per rank: `(waits for, step)` from its last report, if it waits.
     let mut waits: Vec<Option<(usize, usize)>> = vec![None; n];
     let mut last_activity = now_ms();
     let mut last_tick = last_activity;
+    // The stall watchdog's ping: when sent, and who answered since.
+    let mut ping_at: Option<f64> = None;
+    let mut pongs = vec![false; workers];
 
-    // One channel per communicating pair; a worker gets its ports with its init.
-    let mut ports: Vec<Vec<(usize, MessagePort)>> = (0..n).map(|_| Vec::new()).collect();
-    for (a, b) in req.schedule.peer_pairs() {
-        if a >= n || b >= n || a == b {
-            return Err(RunError::Spawn(format!(
-                "the schedule pairs ranks {a} and {b}, outside 0..{n} or a self-pair"
-            )));
-        }
+    // One channel per communicating worker pair; a worker gets its ports
+    // with its init. Ranks on one worker talk without a channel.
+    let rank_pairs = req.schedule.peer_pairs();
+    if let Some((a, b)) = rank_pairs
+        .iter()
+        .find(|&&(a, b)| a >= n || b >= n || a == b)
+    {
+        return Err(RunError::Spawn(format!(
+            "the schedule pairs ranks {a} and {b}, outside 0..{n} or a self-pair"
+        )));
+    }
+    let mut ports: Vec<Vec<(usize, MessagePort)>> = (0..workers).map(|_| Vec::new()).collect();
+    for (a, b) in placement.worker_pairs(&rank_pairs) {
         let ch = MessageChannel::new()
             .map_err(|e| RunError::Spawn(format!("new MessageChannel(): {}", js_text(&e))))?;
         ports[a].push((b, ch.port1()));
@@ -180,13 +249,28 @@ pub async fn run_with_script(
     }
     pool.ports = ports.into_iter().map(Some).collect();
 
+    // The error of a worker that failed without naming a rank: its first
+    // rank, and every rank it hosted in the message.
+    let worker_error = |w: usize, message: String| {
+        let ranks = placement.ranks_of(w);
+        let message = if ranks.len() > 1 {
+            format!(
+                "{message} (worker {w} hosted ranks {}; all of them failed)",
+                Placement::describe_ranks(&ranks)
+            )
+        } else {
+            message
+        };
+        RunError::Worker {
+            rank: ranks.first().copied().unwrap_or(0),
+            message,
+        }
+    };
+
     let mut done = vec![false; n];
     let mut remaining = n;
     loop {
         let incoming = inbox.next().await;
-        if !matches!(incoming, Incoming::Tick | Incoming::Timeout) {
-            last_activity = now_ms();
-        }
         match incoming {
             Incoming::Tick => {
                 let now = now_ms();
@@ -196,83 +280,136 @@ pub async fn run_with_script(
                     last_activity = now;
                 }
                 last_tick = now;
-                let stalled =
-                    (0..n).all(|r| done[r] || waits[r].is_some()) && (0..n).any(|r| !done[r]);
-                if stalled && now - last_activity >= stall as f64 {
+                // Workers with unfinished ranks. Until each has its init, a
+                // silent one may still be loading: only the timeout applies.
+                let busy: Vec<usize> = (0..workers)
+                    .filter(|&w| placement.ranks_of(w).iter().any(|&r| !done[r]))
+                    .collect();
+                if busy.is_empty() || busy.iter().any(|&w| pool.ports[w].is_some()) {
+                    continue;
+                }
+                let quiet = now - last_activity;
+                // Ask them once per quiet spell, a little before the verdict,
+                // whether they are alive. A computing worker posts heartbeats
+                // (`ToPage::Working`), so it is never quiet that long.
+                let fresh_ping = ping_at.is_some_and(|t| t >= last_activity);
+                if quiet + PING_LEAD_MS as f64 >= stall as f64 && !fresh_ping {
+                    pongs.fill(false);
+                    ping_at = Some(now);
+                    let ping = encode_to_worker(&ToWorker::Ping, &[]);
+                    for &w in &busy {
+                        // A dead worker's postMessage is silently dropped.
+                        let _ = pool.workers[w]
+                            .post_message_with_transfer(&ping.message, &ping.transfer);
+                    }
+                    continue;
+                }
+                let pinged_long_enough = ping_at.is_some_and(|t| now - t >= PING_GRACE_MS as f64);
+                if quiet < stall as f64 || !fresh_ping || !pinged_long_enough {
+                    continue;
+                }
+                let lost: Vec<usize> = busy.into_iter().filter(|&w| !pongs[w]).collect();
+                let alive = |r: usize| !lost.contains(&placement.worker_of(r).unwrap_or(0));
+                let waiting: Vec<(usize, usize, usize)> = (0..n)
+                    .filter(|&r| !done[r] && alive(r))
+                    .filter_map(|r| waits[r].map(|(from, step)| (r, from, step)))
+                    .collect();
+                if let Some(&worker) = lost.first() {
+                    return Err(RunError::WorkerLost {
+                        ms: stall,
+                        worker,
+                        ranks: placement.ranks_of(worker),
+                        waits: waiting,
+                    });
+                }
+                if (0..n).all(|r| done[r] || waits[r].is_some()) {
                     return Err(RunError::Stalled {
                         ms: stall,
-                        waits: (0..n)
-                            .filter(|&r| !done[r])
-                            .filter_map(|r| waits[r].map(|(from, step)| (r, from, step)))
-                            .collect(),
+                        waits: waiting,
                     });
                 }
             }
-            Incoming::Message(rank, data) => match decode_to_page(&data) {
-                Ok(PageEvent::Ready) => {
-                    let Some(mine) = pool.ports[rank].take() else {
-                        continue;
-                    };
-                    let (peers, ports): (Vec<usize>, Vec<MessagePort>) = mine.into_iter().unzip();
-                    let init = ToWorker::Init {
-                        rank,
-                        request: req.clone(),
-                        peers,
-                        fault,
-                    };
-                    let w = encode_to_worker(&init, &ports);
-                    pool.workers[rank]
-                        .post_message_with_transfer(&w.message, &w.transfer)
-                        .map_err(|e| {
-                            RunError::Spawn(format!("posting rank {rank}'s init: {}", js_text(&e)))
-                        })?;
-                }
-                Ok(PageEvent::Done(out, finished_ms)) => {
-                    if out.rank != rank {
-                        return Err(RunError::Worker {
-                            rank,
-                            message: format!("reported a result for rank {}", out.rank),
-                        });
+            Incoming::Message(w, data) => match decode_to_page(&data) {
+                // A pong is not progress: it does not reset the stall clock.
+                Ok(PageEvent::Pong(_)) => pongs[w] = true,
+                event => {
+                    last_activity = now_ms();
+                    match event {
+                        Ok(PageEvent::Ready) => {
+                            let Some(mine) = pool.ports[w].take() else {
+                                continue;
+                            };
+                            let (peers, ports): (Vec<usize>, Vec<MessagePort>) =
+                                mine.into_iter().unzip();
+                            let init = ToWorker::Init {
+                                worker: w,
+                                worker_of: placement.table().to_vec(),
+                                request: req.clone(),
+                                peers,
+                                fault,
+                            };
+                            let msg = encode_to_worker(&init, &ports);
+                            pool.workers[w]
+                                .post_message_with_transfer(&msg.message, &msg.transfer)
+                                .map_err(|e| {
+                                    RunError::Spawn(format!(
+                                        "posting worker {w}'s init: {}",
+                                        js_text(&e)
+                                    ))
+                                })?;
+                        }
+                        Ok(PageEvent::Done(out, finished_ms)) => {
+                            let rank = out.rank;
+                            if placement.worker_of(rank) != Some(w) {
+                                return Err(worker_error(
+                                    w,
+                                    format!(
+                                        "reported a result for rank {rank}, which it does not host"
+                                    ),
+                                ));
+                            }
+                            if done[rank] {
+                                continue;
+                            }
+                            done[rank] = true;
+                            remaining -= 1;
+                            last_finished = match (last_finished, finished_ms) {
+                                (Some(a), Some(b)) => Some(a.max(b)),
+                                (a, b) => a.or(b),
+                            };
+                            let arrival_ms = now_ms() - t0;
+                            on_output(out);
+                            if remaining == 0 {
+                                let stamped = t0_epoch.zip(last_finished).map(|(t0, t1)| t1 - t0);
+                                let wall_ms = match stamped {
+                                    Some(w) if (0.0..=arrival_ms).contains(&w) => w,
+                                    _ => arrival_ms,
+                                };
+                                return Ok(RunSummary { wall_ms });
+                            }
+                        }
+                        Ok(PageEvent::Waiting(r, from, step)) => {
+                            if placement.worker_of(r) == Some(w) {
+                                waits[r] = Some((from, step));
+                            }
+                        }
+                        Ok(PageEvent::Failed {
+                            rank: Some(r),
+                            message,
+                        }) if placement.worker_of(r) == Some(w) => {
+                            return Err(RunError::Worker { rank: r, message })
+                        }
+                        Ok(PageEvent::Failed { message, .. }) => {
+                            return Err(worker_error(w, message))
+                        }
+                        // A heartbeat: only resets the stall clock (above).
+                        Ok(PageEvent::Working(_)) => {}
+                        Ok(PageEvent::Pong(_)) => {} // handled above
+                        Err(e) => return Err(worker_error(w, format!("undecodable message: {e}"))),
                     }
-                    if done[rank] {
-                        continue;
-                    }
-                    done[rank] = true;
-                    remaining -= 1;
-                    last_finished = match (last_finished, finished_ms) {
-                        (Some(a), Some(b)) => Some(a.max(b)),
-                        (a, b) => a.or(b),
-                    };
-                    let arrival_ms = now_ms() - t0;
-                    on_output(out);
-                    if remaining == 0 {
-                        let stamped = t0_epoch.zip(last_finished).map(|(t0, t1)| t1 - t0);
-                        let wall_ms = match stamped {
-                            Some(w) if (0.0..=arrival_ms).contains(&w) => w,
-                            _ => arrival_ms,
-                        };
-                        return Ok(RunSummary { wall_ms });
-                    }
-                }
-                Ok(PageEvent::Waiting(r, from, step)) => {
-                    if let Some(w) = waits.get_mut(r) {
-                        *w = Some((from, step));
-                    }
-                }
-                Ok(PageEvent::Failed { rank: r, message }) => {
-                    return Err(RunError::Worker {
-                        rank: r.unwrap_or(rank),
-                        message,
-                    })
-                }
-                Err(e) => {
-                    return Err(RunError::Worker {
-                        rank,
-                        message: format!("undecodable message: {e}"),
-                    })
                 }
             },
-            Incoming::Error(rank, message) => return Err(RunError::Worker { rank, message }),
+            Incoming::Error(w, message) => return Err(worker_error(w, message)),
             Incoming::Timeout => {
                 let waiting = (0..n).filter(|&r| !done[r]).collect();
                 return Err(RunError::Timeout {
@@ -352,9 +489,9 @@ fn js_text(v: &JsValue) -> String {
 
 /// What the pool waits for.
 enum Incoming {
-    /// A message from rank `.0`'s worker.
+    /// A message from worker `.0`.
     Message(usize, JsValue),
-    /// Rank `.0`'s worker threw.
+    /// Worker `.0` threw.
     Error(usize, String),
     /// The run's time is up.
     Timeout,

@@ -1,38 +1,47 @@
-//! The rank worker: one web worker hosts one rank.
+//! The rank worker: one web worker hosts one or more ranks (a contiguous
+//! block, [`super::placement`]).
 //!
 //! Life of a worker (see [`super::protocol`] for the messages):
 //! 1. [`start`] installs the panic hook and the page-message handler, then
 //!    posts [`ToPage::Ready`] (messages posted to a worker before its wasm has
 //!    loaded would be lost, so the page waits for this).
-//! 2. The page sends [`ToWorker::Init`] with one `MessagePort` per peer. The
-//!    worker builds a [`RankMachine`] (its own input buffer), listens on every
-//!    port and advances the machine: sends go straight to the peer's port as
-//!    transferred `ArrayBuffer`s, never through the page.
-//! 3. Each chunk that arrives on a port is queued for that peer and the
-//!    machine advances again, until it is done. Whenever it stops to wait,
-//!    the worker tells the page whom it waits for ([`ToPage::Waiting`]; the
-//!    pool's stall watchdog uses it).
+//! 2. The page sends [`ToWorker::Init`]: the worker's index, the run's rank
+//!    table and one `MessagePort` per peer worker. The worker builds a
+//!    [`Host`] (one [`super::machine::RankMachine`] per hosted rank, each
+//!    with its own input buffer), listens on every port and drains the host:
+//!    a send to a rank on another worker goes straight to that worker's port
+//!    as a transferred `ArrayBuffer` (never through the page); a send to a
+//!    co-hosted rank is queued into it directly (no `postMessage`).
+//! 3. Each chunk that arrives on a port is queued for its receiving rank and
+//!    the host drains again. Whenever a rank stops to wait, the worker tells
+//!    the page whom it waits for ([`ToPage::Waiting`]; the pool's stall
+//!    watchdog uses it), and it answers the watchdog's [`ToWorker::Ping`]
+//!    with [`ToPage::Pong`] (a worker that does not is reported lost).
+//! 4. Each rank that finishes is posted at once as [`ToPage::Done`] with its
+//!    samples and its buffer (a transferred `ArrayBuffer`), so the page checks
+//!    it while the other ranks still run. Once all are done the worker idles
+//!    until the page terminates it.
 //!
 //! A test-only [`Fault`] in the init message (never in a normal run) makes
-//! this rank throw, close itself, drop or delay a message at its first send
-//! at or after the fault's step.
-//! 4. The worker posts [`ToPage::Done`] with its samples and its buffer (a
-//!    transferred `ArrayBuffer`), closes its ports and idles until the page
-//!    terminates it.
+//! the worker of the fault's rank throw, close itself (taking every rank it
+//! hosts down), drop or delay a message at that rank's first send at or
+//! after the fault's step.
 //!
 //! Any error (undecodable message, schedule mismatch) is posted as
 //! [`ToPage::Failed`]; a panic is posted the same way by the panic hook before
 //! the wasm traps.
 
-use super::machine::{ChunkHeader, Payload, Progress, RankMachine};
+use super::host::{Bytes, Host, Report, Sent};
+use super::machine::Payload;
+use super::placement::{Placement, Route};
 use super::protocol::{
     decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, samples_to_bits, Fault,
-    FaultKind, ToPage, ToWorker, Wire,
+    FaultKind, Routed, ToPage, ToWorker, Wire,
 };
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
@@ -46,26 +55,34 @@ impl Payload for Uint8Array {
     }
 }
 
+/// A computing worker posts [`ToPage::Working`] when it has posted nothing
+/// to the page for this long, ms (well below the pool's 1 s stall
+/// threshold, so a busy worker is never taken for a dead one).
+pub const HEARTBEAT_MS: f64 = 250.0;
+
 thread_local! {
-    /// This worker's rank once known (for the panic hook's report).
-    static RANK: Cell<Option<usize>> = const { Cell::new(None) };
-    /// Everything the worker keeps alive: its machine, ports and handlers.
-    static STATE: RefCell<Option<Rc<Rank>>> = const { RefCell::new(None) };
+    /// This worker's index once known (for pongs and heartbeats).
+    static WORKER: Cell<Option<usize>> = const { Cell::new(None) };
+    /// When this worker last posted to the page, `Date.now()` ms.
+    static LAST_POST: Cell<f64> = const { Cell::new(0.0) };
+    /// Everything the worker keeps alive: its host, ports and handlers.
+    static STATE: RefCell<Option<Rc<Ranks>>> = const { RefCell::new(None) };
 }
 
 /// A `MessagePort` handler kept alive by the worker.
 type PortHandler = Closure<dyn FnMut(MessageEvent)>;
 
-/// A running rank.
-struct Rank {
-    rank: usize,
-    machine: RefCell<Option<RankMachine<Uint8Array>>>,
+/// The running ranks of this worker.
+struct Ranks {
+    /// Itself, for deferred (test-only delayed) local deliveries.
+    me: Weak<Ranks>,
+    /// The machines; `None` once finished or failed.
+    host: RefCell<Option<Host<Uint8Array>>>,
+    /// Peer worker -> the port of that worker pair.
     ports: HashMap<usize, MessagePort>,
     handlers: RefCell<Vec<PortHandler>>,
     /// The test-only injected fault, until it fires (then `None`).
     fault: Cell<Option<Fault>>,
-    /// The highest step this rank has sent or received a chunk of.
-    step: Cell<usize>,
 }
 
 fn scope() -> Option<DedicatedWorkerGlobalScope> {
@@ -77,6 +94,19 @@ fn scope() -> Option<DedicatedWorkerGlobalScope> {
 fn post(scope: &DedicatedWorkerGlobalScope, w: Wire) {
     // postMessage only throws for uncloneable data; ours is plain.
     let _ = scope.post_message_with_transfer(&w.message, &w.transfer);
+    LAST_POST.with(|t| t.set(js_sys::Date::now()));
+}
+
+/// Posts [`ToPage::Working`] if nothing was posted for [`HEARTBEAT_MS`]
+/// (called between pieces of work: each rank built, each chunk sent).
+fn heartbeat() {
+    let now = js_sys::Date::now();
+    if now - LAST_POST.with(Cell::get) < HEARTBEAT_MS {
+        return;
+    }
+    if let (Some(s), Some(worker)) = (scope(), WORKER.with(Cell::get)) {
+        post(&s, encode_to_page(&ToPage::Working { worker }, None));
+    }
 }
 
 fn post_failed(rank: Option<usize>, message: String) {
@@ -93,49 +123,70 @@ pub fn start() {
     };
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        post_failed(RANK.with(Cell::get), format!("panic: {info}"));
+        // Which of the hosted ranks panicked is unknown: the pool names the
+        // worker's ranks.
+        post_failed(None, format!("panic: {info}"));
     }));
-    let on_init = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-        if STATE.with(|s| s.borrow().is_some()) {
-            post_failed(RANK.with(Cell::get), "a second init message arrived".into());
-            return;
-        }
-        if let Err(message) = init(&ev.data()) {
-            post_failed(RANK.with(Cell::get), message);
+    let on_page = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let (msg, ports) = match decode_to_worker(&ev.data()) {
+            Ok(x) => x,
+            Err(e) => return post_failed(None, e.to_string()),
+        };
+        match msg {
+            ToWorker::Ping => {
+                if let (Some(s), Some(worker)) = (self::scope(), WORKER.with(Cell::get)) {
+                    post(&s, encode_to_page(&ToPage::Pong { worker }, None));
+                }
+            }
+            ToWorker::Init { .. } if STATE.with(|s| s.borrow().is_some()) => {
+                post_failed(None, "a second init message arrived".into());
+            }
+            init @ ToWorker::Init { .. } => {
+                if let Err(message) = self::init(init, ports) {
+                    post_failed(None, message);
+                }
+            }
         }
     });
-    scope.set_onmessage(Some(on_init.as_ref().unchecked_ref()));
-    on_init.forget(); // lives as long as the worker
+    scope.set_onmessage(Some(on_page.as_ref().unchecked_ref()));
+    on_page.forget(); // lives as long as the worker
     post(&scope, encode_to_page(&ToPage::Ready, None));
 }
 
-fn init(data: &JsValue) -> Result<(), String> {
-    let (
-        ToWorker::Init {
-            rank,
-            request,
-            peers,
-            fault,
-        },
-        ports,
-    ) = decode_to_worker(data).map_err(|e| e.to_string())?;
-    RANK.with(|r| r.set(Some(rank)));
-    let machine = RankMachine::new(
-        &request.schedule,
-        rank,
-        request.dtype,
-        request.op,
-        request.seed,
-        request.elems,
-    )
+fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
+    let ToWorker::Init {
+        worker,
+        worker_of,
+        request,
+        peers,
+        fault,
+    } = msg
+    else {
+        return Err("expected the init message".into());
+    };
+    let workers = worker_of.iter().max().map_or(0, |m| m + 1);
+    let placement = Placement::from_table(worker_of, request.schedule.ranks, workers)
+        .map_err(|e| e.to_string())?;
+    if let Some(&p) = peers.iter().find(|&&p| p == worker || p >= workers) {
+        return Err(format!(
+            "init gives worker {worker} a port to worker {p}, itself or outside 0..{workers}"
+        ));
+    }
+    WORKER.with(|w| w.set(Some(worker)));
+    LAST_POST.with(|t| t.set(js_sys::Date::now()));
+    let host = Host::new(placement, worker, |rank| {
+        let m = request.rank_machine(rank);
+        heartbeat();
+        m
+    })
     .map_err(|e| e.to_string())?;
-    let state = Rc::new(Rank {
-        rank,
-        machine: RefCell::new(Some(machine)),
+    let hosted = host.ranks();
+    let state = Rc::new_cyclic(|me| Ranks {
+        me: me.clone(),
+        host: RefCell::new(Some(host)),
         ports: peers.iter().copied().zip(ports).collect(),
         handlers: RefCell::new(Vec::new()),
-        fault: Cell::new(fault.filter(|f| f.rank == rank)),
-        step: Cell::new(0),
+        fault: Cell::new(fault.filter(|f| hosted.contains(&f.rank))),
     });
     STATE.with(|s| *s.borrow_mut() = Some(state.clone()));
     for (&peer, port) in &state.ports {
@@ -148,136 +199,159 @@ fn init(data: &JsValue) -> Result<(), String> {
         port.set_onmessage(Some(h.as_ref().unchecked_ref())); // also starts the port
         state.handlers.borrow_mut().push(h);
     }
-    state.advance();
+    state.drain();
     Ok(())
 }
 
-impl Rank {
-    fn on_chunk(&self, from: usize, data: &JsValue) {
-        let (header, bytes): (ChunkHeader, Uint8Array) = match decode_chunk(data) {
+impl Ranks {
+    /// A chunk arrived on the port of worker `peer`.
+    fn on_chunk(&self, peer: usize, data: &JsValue) {
+        let (msg, bytes) = match decode_chunk(data) {
             Ok(x) => x,
-            Err(e) => return self.fail(format!("message from rank {from}: {e}")),
+            Err(e) => return self.fail(None, format!("message from worker {peer}: {e}")),
         };
-        // A borrow that is still held means an injected `throw` unwound
-        // through `advance` (a JS exception skips Rust destructors): this
-        // rank has already failed, so later messages are ignored.
-        let Ok(mut slot) = self.machine.try_borrow_mut() else {
-            return;
-        };
-        if let Some(m) = slot.as_mut() {
-            self.step.set(self.step.get().max(header.step));
-            m.deliver(from, header, bytes);
-        } else {
-            return; // already done or failed: ignore
-        }
-        drop(slot);
-        self.advance();
+        self.deliver(Some(peer), msg, Bytes::Wire(bytes));
     }
 
-    fn advance(&self) {
-        let Ok(mut slot) = self.machine.try_borrow_mut() else {
+    /// Queues `msg` for its receiver (which must be hosted here; a chunk on
+    /// `peer`'s port must come from one of `peer`'s ranks) and drains.
+    fn deliver(&self, peer: Option<usize>, msg: Routed, bytes: Bytes<Uint8Array>) {
+        // A borrow that is still held means an injected `throw` unwound
+        // through `drain` (a JS exception skips Rust destructors): this
+        // worker has already failed, so later messages are ignored.
+        let Ok(mut slot) = self.host.try_borrow_mut() else {
             return;
         };
-        let Some(m) = slot.as_mut() else { return };
-        let mut missing_port = None;
-        let mut killed = false;
-        let progress = m.advance(|to, header, bytes| {
-            self.step.set(self.step.get().max(header.step));
-            if killed {
-                return;
+        let Some(host) = slot.as_mut() else {
+            return; // finished or failed: ignore
+        };
+        if let Some(peer) = peer {
+            let from = host.placement().worker_of(msg.from);
+            if from != Some(peer) {
+                drop(slot);
+                return self.fail(
+                    Some(msg.to),
+                    format!(
+                        "a chunk from rank {} arrived on worker {peer}'s port, but rank {} is hosted by worker {from:?}",
+                        msg.from, msg.from
+                    ),
+                );
             }
-            // The test-only fault fires at this rank's first send at or after its step.
-            let fault = self.fault.get().filter(|f| header.step >= f.step);
-            let mut delay_ms = None;
-            if let Some(f) = fault {
-                self.fault.set(None);
-                match f.kind {
-                    FaultKind::Throw => wasm_bindgen::throw_str(&format!(
-                        "injected fault: rank {}'s worker throws at step {}",
-                        self.rank, header.step
-                    )),
-                    FaultKind::Kill => {
-                        killed = true;
-                        return;
-                    }
-                    FaultKind::Drop => return,
-                    FaultKind::Delay { ms } => delay_ms = Some(ms),
-                }
-            }
-            match self.ports.get(&to) {
-                Some(port) => {
-                    let w = encode_chunk(header, bytes);
-                    if let Some(ms) = delay_ms {
-                        let port = port.clone();
-                        gloo_timers::callback::Timeout::new(ms, move || {
-                            let _ = port.post_message_with_transferable(&w.message, &w.transfer);
-                        })
-                        .forget();
-                    } else if let Err(e) =
-                        port.post_message_with_transferable(&w.message, &w.transfer)
-                    {
-                        missing_port.get_or_insert(format!("posting to rank {to} failed: {e:?}"));
-                    }
-                }
-                None => {
-                    missing_port.get_or_insert(format!("no port to rank {to}"));
-                }
-            }
-        });
-        if killed {
-            // As if the browser terminated the worker: it says nothing more.
-            slot.take();
+        }
+        if let Err(e) = host.deliver(msg, bytes) {
             drop(slot);
-            if let Some(s) = scope() {
-                s.close();
-            }
+            return self.fail(Some(msg.to), e.to_string());
+        }
+        drop(slot);
+        self.drain();
+    }
+
+    /// Advances every hosted rank that can, then reports to the page.
+    fn drain(&self) {
+        let Ok(mut slot) = self.host.try_borrow_mut() else {
             return;
-        }
-        if let Some(msg) = missing_port {
+        };
+        let Some(host) = slot.as_mut() else { return };
+        let reports = host.drain(|msg, route, bytes| self.send(msg, route, bytes));
+        let finished = host.is_finished();
+        if finished {
             slot.take();
-            drop(slot);
-            return self.fail(msg);
         }
-        match progress {
-            Ok(Progress::Waiting { from }) => {
-                drop(slot);
-                if let Some(s) = scope() {
-                    let waiting = ToPage::Waiting {
-                        rank: self.rank,
-                        from,
-                        step: self.step.get(),
-                    };
-                    post(&s, encode_to_page(&waiting, None));
-                }
-            }
-            Ok(Progress::Done) => {
-                let Some(m) = slot.take() else { return };
-                drop(slot);
-                let (buffer, samples) = m.into_output();
-                if let Some(s) = scope() {
+        drop(slot);
+        let Some(s) = scope() else { return };
+        for r in reports {
+            match r {
+                Report::Done {
+                    rank,
+                    buffer,
+                    samples,
+                } => {
                     let done = ToPage::Done {
-                        rank: self.rank,
+                        rank,
                         samples: samples_to_bits(&samples),
                         finished_ms: epoch_ms(),
                     };
                     post(&s, encode_to_page(&done, Some(&buffer)));
                 }
-                // Ports stay open: a send posted just now may still be in
-                // flight; the page terminates the worker when all ranks are done.
+                Report::Waiting { rank, from, step } => {
+                    post(
+                        &s,
+                        encode_to_page(&ToPage::Waiting { rank, from, step }, None),
+                    );
+                }
+                Report::Failed { rank, message } => return self.fail(Some(rank), message),
+                Report::Halted => {
+                    // As if the browser terminated the worker: it says
+                    // nothing more, for any of its ranks.
+                    self.close();
+                    s.close();
+                    return;
+                }
             }
-            Err(e) => {
-                slot.take();
-                drop(slot);
-                self.fail(e.to_string());
+        }
+        // Ports stay open once all ranks are done: a send posted just now may
+        // still be in flight; the page terminates the worker.
+    }
+
+    /// One send of a hosted rank: the test-only fault, then local delivery
+    /// or a post on the receiving worker's port.
+    fn send(&self, msg: Routed, route: Route, bytes: &[u8]) -> Result<Sent, String> {
+        heartbeat();
+        let fault = self
+            .fault
+            .get()
+            .filter(|f| f.rank == msg.from && msg.chunk.step >= f.step);
+        let mut delay_ms = None;
+        if let Some(f) = fault {
+            self.fault.set(None);
+            match f.kind {
+                FaultKind::Throw => wasm_bindgen::throw_str(&format!(
+                    "injected fault: rank {}'s worker throws at step {}",
+                    msg.from, msg.chunk.step
+                )),
+                FaultKind::Kill => return Ok(Sent::Halt),
+                FaultKind::Drop => return Ok(Sent::Handled),
+                FaultKind::Delay { ms } => delay_ms = Some(ms),
+            }
+        }
+        match (route, delay_ms) {
+            (Route::Local, None) => Ok(Sent::Local),
+            (Route::Local, Some(ms)) => {
+                let (me, copy) = (self.me.clone(), bytes.to_vec());
+                gloo_timers::callback::Timeout::new(ms, move || {
+                    if let Some(st) = me.upgrade() {
+                        st.deliver(None, msg, Bytes::Local(copy));
+                    }
+                })
+                .forget();
+                Ok(Sent::Handled)
+            }
+            (Route::Remote(w), delay) => {
+                let port = self
+                    .ports
+                    .get(&w)
+                    .ok_or_else(|| format!("no port to worker {w} (rank {})", msg.to))?;
+                let wire = encode_chunk(msg, bytes);
+                if let Some(ms) = delay {
+                    let port = port.clone();
+                    gloo_timers::callback::Timeout::new(ms, move || {
+                        let _ = port.post_message_with_transferable(&wire.message, &wire.transfer);
+                    })
+                    .forget();
+                } else {
+                    port.post_message_with_transferable(&wire.message, &wire.transfer)
+                        .map_err(|e| format!("posting to rank {} failed: {e:?}", msg.to))?;
+                }
+                Ok(Sent::Handled)
             }
         }
     }
 
-    fn fail(&self, message: String) {
-        if let Ok(mut m) = self.machine.try_borrow_mut() {
-            m.take();
+    fn fail(&self, rank: Option<usize>, message: String) {
+        if let Ok(mut h) = self.host.try_borrow_mut() {
+            h.take();
         }
-        post_failed(Some(self.rank), message);
+        post_failed(rank, message);
         self.close();
     }
 

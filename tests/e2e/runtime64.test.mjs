@@ -1,0 +1,103 @@
+// End-to-end: 64 ranks run for real on a few web workers, each hosting a
+// contiguous block of ranks (src/runtime/placement.rs); above 64 ranks the
+// page is model-only with its note. Faults still end a 64-rank run, and a
+// killed worker is reported with every rank it hosted.
+//
+// Measurements (page load to verified) go to tests/e2e/out/measurements.txt.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, appendFileSync } from 'node:fs';
+import { BASE, launchChromium } from './browser.mjs';
+
+const OUT = new URL('./out/', import.meta.url).pathname;
+mkdirSync(OUT, { recursive: true });
+
+let browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => { await browser?.close(); });
+
+/** Opens `query`, collects page errors, returns { page, problems }. */
+async function open(query) {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(`${BASE}/${query}`);
+  return { page, problems };
+}
+
+/** Waits until #run-result reaches a final state; returns its data attributes. */
+async function finalState(page, timeout = 120_000) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#run-result')?.getAttribute('data-state');
+    return s && !['idle', 'running'].includes(s);
+  }, null, { timeout, polling: 20 });
+  return page.$eval('#run-result', (el) => Object.fromEntries(
+    [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value])));
+}
+
+const TOPO = 'topo=910b-8x8&ranks=64';
+
+for (const [algo, bytes] of [['ring', '1MiB'], ['auto', '1MiB'], ['ring', '16MiB'], ['auto', '16MiB']]) {
+  test(`64 ranks x ${bytes} fp32 ${algo} AllReduce on 910b-8x8 runs for real and verifies`, async () => {
+    const t0 = Date.now();
+    const { page, problems } = await open(`?v=1&op=allreduce&algo=${algo}&${TOPO}&bytes=${bytes}&dtype=fp32&seed=5`);
+    const r = await finalState(page);
+    const ms = Date.now() - t0;
+    assert.equal(r.state, 'verified', JSON.stringify(r));
+    assert.equal(r.ranks, '64');
+    assert.equal(r.topo, '910b-8x8');
+    assert.ok(Number(r['wall-ms']) > 0, r['wall-ms']);
+    assert.equal(await page.locator('#model-only-note').count(), 0, 'no model-only note at 64 ranks');
+    const workers = await page.evaluate(() => navigator.hardwareConcurrency);
+    appendFileSync(`${OUT}measurements.txt`, `${new Date().toISOString()} 64 ranks x ${bytes} fp32 ${algo} (${r.algorithm}) AllReduce on 910b-8x8 (hardwareConcurrency ${workers}): page load to verified ${ms} ms, worker wall ${r['wall-ms']} ms\n`);
+    if (algo === 'ring' && bytes === '1MiB') await page.screenshot({ path: `${OUT}runtime64.png`, fullPage: false });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('above 64 ranks the page is model-only with the visible note', async () => {
+  const { page, problems } = await open('?v=1&op=allreduce&algo=ring&topo=910b-16x8&ranks=128&bytes=1MiB');
+  const r = await finalState(page);
+  assert.equal(r.state, 'model-only', JSON.stringify(r));
+  const note = page.locator('#model-only-note');
+  assert.ok(await note.isVisible(), 'the note is visible');
+  const text = await note.innerText();
+  assert.match(text, /128 ranks/);
+  assert.match(text, /executes up to 64 ranks for real/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// With navigator.hardwareConcurrency <= 7 a 64-rank run uses 4 workers
+// (ranks 0–15, 16–31, 32–47, 48–63); with more cores 8 or 16 workers.
+const faults = [
+  // Killing rank 20's worker silently takes every rank it hosts down.
+  ['kill:rank=20:step=3', /no progress for \d+ ms: the worker hosting ranks \d+–\d+ stopped answering \(terminated or crashed\), so all its ranks failed with it; rank \d+ waits for rank/i],
+  // An uncaught error names the worker's ranks (the fault's rank is in the error text).
+  ['throw:rank=40:step=2', /worker failed: .*injected fault: rank 40's worker throws at step \d+.*\(worker \d+ hosted ranks \d+–\d+; all of them failed\)/i],
+  ['drop:rank=63:step=125', /no progress for \d+ ms: .*waits for rank 63/i],
+];
+for (const [fault, words] of faults) {
+  test(`64 ranks, fault ${fault}: the run ends with a clear error, the next run verifies`, async () => {
+    const { page, problems } = await open(`?v=1&op=allreduce&algo=ring&${TOPO}&bytes=64KiB&dtype=fp32&fault=${fault}`);
+    await page.locator('#fault-banner').waitFor();
+    const t0 = Date.now();
+    const r = await finalState(page, 30_000);
+    const ms = Date.now() - t0;
+    assert.equal(r.state, 'error', JSON.stringify(r));
+    const text = await page.locator('#run-result').innerText();
+    assert.match(text, words, text);
+    appendFileSync(`${OUT}measurements.txt`, `${new Date().toISOString()} 64 ranks fault ${fault}: error after ${ms} ms: ${text.split('\n').find((l) => words.test(l)) ?? ''}\n`);
+    await page.locator('#rerun').click();
+    await page.waitForFunction(() => document.querySelector('#run-result')?.getAttribute('data-state') !== 'error');
+    const again = await finalState(page);
+    assert.equal(again.state, 'verified', 'the next run (no fault) verifies');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
