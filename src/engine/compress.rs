@@ -78,6 +78,14 @@ pub enum ScaleType {
 }
 
 impl ScaleType {
+    /// URL name (`fp16`, `fp32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScaleType::Fp16 => "fp16",
+            ScaleType::Fp32 => "fp32",
+        }
+    }
+
     /// Bytes per stored scale.
     pub fn bytes(self) -> u64 {
         match self {
@@ -274,47 +282,81 @@ fn fp8_format(s: Scheme) -> Option<Fp8Format> {
 /// are empty and [`dequantize`] is not meaningful; use the data as is.
 pub fn quantize(c: &Compression, x: &[f32]) -> Quantized {
     let block = c.block.max(1);
-    let mut codes = Vec::with_capacity(x.len());
-    let mut scales = Vec::with_capacity(x.len().div_ceil(block));
     let qmax = match c.scheme {
-        Scheme::None => return Quantized { codes, scales },
+        Scheme::None => {
+            return Quantized {
+                codes: Vec::new(),
+                scales: Vec::new(),
+            }
+        }
         Scheme::Int8 => 127.0f32,
         s => fp8_format(s).map_or(1.0, |f| f.max()),
     };
-    for chunk in x.chunks(block) {
+    let mut codes = vec![0u8; x.len()];
+    let mut scales = Vec::with_capacity(x.len().div_ceil(block));
+    for (chunk, out) in x.chunks(block).zip(codes.chunks_mut(block)) {
         let amax = chunk.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         let scale = c.scale.round(amax / qmax);
         scales.push(scale);
-        for &v in chunk {
-            let code = if scale == 0.0 || !scale.is_finite() {
-                0
-            } else {
-                match c.scheme {
-                    Scheme::Int8 => (v / scale).round_ties_even().clamp(-127.0, 127.0) as i8 as u8,
-                    s => fp8_format(s).map_or(0, |f| f.encode(v / scale)),
+        if scale == 0.0 || !scale.is_finite() {
+            continue; // codes stay 0
+        }
+        match c.scheme {
+            Scheme::Int8 => {
+                for (o, &v) in out.iter_mut().zip(chunk) {
+                    *o = round_ties_even(v / scale).clamp(-127.0, 127.0) as i8 as u8;
                 }
-            };
-            codes.push(code);
+            }
+            s => {
+                if let Some(f) = fp8_format(s) {
+                    for (o, &v) in out.iter_mut().zip(chunk) {
+                        *o = f.encode(v / scale);
+                    }
+                }
+            }
         }
     }
     Quantized { codes, scales }
 }
 
+/// Round half to even, as `f32::round_ties_even`, written with the
+/// 1.5 · 2^23 trick (exact for |x| < 2^22 under IEEE round-to-nearest-even;
+/// larger values are already integers), because the library call is not
+/// inlined on baseline x86-64. A test compares the two.
+#[inline]
+fn round_ties_even(x: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
+    if x.abs() < 4_194_304.0 {
+        (x + MAGIC) - MAGIC
+    } else {
+        x
+    }
+}
+
 /// Reconstructs values from [`quantize`]'s output (`x' = code · scale`).
 pub fn dequantize(c: &Compression, q: &Quantized) -> Vec<f32> {
     let block = c.block.max(1);
-    q.codes
-        .iter()
-        .enumerate()
-        .map(|(i, &code)| {
-            let s = q.scales.get(i / block).copied().unwrap_or(0.0);
-            match c.scheme {
-                Scheme::None => 0.0,
-                Scheme::Int8 => code as i8 as f32 * s,
-                sch => fp8_format(sch).map_or(0.0, |f| f.decode(code)) * s,
+    let mut out = vec![0.0f32; q.codes.len()];
+    let table: Option<[f32; 256]> =
+        fp8_format(c.scheme).map(|f| std::array::from_fn(|k| f.decode(k as u8)));
+    for (i, (o, codes)) in out.chunks_mut(block).zip(q.codes.chunks(block)).enumerate() {
+        let s = q.scales.get(i).copied().unwrap_or(0.0);
+        match (c.scheme, &table) {
+            (Scheme::None, _) => {}
+            (Scheme::Int8, _) => {
+                for (o, &code) in o.iter_mut().zip(codes) {
+                    *o = code as i8 as f32 * s;
+                }
             }
-        })
-        .collect()
+            (_, Some(t)) => {
+                for (o, &code) in o.iter_mut().zip(codes) {
+                    *o = t[code as usize] * s;
+                }
+            }
+            (_, None) => {}
+        }
+    }
+    out
 }
 
 /// `dequantize(quantize(x))`; `x` itself for [`Scheme::None`].
@@ -340,35 +382,68 @@ pub struct ErrorStats {
     pub flushed_fraction: f64,
 }
 
-/// Error statistics of `approx` against `exact` (equal lengths; extra
-/// elements of the longer one are ignored).
-pub fn error_stats(exact: &[f64], approx: &[f64]) -> ErrorStats {
-    let n = exact.len().min(approx.len());
-    let (mut max_abs, mut se, mut ne, mut nonzero, mut flushed) =
-        (0.0f64, 0.0f64, 0.0f64, 0usize, 0usize);
-    for (&e, &a) in exact.iter().zip(approx).take(n) {
-        let d = a - e;
-        max_abs = max_abs.max(d.abs());
-        se += d * d;
-        ne += e * e;
-        if e != 0.0 {
-            nonzero += 1;
-            if a == 0.0 {
-                flushed += 1;
+/// Error statistics accumulated one element at a time (for outputs too
+/// large to hold twice).
+#[derive(Clone, Debug, Default)]
+pub struct ErrorAccumulator {
+    n: usize,
+    max_abs: f64,
+    se: f64,
+    ne: f64,
+    nonzero: usize,
+    flushed: usize,
+}
+
+impl ErrorAccumulator {
+    /// Adds one element: its exact value and its approximation.
+    #[inline]
+    pub fn add(&mut self, exact: f64, approx: f64) {
+        let d = approx - exact;
+        self.n += 1;
+        self.max_abs = self.max_abs.max(d.abs());
+        self.se += d * d;
+        self.ne += exact * exact;
+        if exact != 0.0 {
+            self.nonzero += 1;
+            if approx == 0.0 {
+                self.flushed += 1;
             }
         }
     }
-    ErrorStats {
-        elements: n,
-        max_abs_error: max_abs,
-        rmse: if n > 0 { (se / n as f64).sqrt() } else { 0.0 },
-        rel_l2_error: if ne > 0.0 { (se / ne).sqrt() } else { 0.0 },
-        flushed_fraction: if nonzero > 0 {
-            flushed as f64 / nonzero as f64
-        } else {
-            0.0
-        },
+
+    /// The statistics of every element added.
+    pub fn finish(&self) -> ErrorStats {
+        let n = self.n;
+        ErrorStats {
+            elements: n,
+            max_abs_error: self.max_abs,
+            rmse: if n > 0 {
+                (self.se / n as f64).sqrt()
+            } else {
+                0.0
+            },
+            rel_l2_error: if self.ne > 0.0 {
+                (self.se / self.ne).sqrt()
+            } else {
+                0.0
+            },
+            flushed_fraction: if self.nonzero > 0 {
+                self.flushed as f64 / self.nonzero as f64
+            } else {
+                0.0
+            },
+        }
     }
+}
+
+/// Error statistics of `approx` against `exact` (equal lengths; extra
+/// elements of the longer one are ignored).
+pub fn error_stats(exact: &[f64], approx: &[f64]) -> ErrorStats {
+    let mut acc = ErrorAccumulator::default();
+    for (&e, &a) in exact.iter().zip(approx) {
+        acc.add(e, a);
+    }
+    acc.finish()
 }
 
 /// Distributions of gradient-like inputs. Uniform noise hides the failure
@@ -386,51 +461,185 @@ pub enum GradientShape {
     Layered,
 }
 
-fn uniform01(seed: u64, rank: usize, i: u64) -> f64 {
-    let mut z = seed
-        ^ (rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
-        ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+/// Box–Muller on two counter-based uniforms: the standard normal pair
+/// `(r cos θ, r sin θ)` of pair `p` (elements `2p` and `2p + 1`), in f32
+/// (24-bit uniforms: |z| ≤ 5.9, plenty for gradient-like data).
+fn normal_pair(seed: u64, rank: usize, p: u64) -> (f64, f64) {
+    let u = |i: u64| -> f32 {
+        let mut z = seed
+            ^ (rank as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
+            ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 40) as f32 + 0.5) / (1u32 << 24) as f32
+    };
+    let r = (-2.0 * u(2 * p).ln()).sqrt();
+    let (sin, cos) = (std::f32::consts::TAU * u(2 * p + 1)).sin_cos();
+    ((r * cos) as f64, (r * sin) as f64)
 }
 
-fn normal(seed: u64, rank: usize, i: u64) -> f64 {
-    // Box-Muller on two counter-based uniforms.
-    let (u, v) = (
-        uniform01(seed, rank, 2 * i),
-        uniform01(seed, rank, 2 * i + 1),
-    );
-    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+/// Standard normals by element index, computing each Box–Muller pair once
+/// when walked in order.
+struct Normals {
+    seed: u64,
+    rank: usize,
+    pair: Option<(u64, (f64, f64))>,
 }
 
-/// Rank `rank`'s `n` gradient-like values (deterministic in `seed`).
+impl Normals {
+    fn new(seed: u64, rank: usize) -> Self {
+        Normals {
+            seed,
+            rank,
+            pair: None,
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, i: u64) -> f64 {
+        let p = i >> 1;
+        let (a, b) = match self.pair {
+            Some((q, v)) if q == p => v,
+            _ => {
+                let v = normal_pair(self.seed, self.rank, p);
+                self.pair = Some((p, v));
+                v
+            }
+        };
+        if i & 1 == 0 {
+            a
+        } else {
+            b
+        }
+    }
+}
+
+/// Gradient-like values by element index (see [`gradient_at`]); each
+/// Box–Muller pair is computed once when walked in order.
+struct Gradients {
+    shape: GradientShape,
+    z: Normals,
+    chi: [Normals; 3],
+}
+
+impl Gradients {
+    fn new(shape: GradientShape, seed: u64, rank: usize) -> Self {
+        Gradients {
+            shape,
+            z: Normals::new(seed, rank),
+            chi: [1u64, 2, 3].map(|k| Normals::new(seed ^ (k * 0x5555), rank)),
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, i: u64) -> f32 {
+        let v = match self.shape {
+            GradientShape::Normal => 1e-3 * self.z.at(i),
+            GradientShape::HeavyTailed => {
+                let z = self.z.at(i);
+                let chi2: f64 = self.chi.iter_mut().map(|n| n.at(i).powi(2)).sum();
+                1e-3 * z / (chi2 / 3.0).sqrt()
+            }
+            GradientShape::Layered => {
+                let layer = (i / 4096) % 7;
+                10f64.powi(-2 - layer as i32) * self.z.at(i)
+            }
+        };
+        v as f32
+    }
+}
+
+/// Element `i` of rank `rank`'s gradient-like input (a pure function of
+/// `(shape, seed, rank, i)`, so any range can be generated on its own):
+/// - normal: `1e-3 · z_i`;
+/// - heavy-tailed: `1e-3 · z_i / sqrt(χ²₃ / 3)` (Student-t, 3 d.o.f.);
+/// - layered: `10^(−2 − ⌊i / 4096⌋ mod 7) · z_i`;
+///
+/// where `z_i` are standard normals from Box–Muller on counter-based
+/// uniforms (elements `2p`, `2p + 1` share a pair).
+pub fn gradient_at(shape: GradientShape, seed: u64, rank: usize, i: u64) -> f32 {
+    Gradients::new(shape, seed, rank).at(i)
+}
+
+/// Rank `rank`'s gradient-like values for elements `range` (equal to
+/// [`gradient_at`] element by element, a test asserts it; each Box–Muller
+/// pair computed once).
+pub fn gradient_range(
+    shape: GradientShape,
+    seed: u64,
+    rank: usize,
+    range: std::ops::Range<u64>,
+) -> Vec<f32> {
+    let mut g = Gradients::new(shape, seed, rank);
+    range.map(|i| g.at(i)).collect()
+}
+
+/// Rank `rank`'s `n` gradient-like values (deterministic in `seed`):
+/// [`gradient_at`] for `i` in `0..n`.
 pub fn gradients(shape: GradientShape, seed: u64, rank: usize, n: usize) -> Vec<f32> {
-    (0..n as u64)
-        .map(|i| {
-            let v = match shape {
-                GradientShape::Normal => 1e-3 * normal(seed, rank, i),
-                GradientShape::HeavyTailed => {
-                    let z = normal(seed, rank, i);
-                    let chi2: f64 = (1..=3)
-                        .map(|k| normal(seed ^ (k * 0x5555), rank, i).powi(2))
-                        .sum();
-                    1e-3 * z / (chi2 / 3.0).sqrt()
-                }
-                GradientShape::Layered => {
-                    let layer = (i / 4096) % 7;
-                    10f64.powi(-2 - layer as i32) * normal(seed, rank, i)
-                }
-            };
-            v as f32
-        })
-        .collect()
+    gradient_range(shape, seed, rank, 0..n as u64)
+}
+
+impl GradientShape {
+    /// Every shape, in UI order.
+    pub const ALL: [GradientShape; 3] = [
+        GradientShape::Normal,
+        GradientShape::HeavyTailed,
+        GradientShape::Layered,
+    ];
+
+    /// URL name (`normal`, `heavy`, `layers`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GradientShape::Normal => "normal",
+            GradientShape::HeavyTailed => "heavy",
+            GradientShape::Layered => "layers",
+        }
+    }
+
+    /// Parses a [`GradientShape::name`].
+    pub fn from_name(s: &str) -> Option<GradientShape> {
+        Self::ALL.into_iter().find(|g| g.name() == s)
+    }
+
+    /// One line for the UI.
+    pub fn describe(self) -> &'static str {
+        match self {
+            GradientShape::Normal => "normal, σ = 1e-3",
+            GradientShape::HeavyTailed => "heavy-tailed (Student-t, 3 d.o.f.) × 1e-3",
+            GradientShape::Layered => "layers of 4096 with σ from 1e-2 down to 1e-8",
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn magic_rounding_equals_round_ties_even() {
+        let mut x = -300.0f32;
+        while x < 300.0 {
+            assert_eq!(round_ties_even(x), x.round_ties_even(), "{x}");
+            x += 0.125 / 3.0;
+        }
+        for v in [
+            0.5f32, 1.5, 2.5, -0.5, -2.5, 126.5, -126.5, 4194303.5, 1e9, -1e9, 0.0, -0.0,
+        ] {
+            assert_eq!(round_ties_even(v), v.round_ties_even(), "{v}");
+        }
+    }
+
+    #[test]
+    fn gradient_ranges_equal_gradients_by_index() {
+        for shape in GradientShape::ALL {
+            let r = gradient_range(shape, 9, 2, 5..9000);
+            for (k, v) in r.iter().enumerate() {
+                assert_eq!(*v, gradient_at(shape, 9, 2, 5 + k as u64), "{shape:?} {k}");
+            }
+        }
+    }
 
     #[test]
     fn int8_round_trip_on_fixed_values() {

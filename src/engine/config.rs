@@ -3,13 +3,34 @@
 //! URL query keys: `op` (a [`Primitive::name`]: allreduce | reducescatter |
 //! allgather | broadcast | reduce | scatter | gather | alltoall | alltoallv |
 //! barrier | sendrecv), `algo` (auto or an [`Algorithm::name`]: ring | mesh |
-//! rhd | tree | star | pairwise | nb | dbtree | hier), `root` (the root of a rooted
+//! rhd | tree | star | pairwise | nb | dbtree | hier | nhr | pipeline), `root` (the root of a rooted
 //! primitive, 0..ranks, default 0; written only for rooted primitives or a
 //! non-zero root), `topo` (a [`Topology::preset`] name: 910b-8, 910a-8,
 //! h100-8, 910b-{S}x8), `bytes` (an integer, or a number
 //! with unit B, KB, KiB, MB, MiB, GB, GiB), `dtype` (fp32 | fp16 | bf16 |
 //! int32 | int8), `redop` (sum | prod | max | min), `ranks` (2..=devices of
-//! the topology), `seed` (0..=2^64-1).
+//! the topology), `seed` (0..=2^64-1), `slices` (auto | 1..=256: the cost
+//! model's slices per transfer, [`super::cost::estimate_sliced`]; written
+//! only when not `auto`).
+//!
+//! A user-defined machine: `topo=custom` with `topology=` its compact JSON
+//! ([`CustomTopology::to_json`], schema in [`super::custom_topology`]), at
+//! most [`MAX_TOPOLOGY_PARAM_CHARS`] characters after percent-decoding. A
+//! fitted profile the model uses instead of the topology's link figures
+//! ([`Profile::apply`]): `profile=` its JSON ([`Profile`]'s serde form; the
+//! page writes it without its `rows`), at most [`MAX_PROFILE_PARAM_CHARS`]
+//! characters. Both are written last; longer values, invalid JSON, a
+//! `topology` without `topo=custom` and `topo=custom` without `topology`
+//! are errors naming the key.
+//!
+//! The what-ifs (written only when on): compression ([`super::compressed`];
+//! HCCL has none) `compress` (none | int8 | fp8e4m3 | fp8e5m2, float dtypes
+//! only), `block` (32..=4096 elements per scale, default 256), `scale`
+//! (fp16 | fp32, the stored scale), `placement` (hop | once; once is
+//! AllReduce only), `grad` (normal | heavy | layers: the gradient-like
+//! inputs); fusion ([`super::fusion`]) `fusion` (llama3-8b | llama3-70b |
+//! COUNTxSIZE, AllReduce only, not with compression) and `bucket` (DDP's
+//! bucket cap, a size; 0 = one AllReduce per tensor; default 25 MiB).
 //!
 //! Every link starts with the format version `v` ([`LINK_VERSION`]); a link
 //! without `v` is a version-0 link (before versioning) and is rewritten by
@@ -22,7 +43,12 @@
 //! keeps its default; every valid key still applies.
 
 use super::algorithm::Algorithm;
+use super::calibrate::Profile;
 use super::collective::Primitive;
+use super::compress::{Compression, GradientShape, ScaleType, Scheme, BLOCK_RANGE};
+use super::compressed::Placement;
+use super::cost::Slices;
+use super::custom_topology::{CustomTopology, CUSTOM};
 use super::dtype::{DType, ReduceOp};
 use super::topology::Topology;
 use serde::{Deserialize, Serialize};
@@ -44,11 +70,29 @@ pub const MAX_BYTES: u64 = 1 << 30;
 /// (128 MiB: 8 ranks then hold 1 GiB in the browser). Larger runs are
 /// model-only.
 pub const MAX_EXECUTED_BYTES: u64 = 128 << 20;
-/// Most ranks the browser executes for real (one web worker each). More
-/// ranks are model-only.
-pub const MAX_EXECUTED_RANKS: usize = 16;
-/// Most bytes all rank buffers together may hold in the browser (1 GiB).
+/// Most ranks the browser executes for real (64: as many as the page
+/// draws). They share a few web workers (`runtime::placement`: at most
+/// `min(ranks, hardwareConcurrency clamped to 4..=16)` workers, each hosting
+/// a contiguous block of ranks). More ranks are model-only.
+pub const MAX_EXECUTED_RANKS: usize = 64;
+/// Most bytes all rank buffers together may hold in the browser (1 GiB, so
+/// 16 MiB per rank at 64 ranks). This also bounds each worker's wasm
+/// memory: a worker holds its ranks' buffers (at most 1 GiB / workers, 256
+/// MiB on 4 workers) plus a chunk of scratch each, far below wasm32's 4 GiB;
+/// the page holds one rank's output at a time while checking it.
 pub const MAX_EXECUTED_TOTAL_BYTES: u64 = 1 << 30;
+/// Longest `topology=` value (compact JSON, after percent-decoding),
+/// characters: [`super::custom_topology::MAX_COMPACT_CHARS`] (16 KiB; the
+/// percent-encoded link stays far below browsers' URL limits, 2 MB in
+/// Chromium).
+pub const MAX_TOPOLOGY_PARAM_CHARS: usize = super::custom_topology::MAX_COMPACT_CHARS;
+/// Longest `profile=` value (JSON, after percent-decoding), characters. A
+/// profile without rows is about 300 characters plus 100 per segment
+/// ([`super::calibrate::MAX_SEGMENTS`] at most).
+pub const MAX_PROFILE_PARAM_CHARS: usize = 4096;
+/// Most ranks a linked profile may claim (its link conversion uses the
+/// ring's step count of that many ranks).
+pub const MAX_PROFILE_RANKS: usize = 1 << 16;
 
 /// The algorithm choice: a concrete one, or the cheapest by the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,6 +144,43 @@ pub struct Config {
     /// Root rank of a rooted primitive ([`Primitive::rooted`]), `0..ranks`.
     #[serde(default)]
     pub root: usize,
+    /// Slices per transfer in the cost model (`auto` = like the real
+    /// library, [`super::cost::Slices`]).
+    #[serde(default)]
+    pub slices: Slices,
+    /// The user-defined topology; `Some` exactly when `topo` is
+    /// [`CUSTOM`] (`custom`).
+    #[serde(default)]
+    pub custom: Option<CustomTopology>,
+    /// The fitted profile whose link figures replace the topology's
+    /// ([`Profile::apply`]); `None` = the topology's own figures.
+    #[serde(default)]
+    pub profile: Option<Profile>,
+    /// The compression what-if ([`super::compressed`]; HCCL has none):
+    /// scheme (`none` = off), block size, scale storage. Float dtypes only.
+    #[serde(default)]
+    pub compress: Compression,
+    /// Where compression applies (`once`: AllReduce only).
+    #[serde(default)]
+    pub placement: Placement,
+    /// The gradient-like inputs of a compressed run.
+    #[serde(default = "default_grad")]
+    pub grad: GradientShape,
+    /// The fusion what-if: the tensors AllReduced after a backward pass, as
+    /// written in the link ([`super::fusion::parse_fusion`]); `None` = off.
+    #[serde(default)]
+    pub fusion: Option<String>,
+    /// DDP bucket cap in bytes for `fusion` (0 = one AllReduce per tensor).
+    #[serde(default = "default_bucket")]
+    pub bucket: u64,
+}
+
+fn default_grad() -> GradientShape {
+    GradientShape::Normal
+}
+
+fn default_bucket() -> u64 {
+    super::fusion::DDP_BUCKET_CAP_BYTES
 }
 
 impl Default for Config {
@@ -114,6 +195,14 @@ impl Default for Config {
             ranks: 8,
             seed: 1,
             root: 0,
+            slices: Slices::Auto,
+            custom: None,
+            profile: None,
+            compress: Compression::default(),
+            placement: Placement::Hop,
+            grad: GradientShape::Normal,
+            fusion: None,
+            bucket: default_bucket(),
         }
     }
 }
@@ -227,6 +316,64 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(b as u64)
 }
 
+/// Decodes a `topology=` value: at most [`MAX_TOPOLOGY_PARAM_CHARS`]
+/// characters, then [`CustomTopology::parse`].
+///
+/// Errors: what is allowed, naming the offending field of the JSON.
+pub fn parse_topology_param(v: &str) -> Result<CustomTopology, String> {
+    let n = v.chars().count();
+    if n > MAX_TOPOLOGY_PARAM_CHARS {
+        return Err(format!(
+            "a compact JSON topology of at most {MAX_TOPOLOGY_PARAM_CHARS} characters (this one has {n})"
+        ));
+    }
+    CustomTopology::parse(v).map_err(|e| format!("a valid topology JSON; {e}"))
+}
+
+/// Decodes a `profile=` value: at most [`MAX_PROFILE_PARAM_CHARS`]
+/// characters of [`Profile`] JSON that passes [`Profile::validate`], with
+/// 1..=[`super::calibrate::MAX_SEGMENTS`] segments in size order and
+/// 2..=[`MAX_PROFILE_RANKS`] ranks.
+///
+/// Errors: what is allowed.
+pub fn parse_profile_param(v: &str) -> Result<Profile, String> {
+    let n = v.chars().count();
+    if n > MAX_PROFILE_PARAM_CHARS {
+        return Err(format!(
+            "a profile JSON of at most {MAX_PROFILE_PARAM_CHARS} characters (this one has {n})"
+        ));
+    }
+    let p: Profile = serde_json::from_str(v)
+        .map_err(|e| format!("a fitted profile as JSON (cclsim fit's format): {e}"))?;
+    p.validate()
+        .map_err(|e| format!("a valid fitted profile: {e}"))?;
+    if p.ranks > MAX_PROFILE_RANKS {
+        return Err(format!(
+            "a profile of 2..={MAX_PROFILE_RANKS} ranks (this one has {})",
+            p.ranks
+        ));
+    }
+    let max = super::calibrate::MAX_SEGMENTS;
+    if p.segments.len() > max
+        || p.segments
+            .windows(2)
+            .any(|w| w[0].last_bytes >= w[1].first_bytes)
+        || p.segments.iter().any(|s| s.first_bytes > s.last_bytes)
+    {
+        return Err(format!(
+            "a profile with 1..={max} segments in increasing, non-overlapping size ranges"
+        ));
+    }
+    // What the page writes back must fit too (`1e5` is written `100000.0`).
+    let again = serde_json::to_string(&p).map_or(usize::MAX, |j| j.chars().count());
+    if again > MAX_PROFILE_PARAM_CHARS {
+        return Err(format!(
+            "a profile JSON of at most {MAX_PROFILE_PARAM_CHARS} characters as the page writes it (this one has {again})"
+        ));
+    }
+    Ok(p)
+}
+
 impl Config {
     /// Decodes a URL query string (with or without the leading `?`).
     /// Returns the configuration (defaults for missing or invalid keys) and
@@ -267,6 +414,10 @@ impl Config {
         let mut bytes_raw: Option<String> = None;
         let mut ranks_raw: Option<String> = None;
         let mut root_raw: Option<String> = None;
+        let mut topology_raw: Option<String> = None;
+        let mut profile_raw: Option<String> = None;
+        let mut fusion_raw: Option<String> = None;
+        let mut bucket_raw: Option<String> = None;
         for (k, v) in pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())) {
             let v = v.trim();
             match k {
@@ -292,12 +443,18 @@ impl Config {
                 },
                 "topo" => match Topology::preset(v) {
                     Ok(_) => c.topo = v.to_string(),
+                    Err(_) if v == CUSTOM => c.topo = CUSTOM.into(),
                     Err(_) => bad(
                         "topo",
                         v,
-                        format!("one of {}", Topology::PRESETS.join(", ")),
+                        format!(
+                            "one of {}, 910b-{{S}}x8 (S = 2..=128), or custom (with topology=<JSON>)",
+                            Topology::PRESETS.join(", ")
+                        ),
                     ),
                 },
+                "topology" => topology_raw = Some(v.to_string()),
+                "profile" => profile_raw = Some(v.to_string()),
                 "dtype" => match DType::from_name(v) {
                     Some(d) => c.dtype = d,
                     None => bad("dtype", v, "one of fp32, fp16, bf16, int32, int8".into()),
@@ -313,27 +470,109 @@ impl Config {
                 "bytes" => bytes_raw = Some(v.to_string()),
                 "ranks" => ranks_raw = Some(v.to_string()),
                 "root" => root_raw = Some(v.to_string()),
+                "slices" => match Slices::parse(v) {
+                    Ok(x) => c.slices = x,
+                    Err(allowed) => bad("slices", v, allowed),
+                },
+                "compress" => match Scheme::from_name(v) {
+                    Some(x) => c.compress.scheme = x,
+                    None => bad(
+                        "compress",
+                        v,
+                        format!("one of {}", Scheme::ALL.map(|x| x.name()).join(", ")),
+                    ),
+                },
+                "block" => match v.parse::<usize>() {
+                    Ok(b) if BLOCK_RANGE.contains(&b) => c.compress.block = b,
+                    _ => bad(
+                        "block",
+                        v,
+                        format!(
+                            "an integer {}..={} (elements per scale)",
+                            BLOCK_RANGE.start(),
+                            BLOCK_RANGE.end()
+                        ),
+                    ),
+                },
+                "scale" => match v {
+                    "fp16" => c.compress.scale = ScaleType::Fp16,
+                    "fp32" => c.compress.scale = ScaleType::Fp32,
+                    _ => bad("scale", v, "one of fp16, fp32 (how each block's scale is stored)".into()),
+                },
+                "placement" => match Placement::from_name(v) {
+                    Some(x) => c.placement = x,
+                    None => bad("placement", v, "one of hop, once".into()),
+                },
+                "grad" => match GradientShape::from_name(v) {
+                    Some(x) => c.grad = x,
+                    None => bad(
+                        "grad",
+                        v,
+                        format!("one of {}", GradientShape::ALL.map(|x| x.name()).join(", ")),
+                    ),
+                },
+                "fusion" => fusion_raw = Some(v.to_string()),
+                "bucket" => bucket_raw = Some(v.to_string()),
                 other => note(other, v, UNKNOWN_KEY.into()),
+            }
+        }
+        // topology depends on topo; profile stands alone.
+        match (c.topo == CUSTOM, topology_raw) {
+            (true, Some(v)) => match parse_topology_param(&v) {
+                Ok(t) => c.custom = Some(t),
+                Err(why) => {
+                    bad(
+                        "topology",
+                        &v,
+                        format!("{why}; using {}", Config::default().topo),
+                    );
+                    c.topo = Config::default().topo;
+                }
+            },
+            (true, None) => {
+                bad(
+                    "topology",
+                    "",
+                    format!(
+                        "topo=custom needs topology=<compact JSON> (see the README's \"Custom topology\"); using {}",
+                        Config::default().topo
+                    ),
+                );
+                c.topo = Config::default().topo;
+            }
+            (false, Some(v)) => bad(
+                "topology",
+                &v,
+                format!("read only with topo=custom (topo is {}); ignored", c.topo),
+            ),
+            (false, None) => {}
+        }
+        if let Some(v) = profile_raw {
+            match parse_profile_param(&v) {
+                Ok(p) => c.profile = Some(p),
+                Err(why) => bad("profile", &v, why),
             }
         }
         // Keys that depend on others: ranks on topo, bytes on dtype.
         if let Some(v) = ranks_raw {
-            let devices = Topology::preset(&c.topo)
-                .map(|t| t.devices.len())
-                .unwrap_or(8);
+            let devices = c.devices().unwrap_or(8);
             match v.parse::<usize>() {
                 Ok(n) if (2..=devices).contains(&n) => c.ranks = n,
-                _ => bad(
-                    "ranks",
-                    &v,
-                    format!(
-                        "an integer 2..={devices} (topology {} has {devices} devices)",
-                        c.topo
-                    ),
-                ),
+                _ => {
+                    // The default may exceed a small custom topology.
+                    c.ranks = c.ranks.min(devices);
+                    bad(
+                        "ranks",
+                        &v,
+                        format!(
+                            "an integer 2..={devices} (topology {} has {devices} devices)",
+                            c.topo
+                        ),
+                    )
+                }
             }
-        } else if let Ok(t) = Topology::preset(&c.topo) {
-            c.ranks = c.ranks.min(t.devices.len());
+        } else if let Some(n) = c.devices() {
+            c.ranks = c.ranks.min(n);
         }
         // root depends on ranks.
         if let Some(v) = root_raw {
@@ -346,6 +585,7 @@ impl Config {
                 ),
             }
         }
+        let bytes_given = bytes_raw.is_some();
         if let Some(v) = bytes_raw {
             match parse_bytes(&v) {
                 Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => bad(
@@ -370,6 +610,75 @@ impl Config {
                     }
                 }
                 Err(why) => bad("bytes", &v, why),
+            }
+        }
+        // The what-ifs depend on op and dtype.
+        if c.compress.scheme != Scheme::None && !c.dtype.is_float() {
+            bad(
+                "compress",
+                c.compress.scheme.name(),
+                format!(
+                    "compression applies to fp32, fp16 and bf16 (dtype is {}); using none",
+                    c.dtype
+                ),
+            );
+            c.compress.scheme = Scheme::None;
+        }
+        if c.compress.scheme != Scheme::None
+            && c.placement == Placement::Once
+            && c.op != Primitive::AllReduce
+        {
+            bad(
+                "placement",
+                "once",
+                format!(
+                    "once (quantise, AllGather, reduce locally) is defined for AllReduce, not {}; using hop",
+                    c.op.title()
+                ),
+            );
+            c.placement = Placement::Hop;
+        }
+        if let Some(v) = bucket_raw {
+            match parse_bytes(&v) {
+                Ok(b) if b <= MAX_BYTES => c.bucket = b,
+                _ => bad(
+                    "bucket",
+                    &v,
+                    "a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB".into(),
+                ),
+            }
+        }
+        if let Some(v) = fusion_raw {
+            if v != "none" {
+                match super::fusion::parse_fusion(&v, c.dtype) {
+                    Err(_) => bad(
+                        "fusion",
+                        &v,
+                        "none, llama3-8b, llama3-70b, or COUNTxSIZE with COUNT 1..=10000 and SIZE up to 1 GiB (e.g. 30x4MiB)".into(),
+                    ),
+                    Ok(_) if c.op != Primitive::AllReduce => bad(
+                        "fusion",
+                        &v,
+                        format!(
+                            "fusion buckets AllReduces; set op=allreduce (op is {}); ignored",
+                            c.op.name()
+                        ),
+                    ),
+                    Ok(_) if c.compress.scheme != Scheme::None => bad(
+                        "fusion",
+                        &v,
+                        "fusion and compress are separate what-ifs; set compress=none to use fusion; ignored".into(),
+                    ),
+                    Ok(_) => {
+                        c.fusion = Some(v.clone());
+                        // A link without bytes runs the fusion's run bucket.
+                        if !bytes_given {
+                            if let Some(b) = c.fusion_run_bytes() {
+                                c.bytes = b;
+                            }
+                        }
+                    }
+                }
             }
         }
         // algo depends on op and ranks: an algorithm that does not implement
@@ -421,7 +730,94 @@ impl Config {
         if self.op.rooted() || self.root != 0 {
             q.push_str(&format!("&root={}", self.root));
         }
+        if self.slices != Slices::Auto {
+            q.push_str(&format!("&slices={}", self.slices.name()));
+        }
+        let mut what_if = form_urlencoded::Serializer::new(String::new());
+        if self.compress.scheme != Scheme::None {
+            what_if
+                .append_pair("compress", self.compress.scheme.name())
+                .append_pair("block", &self.compress.block.to_string())
+                .append_pair("scale", self.compress.scale.name())
+                .append_pair("placement", self.placement.name())
+                .append_pair("grad", self.grad.name());
+        }
+        if let Some(f) = &self.fusion {
+            what_if
+                .append_pair("fusion", f)
+                .append_pair("bucket", &self.bucket.to_string());
+        }
+        let what_if = what_if.finish();
+        if !what_if.is_empty() {
+            q.push('&');
+            q.push_str(&what_if);
+        }
+        // Written last: the longest values, and read after every other key.
+        let mut tail = form_urlencoded::Serializer::new(String::new());
+        if let (true, Some(t)) = (self.topo == CUSTOM, &self.custom) {
+            tail.append_pair("topology", &t.to_json());
+        }
+        if let Some(p) = &self.profile {
+            tail.append_pair("profile", &serde_json::to_string(p).unwrap_or_default());
+        }
+        let tail = tail.finish();
+        if !tail.is_empty() {
+            q.push('&');
+            q.push_str(&tail);
+        }
         q
+    }
+
+    /// The topology this configuration runs on: the preset `topo`, or the
+    /// user-defined one when `topo` is `custom` (without the profile;
+    /// [`Profile::apply`] turns it into the profile's figures).
+    ///
+    /// Errors: a sentence (unknown preset, `custom` without a topology, an
+    /// invalid custom topology).
+    pub fn topology(&self) -> Result<Topology, String> {
+        if self.topo == CUSTOM {
+            match &self.custom {
+                Some(t) => t.topology().map_err(|e| format!("custom topology: {e}")),
+                None => Err("topo=custom but no custom topology was given".into()),
+            }
+        } else {
+            Topology::preset(&self.topo).map_err(|e| e.to_string())
+        }
+    }
+
+    /// Device count of [`Config::topology`] (`None` if it has none).
+    pub fn devices(&self) -> Option<usize> {
+        if self.topo == CUSTOM {
+            self.custom.as_ref().map(|t| t.devices.len())
+        } else {
+            Topology::preset(&self.topo).ok().map(|t| t.devices.len())
+        }
+    }
+
+    /// The fusion what-if's tensors, buckets and the bucket the page runs
+    /// for real ([`super::fusion::run_bucket`]); `None` without `fusion`
+    /// or if it does not parse.
+    pub fn fusion_buckets(
+        &self,
+    ) -> Option<(
+        Vec<super::fusion::Tensor>,
+        Vec<super::fusion::Bucket>,
+        Option<usize>,
+    )> {
+        use super::fusion;
+        let tensors = fusion::parse_fusion(self.fusion.as_deref()?, self.dtype).ok()?;
+        let buckets = fusion::buckets(&tensors, self.dtype, self.bucket);
+        let run = fusion::run_bucket(
+            &buckets,
+            fusion::RUN_BUCKET_MAX_BYTES.min(MAX_EXECUTED_BYTES),
+        );
+        Some((tensors, buckets, run))
+    }
+
+    /// Bytes of the fusion's run bucket (see [`Self::fusion_buckets`]).
+    pub fn fusion_run_bytes(&self) -> Option<u64> {
+        let (_, buckets, run) = self.fusion_buckets()?;
+        Some(buckets[run?].bytes)
     }
 
     /// Number of elements per rank buffer (`bytes / dtype size`).
@@ -451,7 +847,9 @@ impl Config {
                 super::select::format_bytes(MAX_EXECUTED_BYTES)
             ))
         } else if self.ranks > MAX_EXECUTED_RANKS {
-            Some(format!("more than {MAX_EXECUTED_RANKS} ranks are modelled, not executed (one web worker per rank)"))
+            Some(format!(
+                "more than {MAX_EXECUTED_RANKS} ranks are modelled, not executed in the browser"
+            ))
         } else if !self.executable() {
             Some(format!(
                 "all ranks' buffers together would exceed {} in the browser; modelled only",
@@ -466,6 +864,22 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn up_to_64_ranks_execute_within_the_byte_caps() {
+        let (c, e) = Config::from_query("topo=910b-8x8&ranks=64&bytes=16MiB&dtype=fp32");
+        assert_eq!(e, vec![]);
+        assert!(c.executable(), "64 x 16 MiB = 1 GiB in all");
+        assert_eq!(c.model_only_reason(), None);
+        let (c, _) = Config::from_query("topo=910b-8x8&ranks=64&bytes=32MiB&dtype=fp32");
+        assert!(!c.executable(), "64 x 32 MiB exceeds 1 GiB");
+        let (c, _) = Config::from_query("topo=910b-16x8&ranks=65&bytes=1MiB");
+        assert!(!c.executable());
+        assert_eq!(
+            c.model_only_reason().as_deref(),
+            Some("more than 64 ranks are modelled, not executed in the browser")
+        );
+    }
 
     #[test]
     fn bytes_units() {
@@ -493,6 +907,7 @@ mod tests {
             ranks: 5,
             seed: u64::MAX,
             root: 0,
+            ..Config::default()
         };
         assert_eq!(Config::from_query(&c.to_query()), (c.clone(), vec![]));
         assert_eq!(Config::from_query(&format!("?{}", c.to_query())).0, c);
@@ -623,7 +1038,227 @@ mod tests {
                 ..d.clone()
             });
         }
+        // A user-defined topology (every rank count), a fitted profile on a
+        // preset and on the custom topology.
+        let custom = CustomTopology::parse(CustomTopology::EXAMPLE).unwrap();
+        for ranks in [2, 3, 4] {
+            all.push(Config {
+                topo: CUSTOM.into(),
+                custom: Some(custom.clone()),
+                ranks,
+                ..d.clone()
+            });
+        }
+        all.push(Config {
+            profile: Some(test_profile()),
+            ..d.clone()
+        });
+        // The what-ifs.
+        for (scheme, block, scale, placement, grad) in [
+            (
+                Scheme::Int8,
+                256,
+                ScaleType::Fp16,
+                Placement::Hop,
+                GradientShape::Normal,
+            ),
+            (
+                Scheme::Fp8e4m3,
+                32,
+                ScaleType::Fp32,
+                Placement::Once,
+                GradientShape::HeavyTailed,
+            ),
+            (
+                Scheme::Fp8e5m2,
+                4096,
+                ScaleType::Fp16,
+                Placement::Hop,
+                GradientShape::Layered,
+            ),
+        ] {
+            all.push(Config {
+                dtype: DType::Fp16,
+                bytes: 1 << 20,
+                compress: Compression {
+                    scheme,
+                    block,
+                    scale,
+                },
+                placement,
+                grad,
+                ..d.clone()
+            });
+        }
+        for (fusion, bucket) in [
+            ("llama3-8b", 25 << 20),
+            ("30x4MiB", 0),
+            ("llama3-70b", 1 << 30),
+        ] {
+            all.push(Config {
+                dtype: DType::Bf16,
+                fusion: Some(fusion.into()),
+                bucket,
+                ..d.clone()
+            });
+        }
+        all.push(Config {
+            topo: CUSTOM.into(),
+            custom: Some(custom),
+            ranks: 4,
+            profile: Some(test_profile()),
+            ..d.clone()
+        });
         all
+    }
+
+    /// A two-segment AllReduce profile with awkward floats (exact f64
+    /// round trip through the link).
+    fn test_profile() -> Profile {
+        use crate::engine::calibrate::Segment;
+        use crate::engine::formats::{Collective, Tool};
+        Profile {
+            source: "pasted log, table at line 7 & more?=".into(),
+            tool: Tool::NcclTests,
+            collective: Some(Collective::AllReduce),
+            ranks: 8,
+            alpha_us: 25.0 / 3.0,
+            algbw_gbps: 0.1 + 0.2,
+            busbw_gbps: (0.1 + 0.2) * 1.75,
+            link_alpha_us: 25.0 / 3.0 / 14.0,
+            segments: vec![
+                Segment {
+                    first_bytes: 8,
+                    last_bytes: 65536,
+                    alpha_us: 12.345678901234567,
+                    algbw_gbps: 3.3333333333333335,
+                },
+                Segment {
+                    first_bytes: 131072,
+                    last_bytes: 1 << 30,
+                    alpha_us: 25.0 / 3.0,
+                    algbw_gbps: 0.1 + 0.2,
+                },
+            ],
+            rows: vec![],
+            median_rel_err: 0.012345,
+            max_rel_err: 0.0567,
+        }
+    }
+
+    #[test]
+    fn custom_topology_and_profile_links_reproduce_the_same_model() {
+        let c = all_configs()
+            .into_iter()
+            .rfind(|c| c.custom.is_some() && c.profile.is_some())
+            .unwrap();
+        let q = c.to_query();
+        assert!(q.contains("&topo=custom&"), "{q}");
+        assert!(
+            q.contains("&topology=%7B%22name%22%3A%224-gpu-ring%22"),
+            "{q}"
+        );
+        assert!(q.contains("&profile=%7B%22source%22"), "{q}");
+        let (back, e) = Config::from_query(&q);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(back, c);
+        let (t1, t2) = (c.topology().unwrap(), back.topology().unwrap());
+        assert_eq!(t1, t2);
+        assert_eq!(t1.devices.len(), 4);
+        let p = back.profile.as_ref().unwrap();
+        for bytes in [1u64 << 10, 100_000, 3 << 20, 1 << 30] {
+            assert_eq!(
+                p.predict_us(bytes).to_bits(),
+                test_profile().predict_us(bytes).to_bits()
+            );
+        }
+        assert_eq!(p.apply(&t2).unwrap(), test_profile().apply(&t1).unwrap());
+        // A custom topology's ranks are checked against its own devices.
+        let (c2, e) = Config::from_query(&format!("{q}&ranks=5"));
+        assert_eq!(c2.ranks, 4);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].allowed.contains("2..=4"), "{}", e[0]);
+        // Without ranks, the default 8 is capped to the 4 devices.
+        let topo_only = format!(
+            "topo=custom&topology={}",
+            form_urlencoded::byte_serialize(c.custom.as_ref().unwrap().to_json().as_bytes())
+                .collect::<String>()
+        );
+        let (c3, e) = Config::from_query(&topo_only);
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!((c3.ranks, c3.devices()), (4, Some(4)));
+    }
+
+    #[test]
+    fn bad_topology_and_profile_values_name_the_key_and_fall_back() {
+        let long = "x".repeat(MAX_TOPOLOGY_PARAM_CHARS + 1);
+        let cases: Vec<(String, &str, &str, &str)> = vec![
+            ("topo=custom".into(), "topology", "topo=custom needs topology=", "910b-8"),
+            ("topo=custom&topology=%7B".into(), "topology", "not JSON", "910b-8"),
+            (
+                "topo=custom&topology=%7B%22devices%22%3A%5B%7B%22id%22%3A%22a%22%7D%5D%2C%22links%22%3A%5B%5D%7D".into(),
+                "topology",
+                "devices: 1 entries — 2..=64 entries",
+                "910b-8",
+            ),
+            (format!("topo=custom&topology={long}"), "topology", "at most 16384 characters (this one has 16385)", "910b-8"),
+            ("topology=%7B%7D".into(), "topology", "read only with topo=custom", "910b-8"),
+            ("topo=910a-8&topology=%7B%7D".into(), "topology", "read only with topo=custom (topo is 910a-8)", "910a-8"),
+            ("profile=%7B".into(), "profile", "a fitted profile as JSON", "910b-8"),
+            (format!("profile={}", "y".repeat(5000)), "profile", "at most 4096 characters (this one has 5000)", "910b-8"),
+        ];
+        for (q, key, allowed, topo) in cases {
+            let (c, e) = Config::from_query(&format!("{q}&redop=max"));
+            assert_eq!(c.redop, ReduceOp::Max, "the rest applies: {q}");
+            assert_eq!(c.topo, topo, "{q}");
+            assert!(c.custom.is_none() && c.profile.is_none(), "{q}");
+            assert_eq!(e.len(), 1, "{q}: {e:?}");
+            assert_eq!(e[0].key, key, "{q}");
+            assert!(!e[0].is_notice());
+            assert!(e[0].allowed.contains(allowed), "{q}: {}", e[0]);
+            assert!(e[0].value.chars().count() <= 81, "{q}");
+        }
+        // Profiles that parse but cannot drive the model.
+        let mut p = test_profile();
+        p.ranks = 1;
+        let mut q = test_profile();
+        q.segments.reverse();
+        let mut r = test_profile();
+        r.ranks = MAX_PROFILE_RANKS + 1;
+        let mut s = test_profile();
+        s.segments[0].algbw_gbps = 0.0;
+        for (bad, why) in [
+            (p, "ranks must be at least 2"),
+            (q, "increasing, non-overlapping"),
+            (r, "2..=65536 ranks"),
+            (s, "algbw_gbps"),
+        ] {
+            let e = parse_profile_param(&serde_json::to_string(&bad).unwrap()).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+    }
+
+    #[test]
+    fn hostile_topology_and_profile_values_never_panic() {
+        for v in [
+            "%00",
+            "%FF%FE",
+            "null",
+            "[]",
+            "1e999",
+            "%7B%22devices%22%3A1%7D",
+            "%7B%22segments%22%3A%5B%5D%7D",
+            "%22%5Cud800%22",
+            "-",
+            "%5B%5B%5B%5B%5B%5B%5B%5B%5B%5B",
+        ] {
+            for q in [format!("topo=custom&topology={v}"), format!("profile={v}")] {
+                let (c, e) = Config::from_query(&q);
+                assert_eq!(c.topo, "910b-8", "{q}");
+                assert_eq!(e.len(), 1, "{q}: {e:?}");
+                assert!(e[0].to_string().chars().count() < 700, "{q}: {}", e[0]);
+            }
+        }
     }
 
     #[test]
@@ -700,6 +1335,34 @@ mod tests {
             ("op=%E0%A4%A".into(), "op", "allreduce"),
             ("op=%zz".into(), "op", "allreduce"),
             (format!("op={}", "é".repeat(10_000)), "op", "allreduce"),
+            ("compress=int4".into(), "compress", "int8"),
+            ("compress=int8&dtype=int32".into(), "compress", "fp16"),
+            ("compress=int8&block=16".into(), "block", "32..=4096"),
+            ("compress=int8&block=5000".into(), "block", "32..=4096"),
+            ("compress=int8&scale=bf16".into(), "scale", "fp16, fp32"),
+            (
+                "compress=int8&placement=twice".into(),
+                "placement",
+                "hop, once",
+            ),
+            (
+                "compress=int8&placement=once&op=allgather".into(),
+                "placement",
+                "AllReduce",
+            ),
+            ("compress=int8&grad=uniform".into(), "grad", "normal"),
+            ("fusion=llama4".into(), "fusion", "llama3-8b"),
+            (
+                "fusion=llama3-8b&op=broadcast".into(),
+                "fusion",
+                "op=allreduce",
+            ),
+            (
+                "fusion=llama3-8b&compress=int8".into(),
+                "fusion",
+                "compress=none",
+            ),
+            ("fusion=llama3-8b&bucket=2GiB".into(), "bucket", "25MiB"),
         ];
         for (q, key, allowed) in cases {
             let (c, e) = Config::from_query(&format!("{q}&redop=max"));
@@ -719,5 +1382,33 @@ mod tests {
         let (_, e) = Config::from_query(&format!("op={long}&bytes=%FF%FE&seed=-1&ranks=%3Cimg%3E"));
         assert_eq!(e.len(), 4);
         assert!(e[0].value.chars().count() <= 81);
+    }
+
+    #[test]
+    fn slices_round_trip_and_errors_name_key_value_allowed() {
+        // Default auto: not written, so older links read the same.
+        assert_eq!(Config::default().slices, Slices::Auto);
+        assert!(!Config::default().to_query().contains("slices"));
+        for k in [1u32, 8, 256] {
+            let c = Config {
+                slices: Slices::Fixed(k),
+                ..Config::default()
+            };
+            let q = c.to_query();
+            assert!(q.contains(&format!("&slices={k}")), "{q}");
+            assert_eq!(Config::from_query(&q), (c, vec![]));
+        }
+        let (c, e) = Config::from_query("v=1&slices=auto");
+        assert_eq!((c.slices, e.len()), (Slices::Auto, 0));
+        for bad in ["0", "257", "many", "-3", "2.5"] {
+            let (c, e) = Config::from_query(&format!("v=1&slices={bad}&ranks=4"));
+            assert_eq!(c.slices, Slices::Auto, "{bad}");
+            assert_eq!(c.ranks, 4);
+            assert_eq!(e.len(), 1, "{bad}: {e:?}");
+            assert_eq!(e[0].key, "slices");
+            assert_eq!(e[0].value, bad);
+            assert_eq!(e[0].allowed, "auto or an integer 1..=256");
+            assert_eq!(e[0].severity, Severity::Error);
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! [`super::dtype`]. The rank workers run the same kernels in the same order,
 //! so their results equal this executor's bit for bit.
 
+use super::compress::Compression;
+use super::compressed::{decode, encode, WireError};
 use super::dtype::{reduce_into, DType, ReduceOp};
 use super::input;
 use super::schedule::{Schedule, TransferKind};
@@ -33,6 +35,9 @@ pub enum ExecuteError {
         count: usize,
         dst_first: usize,
     },
+    /// A compressed payload could not be encoded (not a float dtype).
+    #[error(transparent)]
+    Wire(#[from] WireError),
 }
 
 /// Runs `schedule` on `buffers` (one per rank, equal lengths, whole elements
@@ -63,6 +68,30 @@ pub fn execute_elems(
     buffers: &mut [Vec<u8>],
     elems: usize,
 ) -> Result<(), ExecuteError> {
+    execute_elems_with(schedule, dtype, op, buffers, elems, None).map(|_| ())
+}
+
+/// [`execute_elems`], optionally with every transfer's payload passed
+/// through a compression codec (`decode(encode(payload))`, see
+/// [`super::compressed`]) before the receiver copies or reduces it.
+/// Returns the bytes put on the wire (all transfers; encoded sizes when
+/// compressed).
+///
+/// Errors: [`ExecuteError`] on a shape mismatch (nothing is modified then)
+/// or [`ExecuteError::Wire`] if the dtype cannot be compressed.
+pub fn execute_elems_with(
+    schedule: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+    elems: usize,
+    codec: Option<&Compression>,
+) -> Result<u64, ExecuteError> {
+    if let Some(c) = codec {
+        if c.scheme != super::compress::Scheme::None && !dtype.is_float() {
+            return Err(WireError::NotFloat(dtype).into());
+        }
+    }
     let n = schedule.ranks;
     if buffers.len() != n {
         return Err(ExecuteError::RankCount {
@@ -96,16 +125,27 @@ pub fn execute_elems(
             }
         }
     }
+    let mut wire = 0u64;
     for s in &schedule.steps {
         // Read every source as it was at the start of the step.
-        let payloads: Vec<Vec<u8>> = s
-            .transfers
-            .iter()
-            .map(|t| {
-                let r = schedule.range_elems(elems, t.first, t.count);
-                buffers[t.src][r.start * es..r.end * es].to_vec()
-            })
-            .collect();
+        let mut payloads: Vec<Vec<u8>> = Vec::with_capacity(s.transfers.len());
+        for t in &s.transfers {
+            let r = schedule.range_elems(elems, t.first, t.count);
+            let raw = &buffers[t.src][r.start * es..r.end * es];
+            match codec {
+                Some(c) => {
+                    let w = encode(c, dtype, raw)?;
+                    wire += w.len() as u64;
+                    let mut data = vec![0u8; raw.len()];
+                    decode(c, dtype, &w, &mut data)?;
+                    payloads.push(data);
+                }
+                None => {
+                    wire += raw.len() as u64;
+                    payloads.push(raw.to_vec());
+                }
+            }
+        }
         for (t, data) in s.transfers.iter().zip(payloads) {
             let r = schedule.range_elems(elems, t.dst_first, t.count);
             let dst = &mut buffers[t.dst][r.start * es..r.end * es];
@@ -115,7 +155,7 @@ pub fn execute_elems(
             }
         }
     }
-    Ok(())
+    Ok(wire)
 }
 
 /// The message size `S` in elements whose layout fills a buffer of

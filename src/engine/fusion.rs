@@ -174,6 +174,46 @@ pub fn buckets(tensors: &[Tensor], dtype: DType, cap_bytes: u64) -> Vec<Bucket> 
     out
 }
 
+/// Largest bucket the page runs for real by default, bytes (a few seconds
+/// of worker time at 8 ranks in a browser).
+pub const RUN_BUCKET_MAX_BYTES: u64 = 64 << 20;
+
+/// The bucket to run for real: among buckets of 1 KiB..=`max_bytes`, the
+/// one fusing the most tensors (then the larger, then the earlier); `None`
+/// if no bucket is in range.
+pub fn run_bucket(buckets: &[Bucket], max_bytes: u64) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, b) in buckets.iter().enumerate() {
+        if !(1024..=max_bytes).contains(&b.bytes) {
+            continue;
+        }
+        let better = best.is_none_or(|j| {
+            let o = &buckets[j];
+            (b.tensors.len(), b.bytes) > (o.tensors.len(), o.bytes)
+        });
+        if better {
+            best = Some(i);
+        }
+    }
+    best
+}
+
+/// Where each tensor of `bucket` sits in the fused buffer, in elements:
+/// `(tensor index, range)`, packed in the bucket's order (as DDP packs).
+pub fn unpack(bucket: &Bucket, tensors: &[Tensor]) -> Vec<(usize, std::ops::Range<usize>)> {
+    let mut at = 0usize;
+    bucket
+        .tensors
+        .iter()
+        .map(|&i| {
+            let n = tensors.get(i).map_or(0, |t| t.elems as usize);
+            let r = at..at + n;
+            at += n;
+            (i, r)
+        })
+        .collect()
+}
+
 /// The predicted cost of one AllReduce.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BucketCost {
@@ -331,6 +371,77 @@ mod tests {
         assert!((unfused.fused_us - unfused.unfused_us).abs() < 1e-6 * unfused.unfused_us);
         assert_eq!(fused.total_bytes, 8_030_261_248 * 2);
         assert!(fused.summary(ts.len()).contains("buckets"));
+    }
+
+    #[test]
+    fn the_run_bucket_fuses_the_most_tensors_and_unpacks_in_order() {
+        let ts = parse_fusion("30x4MiB", DType::Fp32).unwrap();
+        let b = buckets(&ts, DType::Fp32, DDP_BUCKET_CAP_BYTES);
+        let i = run_bucket(&b, RUN_BUCKET_MAX_BYTES).unwrap();
+        assert_eq!(i, 1);
+        let u = unpack(&b[i], &ts);
+        assert_eq!(u[0], (28, 0..(1 << 20)));
+        assert_eq!(u[6], (22, 6 << 20..7 << 20));
+        assert_eq!(run_bucket(&b, 1000), None);
+        let l = parse_fusion("llama3-8b", DType::Bf16).unwrap();
+        let lb = buckets(&l, DType::Bf16, DDP_BUCKET_CAP_BYTES);
+        let k = run_bucket(&lb, RUN_BUCKET_MAX_BYTES).unwrap();
+        assert!(lb[k].tensors.len() >= 2 && lb[k].bytes <= RUN_BUCKET_MAX_BYTES);
+    }
+
+    /// A fused AllReduce unpacks to the per-tensor AllReduces: every element
+    /// of every unpacked tensor equals its own AllReduce's exact result
+    /// within the dtype's summation tolerance (the bits can differ: an
+    /// element's reduction order depends on the chunk it falls in).
+    #[test]
+    fn a_fused_allreduce_unpacks_to_the_per_tensor_allreduces() {
+        use crate::engine::algorithm::{build, Algorithm};
+        use crate::engine::execute::execute;
+        let ts = parse_fusion("5x3KiB", DType::Fp32).unwrap();
+        let b = &buckets(&ts, DType::Fp32, 1 << 20)[0];
+        let n = 4;
+        let total: usize = b.tensors.iter().map(|&i| ts[i].elems as usize).sum();
+        let inputs: Vec<Vec<u8>> = (0..n)
+            .map(|r| crate::engine::input::buffer(DType::Fp32, 3, r, total))
+            .collect();
+        let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let mut fused = inputs.clone();
+        execute(
+            &ring,
+            DType::Fp32,
+            crate::engine::dtype::ReduceOp::Sum,
+            &mut fused,
+        )
+        .unwrap();
+        for (_, r) in unpack(b, &ts) {
+            let mut own: Vec<Vec<u8>> = inputs
+                .iter()
+                .map(|x| x[r.start * 4..r.end * 4].to_vec())
+                .collect();
+            execute(
+                &ring,
+                DType::Fp32,
+                crate::engine::dtype::ReduceOp::Sum,
+                &mut own,
+            )
+            .unwrap();
+            for j in 0..r.len() {
+                let exact: f64 = (0..n)
+                    .map(|q| DType::Fp32.read_f64(&inputs[q], r.start + j))
+                    .sum();
+                let tol = 1.01
+                    * 3.0
+                    * DType::Fp32.unit_roundoff()
+                    * (0..n)
+                        .map(|q| DType::Fp32.read_f64(&inputs[q], r.start + j).abs())
+                        .sum::<f64>();
+                for rank in 0..n {
+                    let f = DType::Fp32.read_f64(&fused[rank], r.start + j);
+                    let o = DType::Fp32.read_f64(&own[rank], j);
+                    assert!((f - exact).abs() <= tol && (o - exact).abs() <= tol);
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The rank state machine: one rank's part of a [`Schedule`], driven by
 //! arriving messages, with no web types in it.
 //!
-//! The worker ([`super::worker`]) owns one [`RankMachine`]; it feeds every
-//! chunk message that arrives on a peer's port into [`RankMachine::deliver`]
+//! A worker hosts one [`RankMachine`] per rank of its block
+//! ([`super::host::Host`]); it feeds every chunk for a rank (from a peer
+//! worker's port, or from a co-hosted rank) into [`RankMachine::deliver`]
 //! and then calls [`RankMachine::advance`], which performs the rank's ops
 //! ([`Schedule::rank_ops`]) in order until it must wait for a message that
 //! has not arrived yet, or until the rank is done. Sends never block: they are
-//! handed to a callback (the worker posts them to the peer's port).
+//! handed to a callback (the host queues them locally or the worker posts
+//! them to the receiving worker's port).
 //!
 //! Semantics are those of [`crate::engine::execute`]: per step all sends first
 //! (they read the buffer as it was at the start of the step), then the
@@ -20,6 +22,8 @@
 //! `tests/runtime_native.rs`), generic over the payload type so that the
 //! worker can copy bytes straight out of a JS `ArrayBuffer`.
 
+use crate::engine::compress::Compression;
+use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
 use crate::engine::dtype::{reduce_into, DType, ReduceOp};
 use crate::engine::execute::initial_buffer;
 use crate::engine::schedule::{RankOp, Schedule, TransferKind};
@@ -110,6 +114,9 @@ pub enum MachineError {
         want: usize,
         got: usize,
     },
+    /// A compressed payload could not be encoded or decoded.
+    #[error(transparent)]
+    Wire(#[from] WireError),
     /// Messages arrived that the schedule never receives.
     #[error("{count} unexpected message(s) left from rank {from} when the rank finished")]
     Leftover { from: usize, count: usize },
@@ -141,6 +148,22 @@ pub struct RankMachine<P> {
     scratch: Vec<u8>,
     queues: HashMap<usize, VecDeque<(ChunkHeader, P)>>,
     samples: Vec<Vec<Option<f64>>>,
+    /// Hop compression: every payload is encoded on send, decoded on receive.
+    codec: Option<Compression>,
+    /// Once compression: after the AllGather of compressed inputs, the
+    /// local reduce that makes the output.
+    once: Option<OnceFinish>,
+    wire: Vec<u8>,
+}
+
+/// The local step of `placement=once` ([`compressed::once_reduce`]).
+#[derive(Clone, Copy, Debug)]
+struct OnceFinish {
+    compression: Compression,
+    dtype: DType,
+    op: ReduceOp,
+    ranks: usize,
+    elems: usize,
 }
 
 impl<P: Payload> RankMachine<P> {
@@ -214,9 +237,66 @@ impl<P: Payload> RankMachine<P> {
             scratch: Vec::new(),
             queues: HashMap::new(),
             samples: Vec::with_capacity(schedule.steps.len() + 1),
+            codec: None,
+            once: None,
+            wire: Vec::new(),
         };
         m.record();
         Ok(m)
+    }
+
+    /// Rank `rank`'s machine for a run with compressed transfers
+    /// ([`compressed`]): the message is `elems` elements of `dtype` with
+    /// gradient-like inputs from `seed`.
+    /// - [`Placement::Hop`]: `schedule` is the collective's; every payload
+    ///   is encoded on send and decoded on receive.
+    /// - [`Placement::Once`]: `schedule` is the AllGather run over the
+    ///   compressed inputs (int8 "elements", `ranks ·`
+    ///   [`compressed::wire_len`]`(elems)` of them); [`Self::into_output`]
+    ///   then decodes and reduces them locally.
+    ///
+    /// Errors: as [`Self::new`], and [`MachineError::Wire`] for a dtype or
+    /// primitive the setup does not apply to.
+    pub fn compressed(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+        setup: &CompressedSetup,
+    ) -> Result<Self, MachineError> {
+        if !dtype.is_float() {
+            return Err(WireError::NotFloat(dtype).into());
+        }
+        match setup.placement {
+            Placement::Hop => {
+                let mut m = Self::new(schedule, rank, dtype, op, seed, elems)?;
+                m.buffer = compressed::initial_buffer(schedule, setup, dtype, seed, rank, elems);
+                m.codec = Some(setup.compression);
+                m.samples.clear();
+                m.record();
+                Ok(m)
+            }
+            Placement::Once => {
+                let n = schedule.ranks;
+                let bytes = n
+                    .checked_mul(compressed::wire_len(&setup.compression, elems))
+                    .ok_or(MachineError::TooLarge { elems, dtype })?;
+                let mut m = Self::new(schedule, rank, DType::Int8, op, seed, bytes)?;
+                m.buffer = compressed::once_initial_buffer(setup, dtype, seed, rank, n, elems)?;
+                m.once = Some(OnceFinish {
+                    compression: setup.compression,
+                    dtype,
+                    op,
+                    ranks: n,
+                    elems,
+                });
+                m.samples.clear();
+                m.record();
+                Ok(m)
+            }
+        }
     }
 
     /// This machine's rank.
@@ -272,11 +352,14 @@ impl<P: Payload> RankMachine<P> {
                     count,
                 } => {
                     let r = self.range_elems(first, count);
-                    send(
-                        to,
-                        ChunkHeader { step, first, count },
-                        &self.buffer[r.start * es..r.end * es],
-                    );
+                    let raw = &self.buffer[r.start * es..r.end * es];
+                    match &self.codec {
+                        Some(c) => {
+                            self.wire = compressed::encode(c, self.dtype, raw)?;
+                            send(to, ChunkHeader { step, first, count }, &self.wire);
+                        }
+                        None => send(to, ChunkHeader { step, first, count }, raw),
+                    }
                 }
                 RankOp::Recv {
                     step,
@@ -304,22 +387,49 @@ impl<P: Payload> RankMachine<P> {
                     }
                     let r = self.range_elems(at, count);
                     let (a, b) = (r.start * es, r.end * es);
-                    if payload.byte_len() != b - a {
+                    let want = match &self.codec {
+                        Some(c) => compressed::wire_len(c, r.len()),
+                        None => b - a,
+                    };
+                    if payload.byte_len() != want {
                         return Err(MachineError::PayloadLength {
                             from,
                             step,
                             first,
                             count,
-                            want: b - a,
+                            want,
                             got: payload.byte_len(),
                         });
                     }
-                    match kind {
-                        TransferKind::Copy => payload.copy_into(&mut self.buffer[a..b]),
-                        TransferKind::Reduce => {
-                            self.scratch.resize(b - a, 0);
-                            payload.copy_into(&mut self.scratch);
-                            reduce_into(self.dtype, self.op, &mut self.buffer[a..b], &self.scratch);
+                    if let Some(c) = &self.codec {
+                        self.wire.resize(want, 0);
+                        payload.copy_into(&mut self.wire);
+                        self.scratch.resize(b - a, 0);
+                        compressed::decode(c, self.dtype, &self.wire, &mut self.scratch)?;
+                        match kind {
+                            TransferKind::Copy => {
+                                self.buffer[a..b].copy_from_slice(&self.scratch);
+                            }
+                            TransferKind::Reduce => reduce_into(
+                                self.dtype,
+                                self.op,
+                                &mut self.buffer[a..b],
+                                &self.scratch,
+                            ),
+                        }
+                    } else {
+                        match kind {
+                            TransferKind::Copy => payload.copy_into(&mut self.buffer[a..b]),
+                            TransferKind::Reduce => {
+                                self.scratch.resize(b - a, 0);
+                                payload.copy_into(&mut self.scratch);
+                                reduce_into(
+                                    self.dtype,
+                                    self.op,
+                                    &mut self.buffer[a..b],
+                                    &self.scratch,
+                                );
+                            }
                         }
                     }
                 }
@@ -330,6 +440,7 @@ impl<P: Payload> RankMachine<P> {
             self.record();
         }
         self.scratch = Vec::new();
+        self.wire = Vec::new();
         if let Some((&from, q)) = self.queues.iter().find(|(_, q)| !q.is_empty()) {
             return Err(MachineError::Leftover {
                 from,
@@ -342,8 +453,27 @@ impl<P: Payload> RankMachine<P> {
     /// The final buffer and the sample rows (`steps + 1` rows of `chunks`
     /// values: the first element of each chunk after `s` steps, `None` for an
     /// empty chunk). Meaningful once [`Progress::Done`] was returned.
+    ///
+    /// With `placement=once` the buffer is the local reduce of the gathered
+    /// compressed inputs ([`compressed::once_reduce`]), `elems` elements of
+    /// the run's dtype (the gathered bytes if they cannot be decoded, which
+    /// the checker then reports).
     pub fn into_output(self) -> (Vec<u8>, Vec<Vec<Option<f64>>>) {
-        (self.buffer, self.samples)
+        match self.once {
+            Some(o) => {
+                let out = compressed::once_reduce(
+                    &o.compression,
+                    o.dtype,
+                    o.op,
+                    &self.buffer,
+                    o.ranks,
+                    o.elems,
+                )
+                .unwrap_or(self.buffer);
+                (out, self.samples)
+            }
+            None => (self.buffer, self.samples),
+        }
     }
 
     /// Element range of chunks `[first, first + count)` (validated in `new`);
@@ -443,6 +573,81 @@ mod tests {
                     *v,
                     (!range.is_empty()).then(|| dtype.read_f64(&want[r], range.start))
                 );
+            }
+        }
+    }
+
+    /// Runs compressed machines to completion, delivering in send order.
+    fn run_compressed(
+        s: &Schedule,
+        dtype: DType,
+        elems: usize,
+        setup: &CompressedSetup,
+    ) -> Vec<Vec<u8>> {
+        let mut ms: Vec<RankMachine<Vec<u8>>> = (0..s.ranks)
+            .map(|r| RankMachine::compressed(s, r, dtype, ReduceOp::Sum, 5, elems, setup))
+            .collect::<Result<_, _>>()
+            .expect("builds");
+        let mut pending: VecDeque<Msg> = VecDeque::new();
+        for (r, m) in ms.iter_mut().enumerate() {
+            m.advance(|to, h, b| pending.push_back((r, to, h, b.to_vec())))
+                .expect("advances");
+        }
+        while let Some((from, to, h, b)) = pending.pop_front() {
+            ms[to].deliver(from, h, b);
+            ms[to]
+                .advance(|t, h, b| pending.push_back((to, t, h, b.to_vec())))
+                .expect("advances");
+        }
+        assert!(ms.iter().all(|m| m.is_done()));
+        ms.into_iter().map(|m| m.into_output().0).collect()
+    }
+
+    #[test]
+    fn compressed_machines_equal_the_compressed_reference_bit_for_bit() {
+        use crate::engine::compress::{GradientShape, ScaleType, Scheme};
+        use crate::engine::compressed::CompressedCheck;
+        for scheme in [Scheme::Int8, Scheme::Fp8e4m3, Scheme::Fp8e5m2] {
+            for (placement, alg) in [
+                (Placement::Hop, Algorithm::Ring),
+                (Placement::Hop, Algorithm::Mesh),
+                (Placement::Once, Algorithm::Ring),
+            ] {
+                let setup = CompressedSetup {
+                    compression: Compression {
+                        scheme,
+                        block: 64,
+                        scale: ScaleType::Fp32,
+                    },
+                    placement,
+                    shape: GradientShape::HeavyTailed,
+                };
+                let n = 6;
+                let elems = 1000;
+                let ar = build_with_root(alg, Primitive::AllReduce, n, 0).unwrap();
+                let run = match placement {
+                    Placement::Hop => ar.clone(),
+                    Placement::Once => build_with_root(alg, Primitive::AllGather, n, 0).unwrap(),
+                };
+                let chk = CompressedCheck::prepare(
+                    &ar,
+                    &run,
+                    &setup,
+                    DType::Bf16,
+                    ReduceOp::Sum,
+                    5,
+                    elems,
+                )
+                .unwrap();
+                let outs = run_compressed(&run, DType::Bf16, elems, &setup);
+                for (r, o) in outs.iter().enumerate() {
+                    assert_eq!(
+                        chk.compare(r, o).0,
+                        0,
+                        "{scheme:?} {placement:?} {alg:?} rank {r}"
+                    );
+                    assert_eq!(o, &chk.outputs[r]);
+                }
             }
         }
     }

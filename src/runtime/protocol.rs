@@ -3,6 +3,7 @@
 //! CONTRACT (the UI relies on these types; the runtime helper fills in the
 //! codec): see `RunRequest`, `RankOutput`, `RunSummary`, `RunError`.
 
+use super::machine::{MachineError, Payload, RankMachine};
 use crate::engine::dtype::{DType, ReduceOp};
 use crate::engine::schedule::Schedule;
 use serde::{Deserialize, Serialize};
@@ -11,7 +12,8 @@ use thiserror::Error;
 /// Everything needed to run one collective on the workers. Plain serde data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRequest {
-    /// The (verified) schedule; one worker per rank.
+    /// The (verified) schedule. Its ranks are spread over a few workers
+    /// ([`super::placement`]).
     pub schedule: Schedule,
     /// Element type.
     pub dtype: DType,
@@ -23,6 +25,40 @@ pub struct RunRequest {
     pub elems: usize,
     /// The run fails with `RunError::Timeout` if not done by then, ms.
     pub timeout_ms: u32,
+    /// Compressed transfers ([`crate::engine::compressed`]): each rank is
+    /// built with [`super::machine::RankMachine::compressed`]; with
+    /// `placement=once` the schedule is the AllGather of the compressed
+    /// inputs and `elems` the message's elements. `None`: uncompressed.
+    #[serde(default)]
+    pub compressed: Option<crate::engine::compressed::CompressedSetup>,
+}
+
+impl RunRequest {
+    /// Rank `rank`'s state machine for this request: [`RankMachine::new`],
+    /// or [`RankMachine::compressed`] when `compressed` is set.
+    ///
+    /// Errors: [`MachineError`] (see those constructors).
+    pub fn rank_machine<P: Payload>(&self, rank: usize) -> Result<RankMachine<P>, MachineError> {
+        match &self.compressed {
+            None => RankMachine::new(
+                &self.schedule,
+                rank,
+                self.dtype,
+                self.op,
+                self.seed,
+                self.elems,
+            ),
+            Some(setup) => RankMachine::compressed(
+                &self.schedule,
+                rank,
+                self.dtype,
+                self.op,
+                self.seed,
+                self.elems,
+                setup,
+            ),
+        }
+    }
 }
 
 /// One rank's result.
@@ -69,18 +105,62 @@ pub enum RunError {
         /// `(rank, waits for rank, at step)` of every unfinished rank.
         waits: Vec<(usize, usize, usize)>,
     },
+    /// As [`RunError::Stalled`], and one worker did not answer the pool's
+    /// ping (it was terminated or crashed silently): every rank it hosted
+    /// failed with it.
+    #[error(
+        "no progress for {ms} ms: the worker hosting {} stopped answering (terminated or crashed), so {} failed with it; {} (a worker died)",
+        rank_words(ranks),
+        if ranks.len() == 1 { "its rank" } else { "all its ranks" },
+        describe_waits(waits)
+    )]
+    WorkerLost {
+        /// The stall threshold that was exceeded, ms.
+        ms: u32,
+        /// The lost worker's index.
+        worker: usize,
+        /// The ranks it hosted (all failed).
+        ranks: Vec<usize>,
+        /// `(rank, waits for rank, at step)` of every unfinished rank on the
+        /// workers that still answer.
+        waits: Vec<(usize, usize, usize)>,
+    },
 }
 
-/// `rank 2 waits for rank 1 (step 3); ...`
+/// `rank 3` or `ranks 0–15`.
+fn rank_words(ranks: &[usize]) -> String {
+    let list = super::placement::Placement::describe_ranks(ranks);
+    if ranks.len() == 1 {
+        format!("rank {list}")
+    } else {
+        format!("ranks {list}")
+    }
+}
+
+/// Most waits [`describe_waits`] spells out (64 ranks would be a wall of text).
+const MAX_WAITS_SHOWN: usize = 8;
+
+/// `rank 2 waits for rank 1 (step 3); ...`, the first [`MAX_WAITS_SHOWN`]
+/// of them, then `; and N more ranks wait`.
 fn describe_waits(waits: &[(usize, usize, usize)]) -> String {
-    waits
+    let mut s = waits
         .iter()
+        .take(MAX_WAITS_SHOWN)
         .map(|(r, from, step)| format!("rank {r} waits for rank {from} (step {step})"))
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    if waits.len() > MAX_WAITS_SHOWN {
+        s.push_str(&format!(
+            "; and {} more ranks wait",
+            waits.len() - MAX_WAITS_SHOWN
+        ));
+    }
+    s
 }
 
 /// A fault injected into a run, for testing the failure paths end to end.
+/// It targets one rank; its worker may host other ranks too, and a `kill`
+/// takes them all down (the pool reports [`RunError::WorkerLost`]).
 /// Never set by a normal run: only a page opened with the test-only URL key
 /// `fault` (see [`Fault::parse`]) arms one, for its first run only, and the
 /// page then shows a "fault injected" banner.
@@ -178,8 +258,8 @@ impl Fault {
 //
 // Every message on the wire (page <-> worker, worker <-> worker) is a plain JS
 // object `{ h: string, b?: ArrayBuffer, p?: MessagePort[] }`:
-// - `h`: the JSON of one of the header enums below ([`ToWorker`],
-//   [`ChunkHeader`], [`ToPage`]);
+// - `h`: the JSON of one of the header types below ([`ToWorker`],
+//   [`Routed`], [`ToPage`]);
 // - `b`: the bytes (a chunk's payload, or a rank's final buffer), always
 //   transferred, never copied by the structured clone;
 // - `p`: the init message's ports, transferred, in the order of
@@ -189,24 +269,47 @@ impl Fault {
 
 pub use super::machine::ChunkHeader;
 
-/// Page -> worker. The first (and only) message a worker receives from the
-/// page, sent after the worker said [`ToPage::Ready`].
+/// The header of a chunk between workers: one port carries the messages of
+/// every rank pair across that worker pair, so it names both ranks.
+/// JSON: `{"from":F,"to":T,"step":S,"first":C,"count":K}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Routed {
+    /// Sending rank.
+    pub from: usize,
+    /// Receiving rank.
+    pub to: usize,
+    /// Which chunks.
+    #[serde(flatten)]
+    pub chunk: ChunkHeader,
+}
+
+/// Page -> worker. [`ToWorker::Init`] is the first message a worker
+/// receives, sent after the worker said [`ToPage::Ready`]; after it only
+/// [`ToWorker::Ping`]s.
+// One init per worker per run and pings are rare: boxing the request buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToWorker {
-    /// Run `rank`'s part of `request`; `peers[i]` is the rank at the other end
-    /// of the `i`-th transferred port.
+    /// Run the ranks `r` with `worker_of[r] == worker` of `request`;
+    /// `peers[i]` is the worker at the other end of the `i`-th transferred
+    /// port.
     Init {
-        /// This worker's rank.
-        rank: usize,
+        /// This worker's index.
+        worker: usize,
+        /// The run's rank table ([`super::placement::Placement::table`]):
+        /// `worker_of[rank]` is the worker hosting `rank`.
+        worker_of: Vec<usize>,
         /// The run (same for every worker).
         request: RunRequest,
-        /// Peer rank of each port, in port order.
+        /// Peer worker of each port, in port order.
         peers: Vec<usize>,
         /// A test-only injected fault ([`Fault`]); `None` in normal runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fault: Option<Fault>,
     },
+    /// Are you alive? (The stall watchdog asks; answer [`ToPage::Pong`].)
+    Ping,
 }
 
 /// Worker -> page.
@@ -237,6 +340,18 @@ pub enum ToPage {
         from: usize,
         /// The step of the awaited message.
         step: usize,
+    },
+    /// The answer to [`ToWorker::Ping`].
+    Pong {
+        /// The worker's index.
+        worker: usize,
+    },
+    /// The worker is still computing (a heartbeat posted at most every
+    /// `worker::HEARTBEAT_MS` while it builds inputs or drains), so the
+    /// stall watchdog does not mistake a busy worker for a dead one.
+    Working {
+        /// The worker's index.
+        worker: usize,
     },
     /// The worker failed (bad message, schedule mismatch, panic).
     Failed {
@@ -398,12 +513,12 @@ mod js {
         wire(encode_header(msg), None, ports)
     }
 
-    /// Decodes the init message and its ports.
+    /// Decodes a page -> worker message and its ports (none for a ping).
     ///
     /// Errors: [`CodecError::NoHeader`], [`CodecError::BadHeader`],
     /// [`CodecError::Ports`] if the port count is not the peer count.
     pub fn decode_to_worker(msg: &JsValue) -> Result<(ToWorker, Vec<MessagePort>), CodecError> {
-        let h: ToWorker = decode_header(&header_str(msg)?, "init")?;
+        let h: ToWorker = decode_header(&header_str(msg)?, "page")?;
         let ports: Vec<MessagePort> = match get(msg, "p") {
             Some(p) => Array::from(&p)
                 .iter()
@@ -411,11 +526,14 @@ mod js {
                 .collect(),
             None => Vec::new(),
         };
-        let ToWorker::Init { peers, .. } = &h;
-        if ports.len() != peers.len() {
+        let peers = match &h {
+            ToWorker::Init { peers, .. } => peers.len(),
+            ToWorker::Ping => 0,
+        };
+        if ports.len() != peers {
             return Err(CodecError::Ports {
                 ports: ports.len(),
-                peers: peers.len(),
+                peers,
             });
         }
         Ok((h, ports))
@@ -423,7 +541,7 @@ mod js {
 
     /// Encodes a chunk message (the bytes are copied once into a new
     /// `ArrayBuffer`, which is transferred).
-    pub fn encode_chunk(header: ChunkHeader, bytes: &[u8]) -> Wire {
+    pub fn encode_chunk(header: Routed, bytes: &[u8]) -> Wire {
         wire(encode_header(&header), Some(bytes), &[])
     }
 
@@ -431,7 +549,7 @@ mod js {
     /// JS memory; the receiver copies them into its buffer).
     ///
     /// Errors: [`CodecError`] if `h` or `b` is missing or malformed.
-    pub fn decode_chunk(msg: &JsValue) -> Result<(ChunkHeader, Uint8Array), CodecError> {
+    pub fn decode_chunk(msg: &JsValue) -> Result<(Routed, Uint8Array), CodecError> {
         let h = decode_header(&header_str(msg)?, "chunk")?;
         Ok((h, bytes(msg, "chunk")?))
     }
@@ -464,6 +582,10 @@ mod js {
         },
         /// See [`ToPage::Waiting`]: `(rank, from, step)`.
         Waiting(usize, usize, usize),
+        /// See [`ToPage::Pong`]: the worker's index.
+        Pong(usize),
+        /// See [`ToPage::Working`]: the worker's index.
+        Working(usize),
     }
 
     /// Decodes a worker -> page message (copying a done rank's buffer into a
@@ -487,6 +609,8 @@ mod js {
             ),
             ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
             ToPage::Waiting { rank, from, step } => PageEvent::Waiting(rank, from, step),
+            ToPage::Pong { worker } => PageEvent::Pong(worker),
+            ToPage::Working { worker } => PageEvent::Working(worker),
         })
     }
 }
@@ -506,9 +630,11 @@ mod tests {
             seed: u64::MAX,
             elems: 1 << 24,
             timeout_ms: 30_000,
+            compressed: None,
         };
         let init = ToWorker::Init {
-            rank: 3,
+            worker: 1,
+            worker_of: vec![0, 1, 1, 2],
             request,
             peers: vec![0, 2],
             fault: Some(Fault {
@@ -521,16 +647,35 @@ mod tests {
             decode_header::<ToWorker>(&encode_header(&init), "init").unwrap(),
             init
         );
+        assert_eq!(encode_header(&ToWorker::Ping), r#"{"kind":"ping"}"#);
+        assert_eq!(
+            decode_header::<ToWorker>(r#"{"kind":"ping"}"#, "page").unwrap(),
+            ToWorker::Ping
+        );
 
-        let c = ChunkHeader {
-            step: 5,
-            first: 7,
-            count: 2,
+        let c = Routed {
+            from: 3,
+            to: 60,
+            chunk: ChunkHeader {
+                step: 5,
+                first: 7,
+                count: 2,
+            },
         };
         assert_eq!(
-            decode_header::<ChunkHeader>(&encode_header(&c), "chunk").unwrap(),
+            encode_header(&c),
+            r#"{"from":3,"to":60,"step":5,"first":7,"count":2}"#
+        );
+        assert_eq!(
+            decode_header::<Routed>(&encode_header(&c), "chunk").unwrap(),
             c
         );
+        for m in [ToPage::Pong { worker: 2 }, ToPage::Working { worker: 3 }] {
+            assert_eq!(
+                decode_header::<ToPage>(&encode_header(&m), "worker").unwrap(),
+                m
+            );
+        }
 
         let samples = vec![
             vec![Some(1.5), None, Some(f64::INFINITY)],
@@ -597,7 +742,8 @@ mod tests {
         }
         // A normal run's init carries no `fault` at all, and decodes to `None`.
         let init = ToWorker::Init {
-            rank: 0,
+            worker: 0,
+            worker_of: vec![0, 1],
             request: RunRequest {
                 schedule: build(Algorithm::Ring, Primitive::AllReduce, 2).unwrap(),
                 dtype: DType::Fp32,
@@ -605,6 +751,7 @@ mod tests {
                 seed: 1,
                 elems: 8,
                 timeout_ms: 1000,
+                compressed: None,
             },
             peers: vec![1],
             fault: None,
@@ -620,6 +767,34 @@ mod tests {
             e.to_string(),
             "no progress for 1000 ms: rank 1 waits for rank 0 (step 2); rank 2 waits for rank 1 (step 2) (a message was lost or is late, or a worker died)"
         );
+        let e = RunError::WorkerLost {
+            ms: 1200,
+            worker: 0,
+            ranks: vec![0, 1, 2, 3],
+            waits: vec![(4, 3, 1)],
+        };
+        assert_eq!(
+            e.to_string(),
+            "no progress for 1200 ms: the worker hosting ranks 0–3 stopped answering (terminated or crashed), so all its ranks failed with it; rank 4 waits for rank 3 (step 1) (a worker died)"
+        );
+        let e = RunError::Stalled {
+            ms: 1000,
+            waits: (0..10).map(|r| (r, (r + 9) % 10, 3)).collect(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "no progress for 1000 ms: rank 0 waits for rank 9 (step 3); rank 1 waits for rank 0 (step 3); rank 2 waits for rank 1 (step 3); rank 3 waits for rank 2 (step 3); rank 4 waits for rank 3 (step 3); rank 5 waits for rank 4 (step 3); rank 6 waits for rank 5 (step 3); rank 7 waits for rank 6 (step 3); and 2 more ranks wait (a message was lost or is late, or a worker died)"
+        );
+        let e = RunError::WorkerLost {
+            ms: 1000,
+            worker: 1,
+            ranks: vec![1],
+            waits: vec![(2, 1, 1)],
+        };
+        assert_eq!(
+            e.to_string(),
+            "no progress for 1000 ms: the worker hosting rank 1 stopped answering (terminated or crashed), so its rank failed with it; rank 2 waits for rank 1 (step 1) (a worker died)"
+        );
         let w = ToPage::Waiting {
             rank: 1,
             from: 0,
@@ -633,6 +808,10 @@ mod tests {
 
     #[test]
     fn bad_headers_are_errors() {
+        assert!(matches!(
+            decode_header::<Routed>(r#"{"from":0,"step":0,"first":0,"count":1}"#, "chunk"),
+            Err(CodecError::BadHeader { what: "chunk", .. })
+        ));
         assert!(matches!(
             decode_header::<ChunkHeader>("{", "chunk"),
             Err(CodecError::BadHeader { what: "chunk", .. })

@@ -10,6 +10,7 @@
 use super::buffers::Buffers;
 use super::chart::Chart;
 use super::controls::Controls;
+use super::custom_topology::CustomTopologyPanel;
 use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
@@ -21,9 +22,10 @@ use super::run::{self, RunState, RunView};
 use super::step_log::StepLog;
 use super::topology_view::TopologyView;
 use super::url;
-use crate::engine::calibrate::Profile;
+use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::check::RankReport;
 use crate::engine::config::{parse_bytes, Config, ConfigError, MAX_BYTES, MIN_BYTES};
+use crate::engine::custom_topology::{CustomTopology, SpecError};
 use crate::runtime::{RunError, RunSummary};
 use gloo_timers::callback::{Interval, Timeout};
 use std::cell::Cell;
@@ -56,6 +58,8 @@ pub enum Msg {
     Rerun,
     /// Rank report of run `id`.
     Report(u64, RankReport, Vec<Vec<Option<f64>>>),
+    /// The compressed run `id`'s error and wire bytes.
+    Compressed(u64, crate::engine::compressed::CompressedReport),
     /// Run `id` ended.
     Done(u64, Result<RunSummary, RunError>),
     /// Show step `k` (0 = initial state), animating its transfers.
@@ -88,6 +92,12 @@ pub enum Msg {
     LogTable(usize),
     /// Use the fitted profile for the model (true) or the preset (false).
     UseProfile(bool),
+    /// The custom topology text changed (typed, pasted, example).
+    TopoText(String),
+    /// A `.json` file was loaded: set the text and use it.
+    TopoFile(String),
+    /// Parse the custom topology text and use it.
+    UseTopo,
 }
 
 /// The page.
@@ -123,8 +133,11 @@ pub struct App {
     log_table: Option<usize>,
     /// The log parsed and fitted.
     import: Rc<Import>,
-    /// The fitted profile the model uses instead of the preset's figures.
-    profile: Option<Rc<Profile>>,
+    /// The custom topology text, as typed / pasted / loaded (never
+    /// rewritten by the page; filled from the link's topology on load).
+    topo_text: String,
+    /// Why the last "use this topology" was refused.
+    topo_error: Option<SpecError>,
 }
 
 fn now_ms() -> f64 {
@@ -142,7 +155,7 @@ impl App {
 
     /// Re-plans after a configuration change and resets the playback.
     fn replan(&mut self) {
-        self.plan = Plan::new(&self.config, self.profile.as_deref()).map(Rc::new);
+        self.plan = Plan::new(&self.config, self.config.profile.as_ref()).map(Rc::new);
         self.step = 0;
         self.frac = DWELL;
         self.playing = false;
@@ -298,8 +311,12 @@ impl Component for App {
             log_text: String::new(),
             log_table: None,
             import: Rc::new(Import::new("", None, Config::default().op, 8)),
-            profile: None,
+            topo_text: String::new(),
+            topo_error: None,
         };
+        if let Some(t) = &app.config.custom {
+            app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
+        }
         app.replan();
         // A clean link (or none) is rewritten to the full configuration, so
         // the address bar always reproduces the run; a link with errors is
@@ -343,7 +360,7 @@ impl Component for App {
                 }
                 self.pending_run = None;
                 if let Some(plan) = self.plan() {
-                    let (l1, l2) = (ctx.link().clone(), ctx.link().clone());
+                    let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
                     if let Some(f) = self.fault.take() {
                         crate::runtime::pool::arm_fault(f);
                     }
@@ -352,6 +369,7 @@ impl Component for App {
                         plan,
                         self.current_run.clone(),
                         move |id, rep, samples| l1.send_message(Msg::Report(id, rep, samples)),
+                        move |id, r| l3.send_message(Msg::Compressed(id, r)),
                         move |id, res| l2.send_message(Msg::Done(id, res)),
                     );
                 }
@@ -365,6 +383,12 @@ impl Component for App {
                     return false;
                 }
                 Rc::make_mut(&mut self.run).add(rep, samples);
+            }
+            Msg::Compressed(id, r) => {
+                if id != self.current_run.get() {
+                    return false;
+                }
+                Rc::make_mut(&mut self.run).compressed = Some(r);
             }
             Msg::Done(id, res) => {
                 if id != self.current_run.get() {
@@ -444,18 +468,38 @@ impl Component for App {
                 self.reimport();
             }
             Msg::UseProfile(on) => {
-                let next = if on {
+                let mut next = self.config.clone();
+                next.profile = if on {
                     match &self.import.fit {
-                        Some(Ok(p)) => Some(Rc::new(p.clone())),
+                        // The link carries the fit without its rows (the
+                        // prediction uses the segments only).
+                        Some(Ok(p)) => Some(crate::engine::calibrate::Profile {
+                            rows: Vec::new(),
+                            ..p.clone()
+                        }),
                         _ => return false,
                     }
                 } else {
                     None
                 };
-                self.profile = next;
-                self.replan();
-                self.schedule_run(ctx, 0);
+                self.set_config(ctx, next);
             }
+            Msg::TopoText(text) => {
+                self.topo_text = text;
+                self.topo_error = None;
+            }
+            Msg::TopoFile(text) => {
+                self.topo_text = text;
+                return Component::update(self, ctx, Msg::UseTopo);
+            }
+            Msg::UseTopo => match CustomTopology::parse(&self.topo_text) {
+                Ok(t) => {
+                    self.topo_error = None;
+                    let next = super::topologies::with_custom(&self.config, t);
+                    self.set_config(ctx, next);
+                }
+                Err(e) => self.topo_error = Some(e),
+            },
         }
         true
     }
@@ -589,7 +633,7 @@ impl Component for App {
                 <header class="top">
                     <div class="brand">
                         <h1>{"ccl-playground"}</h1>
-                        <p class="tagline">{"Collectives (AllReduce, AlltoAll, Broadcast and kin) as HCCL and NCCL run them: real data on one web worker per rank, every chunk animated, every step timed by an α-β model."}</p>
+                        <p class="tagline">{"Collectives (AllReduce, AlltoAll, Broadcast and kin) as HCCL and NCCL run them: real data on web-worker ranks, every chunk animated, every step timed by an α-β model."}</p>
                     </div>
                     <div class="share">
                         <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{"Copy link"}</button>
@@ -622,6 +666,12 @@ impl Component for App {
                         }
                     </div>
                 </main>
+                <div class="what-ifs">
+                    <CompressionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                        on_change={link.callback(Msg::SetConfig)} />
+                    <FusionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                        on_change={link.callback(Msg::SetConfig)} />
+                </div>
                 <div class="layout measure">
                     <div class="col col-main">
                         if let Some(p) = &plan {
@@ -629,8 +679,12 @@ impl Component for App {
                         }
                     </div>
                     <div class="col col-side">
+                        <CustomTopologyPanel text={AttrValue::from(self.topo_text.clone())} error={self.topo_error.clone()}
+                            in_use={self.config.custom.clone()}
+                            on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
+                            on_use={link.callback(|_| Msg::UseTopo)} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
-                            in_use={self.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
+                            in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}
                             on_use={link.callback(Msg::UseProfile)} />
                     </div>

@@ -25,6 +25,7 @@
 //! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time) |
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
+//! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
 //! | [`colors`] | rank colours and chunk-cell colours |
 //! | [`format`] | number and size formatting |
 
@@ -33,6 +34,7 @@ pub mod buffers;
 pub mod chart;
 pub mod colors;
 pub mod controls;
+pub mod custom_topology;
 pub mod describe;
 pub mod estimate_panel;
 pub mod format;
@@ -47,6 +49,7 @@ pub mod topologies;
 pub mod topology_layout;
 pub mod topology_view;
 pub mod url;
+pub mod what_if;
 
 /// Mounts the page on `<body>`.
 pub fn start() {

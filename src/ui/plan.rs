@@ -13,13 +13,18 @@
 
 use crate::engine::algorithm::{self, Algorithm};
 use crate::engine::calibrate::Profile;
+use crate::engine::collective::Primitive;
+use crate::engine::compress::Scheme;
+use crate::engine::compressed::{self, CompressedEstimate, CompressedSetup, Placement};
 use crate::engine::config::{AlgoChoice, Config};
 use crate::engine::cost::{self, Estimate, Timeline};
 use crate::engine::dtype::DType;
+use crate::engine::fusion::{self, FusionPlan, Tensor};
 use crate::engine::schedule::Schedule;
 use crate::engine::select::{self, Candidate, Selection};
 use crate::engine::topology::Topology;
 use crate::engine::verify::{self, Verified};
+use std::rc::Rc;
 
 /// Most ranks the page verifies symbolically, draws NPU by NPU and
 /// animates (the symbolic trace holds steps × ranks × chunks sets). More
@@ -69,6 +74,41 @@ pub struct Plan {
     pub method: Method,
     /// The fitted profile in use, described in one line.
     pub profile: Option<String>,
+    /// The compression what-if, when `compress` is on (with
+    /// `placement=once`, `schedule` / `verified` are the AllGather of the
+    /// compressed inputs and `estimate` the compressed run's).
+    pub compressed: Option<Rc<CompressedPlan>>,
+    /// The fusion what-if, when `fusion` is set.
+    pub fusion: Option<Rc<FusionView>>,
+}
+
+/// The compression what-if of a plan.
+#[derive(Debug)]
+pub struct CompressedPlan {
+    /// Codec, placement, inputs.
+    pub setup: CompressedSetup,
+    /// The uncompressed collective's schedule (defines outputs and the
+    /// uncompressed bytes; equal to the plan's schedule for `hop`).
+    pub collective: Schedule,
+    /// The AllGather algorithm of `placement=once`.
+    pub gather_algorithm: Option<Algorithm>,
+    /// The modelled times and bytes.
+    pub estimate: CompressedEstimate,
+}
+
+/// The fusion what-if of a plan.
+#[derive(Debug)]
+pub struct FusionView {
+    /// The tensors AllReduced after a backward pass.
+    pub tensors: Vec<Tensor>,
+    /// Buckets (DDP's assignment) with their predicted costs; unfused and
+    /// fused totals; the crossover.
+    pub plan: FusionPlan,
+    /// The bucket the page runs for real by default.
+    pub run_bucket: Option<usize>,
+    /// The bucket whose size is this plan's message size (the real run is
+    /// that fused bucket), if any.
+    pub running: Option<usize>,
 }
 
 /// Two plans of the same configuration and profile are the same plan.
@@ -218,6 +258,9 @@ impl Bound {
                     loops,
                     loop_bytes,
                 },
+                // The bound is unsliced (schedules this large exceed the
+                // slicing budget anyway, `cost::SLICE_BUDGET`).
+                slicing: Default::default(),
             },
             alpha * loops as f64,
             (self.busiest_chunks * chunk_bytes * loops as f64) as u64,
@@ -244,11 +287,107 @@ pub fn model(
     }
 }
 
-/// The topology of `config` with `profile`'s link figures, if any.
+/// The compression what-if of `config` on the chosen `algorithm`: with
+/// `placement=once`, the AllGather of the compressed inputs (the same
+/// algorithm if it implements AllGather, else auto's AllGather) replaces the
+/// schedule the page draws and runs.
+///
+/// Errors: a sentence (a dtype or primitive compression does not apply to,
+/// a topology error).
+fn compressed_plan(
+    config: &Config,
+    topology: &Topology,
+    algorithm: Algorithm,
+    schedule: Schedule,
+    verified: Verified,
+) -> Result<(CompressedPlan, Schedule, Verified), String> {
+    let setup = CompressedSetup {
+        compression: config.compress,
+        placement: config.placement,
+        shape: config.grad,
+    };
+    compressed::check_applies(&setup, config.op, config.dtype).map_err(|e| e.to_string())?;
+    let (run, run_verified, gather_algorithm) = match setup.placement {
+        Placement::Hop => (schedule.clone(), verified, None),
+        Placement::Once => {
+            let elems = config.elems();
+            let w = compressed::wire_len(&setup.compression, elems) as u64;
+            let gather = if algorithm.supports(Primitive::AllGather, config.ranks) {
+                algorithm
+            } else {
+                select::select(
+                    Primitive::AllGather,
+                    topology,
+                    config.ranks,
+                    (config.ranks as u64 * w).max(1),
+                    crate::engine::dtype::DType::Int8,
+                )
+                .map_err(|e| e.to_string())?
+                .chosen()
+            };
+            let s = algorithm::build(gather, Primitive::AllGather, config.ranks)
+                .map_err(|e| e.to_string())?;
+            let v = verify::verify(&s).map_err(|e| {
+                format!("the {gather} AllGather schedule failed symbolic verification: {e}")
+            })?;
+            (s, v, Some(gather))
+        }
+    };
+    let estimate = compressed::estimate(
+        &schedule,
+        &run,
+        &setup,
+        topology,
+        config.bytes,
+        config.dtype,
+        config.slices,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((
+        CompressedPlan {
+            setup,
+            collective: schedule,
+            gather_algorithm,
+            estimate,
+        },
+        run,
+        run_verified,
+    ))
+}
+
+/// The fusion what-if of `config` (`None` without `fusion`).
+///
+/// Errors: a topology error.
+fn fusion_view(config: &Config, topology: &Topology) -> Result<Option<Rc<FusionView>>, String> {
+    let Some((tensors, buckets, run_bucket)) = config.fusion_buckets() else {
+        return Ok(None);
+    };
+    let plan = fusion::plan(
+        &tensors,
+        config.dtype,
+        config.bucket,
+        topology,
+        config.ranks,
+    )
+    .map_err(|e| e.to_string())?;
+    debug_assert_eq!(plan.buckets.len(), buckets.len());
+    let running = run_bucket
+        .filter(|&i| buckets[i].bytes == config.bytes)
+        .or_else(|| buckets.iter().position(|b| b.bytes == config.bytes));
+    Ok(Some(Rc::new(FusionView {
+        tensors,
+        plan,
+        run_bucket,
+        running,
+    })))
+}
+
+/// The topology of `config` (a preset or the user-defined one,
+/// [`Config::topology`]) with `profile`'s link figures, if any.
 ///
 /// Errors: a sentence (unknown topology, a profile that does not apply).
 pub fn topology_of(config: &Config, profile: Option<&Profile>) -> Result<Topology, String> {
-    let preset = Topology::preset(&config.topo).map_err(|e| e.to_string())?;
+    let preset = config.topology()?;
     match profile {
         Some(p) => p.apply(&preset).map_err(|e| e.to_string()),
         None => Ok(preset),
@@ -285,8 +424,24 @@ impl Plan {
             .map_err(|e| e.to_string())?;
         let verified = verify::verify(&schedule)
             .map_err(|e| format!("the {algorithm} schedule failed symbolic verification: {e}"))?;
-        let estimate = cost::estimate(&schedule, &topology, config.bytes, config.dtype)
-            .map_err(|e| e.to_string())?;
+        // The chosen algorithm with the configured slicing (`slices`; the
+        // ranking above is unsliced).
+        let estimate = cost::estimate_sliced(
+            &schedule,
+            &topology,
+            config.bytes,
+            config.dtype,
+            config.slices,
+        )
+        .map_err(|e| e.to_string())?;
+        let fusion = fusion_view(config, &topology)?;
+        let (compressed, schedule, verified, estimate) = if config.compress.scheme == Scheme::None {
+            (None, schedule, verified, estimate)
+        } else {
+            let (c, s, v) = compressed_plan(config, &topology, algorithm, schedule, verified)?;
+            let e = c.estimate.estimate.clone();
+            (Some(Rc::new(c)), s, v, e)
+        };
         Ok(Plan {
             config: config.clone(),
             topology,
@@ -294,6 +449,8 @@ impl Plan {
             selection,
             algorithm,
             schedule,
+            compressed,
+            fusion,
             verified: Some(verified),
             estimate,
             method: Method::Simulated,
@@ -325,8 +482,14 @@ impl Plan {
             let (bound, latency_us, busiest) =
                 Bound::of(&schedule, &topology)?.estimate(config.bytes, config.dtype);
             let (estimate, method) = if fits_budget(&schedule) {
-                let e = cost::estimate(&schedule, &topology, config.bytes, config.dtype)
-                    .map_err(|e| e.to_string())?;
+                let e = cost::estimate_sliced(
+                    &schedule,
+                    &topology,
+                    config.bytes,
+                    config.dtype,
+                    config.slices,
+                )
+                .map_err(|e| e.to_string())?;
                 (e, Method::Simulated)
             } else {
                 (bound, Method::Bound)
@@ -409,6 +572,8 @@ impl Plan {
             schedule,
             verified: None,
             profile: profile.map(Profile::describe),
+            compressed: None,
+            fusion: None,
         })
     }
 

@@ -5,6 +5,14 @@
 //! `data-ranks`, `data-bytes`, `data-dtype`, `data-estimate-us`,
 //! `data-algbw-gbps`, `data-busbw-gbps`, `data-max-abs-error`, `data-wall-ms`
 //! (numbers in plain decimal; empty when not known).
+//!
+//! The what-ifs add `data-compression` (the scheme, `none` when off),
+//! `data-placement`, `data-wire-bytes` and `data-uncompressed-bytes` (all
+//! transfers of the compressed run and of the same collective
+//! uncompressed), `data-rel-error`, `data-flushed-fraction` (of the real
+//! run against the uncompressed exact result, once checked) and, with
+//! fusion, `data-buckets`, `data-unfused-us`, `data-fused-us` and
+//! `data-fusion-bucket` (the bucket the workers run, if the message is one).
 
 use super::format;
 use super::plan::Plan;
@@ -40,6 +48,10 @@ pub fn result_panel(p: &ResultProps) -> Html {
             "Running…",
             format!("{} rank workers are executing the schedule on real {} data; each output is checked as it arrives ({} of {} so far).", c.ranks, c.dtype, run.reports.len(), c.ranks),
         ),
+        RunState::Verified if run.compressed.is_some() => (
+            "Verified",
+            format!("All {} ranks' outputs are bit-identical to the compressed reference executor (same codec, same order). Their error against the uncompressed exact result is the compression's, reported below.", c.ranks),
+        ),
         RunState::Verified => (
             "Verified",
             format!("All {} ranks' outputs are bit-identical to the reference executor (same reduction order) and within the {} tolerance of the exact result.", c.ranks, c.dtype),
@@ -64,6 +76,9 @@ pub fn result_panel(p: &ResultProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let checked: usize = run.reports.iter().map(|r| r.checked_elements).sum();
+    let cp = p.plan.as_ref().and_then(|pl| pl.compressed.clone());
+    let fv = p.plan.as_ref().and_then(|pl| pl.fusion.clone());
+    let int = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     html! {
         <section id="run-result" class={classes!("card", "result", run.state.name())}
             data-state={run.state.name()}
@@ -78,6 +93,16 @@ pub fn result_panel(p: &ResultProps) -> Html {
             data-busbw-gbps={num(est.map(|e| e.busbw_gbps))}
             data-max-abs-error={num(max_err)}
             data-wall-ms={num(run.wall_ms)}
+            data-compression={c.compress.scheme.name()}
+            data-placement={cp.as_ref().map(|x| x.setup.placement.name()).unwrap_or("")}
+            data-wire-bytes={int(cp.as_ref().map(|x| x.estimate.wire_bytes))}
+            data-uncompressed-bytes={int(cp.as_ref().map(|x| x.estimate.uncompressed_bytes))}
+            data-rel-error={num(run.compressed.as_ref().map(|r| r.stats.rel_l2_error))}
+            data-flushed-fraction={num(run.compressed.as_ref().map(|r| r.stats.flushed_fraction))}
+            data-buckets={int(fv.as_ref().map(|f| f.plan.buckets.len() as u64))}
+            data-unfused-us={num(fv.as_ref().map(|f| f.plan.unfused_us))}
+            data-fused-us={num(fv.as_ref().map(|f| f.plan.fused_us))}
+            data-fusion-bucket={int(fv.as_ref().and_then(|f| f.running).map(|i| i as u64))}
             aria-live="polite">
             <div class="card-head">
                 <h2>{"Result"}</h2>
@@ -99,7 +124,7 @@ pub fn result_panel(p: &ResultProps) -> Html {
             </dl>
             <div class="result-actions">
                 <button id="rerun" onclick={on_rerun}>{"Run again"}</button>
-                <span class="muted">{"Real data on one web worker per rank; checked bit for bit."}</span>
+                <span class="muted">{"Real data on web workers (each hosting a block of ranks); checked bit for bit."}</span>
             </div>
         </section>
     }

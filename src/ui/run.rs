@@ -6,7 +6,8 @@
 //! task also stops checking once its run is stale.
 
 use super::plan::Plan;
-use crate::engine::check::{Checker, RankReport};
+use crate::engine::check::{Checker, Mismatch, RankReport};
+use crate::engine::compressed::{CompressedCheck, CompressedReport};
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -61,6 +62,9 @@ pub struct RunView {
     pub wall_ms: Option<f64>,
     /// What went wrong, in words.
     pub error: Option<String>,
+    /// A compressed run's error against the uncompressed exact result and
+    /// its wire bytes (known once the compressed reference is computed).
+    pub compressed: Option<CompressedReport>,
 }
 
 impl RunView {
@@ -74,6 +78,7 @@ impl RunView {
             samples: vec![None; ranks],
             wall_ms: None,
             error: None,
+            compressed: None,
         }
     }
 
@@ -153,8 +158,43 @@ pub fn describe_mismatch(r: &RankReport) -> String {
     s
 }
 
+/// One rank's check against the compressed reference (bit for bit on its
+/// output elements; `max_abs_error` is the run's error against the
+/// uncompressed exact result, which compression makes large by design, so
+/// no tolerance applies).
+fn compressed_report(
+    chk: &Result<CompressedCheck, String>,
+    rank: usize,
+    output: &[u8],
+) -> RankReport {
+    match chk {
+        Ok(k) => {
+            let (bad, checked, first) = k.compare(rank, output);
+            RankReport {
+                rank,
+                mismatched_elements: bad,
+                first_mismatch: first.map(|(element, got, want)| Mismatch { element, got, want }),
+                max_abs_error: k.report.stats.max_abs_error,
+                beyond_tolerance: 0,
+                checked_elements: checked,
+            }
+        }
+        // The reference could not be made: nothing verifies.
+        Err(_) => RankReport {
+            rank,
+            mismatched_elements: 1,
+            first_mismatch: None,
+            max_abs_error: f64::NAN,
+            beyond_tolerance: 0,
+            checked_elements: 1,
+        },
+    }
+}
+
 /// Time the run may take before the runtime gives up, ms: 20 s plus 1 ms
-/// per 10 kB of message.
+/// per 10 kB of `bytes`, all ranks' buffers together (up to 64 ranks share
+/// a few workers, so the work grows with the total, not the message; 1 GiB
+/// gives 127 s. A hung run ends sooner through the stall watchdog).
 pub fn timeout_ms(bytes: u64) -> u32 {
     (20_000 + bytes / 10_000).min(u32::MAX as u64) as u32
 }
@@ -167,6 +207,7 @@ pub fn start(
     plan: Rc<Plan>,
     current: Rc<Cell<u64>>,
     on_report: impl Fn(u64, RankReport, Vec<Vec<Option<f64>>>) + 'static,
+    on_compressed: impl Fn(u64, CompressedReport) + 'static,
     on_done: impl FnOnce(u64, Result<RunSummary, RunError>) + 'static,
 ) {
     yew::platform::spawn_local(async move {
@@ -177,7 +218,8 @@ pub fn start(
             op: c.redop,
             seed: c.seed,
             elems: c.elems(),
-            timeout_ms: timeout_ms(c.bytes),
+            timeout_ms: timeout_ms(c.buffer_bytes().saturating_mul(c.ranks as u64)),
+            compressed: plan.compressed.as_ref().map(|x| x.setup),
         };
         // One checker for the whole run: it caches the expected chunks, so
         // ranks holding the same value (every rank after an AllReduce) cost
@@ -203,11 +245,36 @@ pub fn start(
         let mut run = Box::pin(runtime::run(req, move |out| {
             let _ = tx.unbounded_send(out);
         }));
+        // A compressed run is checked against the compressed reference,
+        // computed when the first output arrives (the workers are busy
+        // meanwhile) and reported once.
+        let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
         let mut check = |out: RankOutput| {
             if current.get() != id {
                 return;
             }
-            let report = checker.check_rank(out.rank, &out.buffer);
+            let report = match plan.compressed.as_ref() {
+                None => checker.check_rank(out.rank, &out.buffer),
+                Some(cp) => {
+                    let chk = compressed_check.get_or_insert_with(|| {
+                        let r = CompressedCheck::prepare(
+                            &cp.collective,
+                            &plan.schedule,
+                            &cp.setup,
+                            c.dtype,
+                            c.redop,
+                            c.seed,
+                            c.elems(),
+                        )
+                        .map_err(|e| e.to_string());
+                        if let Ok(k) = &r {
+                            on_compressed(id, k.report.clone());
+                        }
+                        r
+                    });
+                    compressed_report(chk, out.rank, &out.buffer)
+                }
+            };
             on_report(id, report, out.samples);
         };
         // Superseded runs are dropped, which terminates their workers

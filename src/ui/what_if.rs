@@ -1,0 +1,451 @@
+//! The two what-ifs engineers reach for first, each a card with its
+//! controls (named after their URL keys) and its figures:
+//!
+//! - **Compression** (`#compression`): `#compress`, `#block`, `#scale`,
+//!   `#placement`, `#grad`; wire bytes, the modelled time with the codec
+//!   work, the measured error of the real run against the uncompressed exact
+//!   result, and a claim check. HCCL has no gradient compression: the card
+//!   says so.
+//! - **Fusion** (`#fusion`): `#fusion-preset`, `#fusion-spec`, `#bucket`;
+//!   DDP's buckets, unfused vs fused time, per-bucket bars, the crossover,
+//!   and which fused bucket the workers run.
+
+use super::format;
+use super::plan::Plan;
+use super::run::RunView;
+use crate::engine::compress::{GradientShape, ScaleType, Scheme, BLOCK_RANGE};
+use crate::engine::compressed::{Placement, CODEC_GBPS};
+use crate::engine::config::{parse_bytes, Config, MAX_BYTES};
+use crate::engine::select::format_bytes;
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Props of [`CompressionCard`] and [`FusionCard`].
+#[derive(Properties, PartialEq)]
+pub struct WhatIfProps {
+    /// The configuration shown.
+    pub config: Config,
+    /// Its plan, if it could be made.
+    pub plan: Option<Rc<Plan>>,
+    /// The current run.
+    pub run: Rc<RunView>,
+    /// A new configuration.
+    pub on_change: Callback<Config>,
+}
+
+fn select_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlSelectElement>().value()
+}
+
+fn input_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlInputElement>().value()
+}
+
+fn percent(x: f64) -> String {
+    format!(
+        "{}{:.1} %",
+        if x > 0.0 { "+" } else { "−" },
+        (x * 100.0).abs()
+    )
+}
+
+/// Parses a claimed time saving ("-73%", "73 %", "−73", "0.73"): the
+/// relative change of time, negative = faster. A bare positive number is
+/// read as a saving ("73 %" saved = −0.73).
+///
+/// Errors: what is allowed.
+pub fn parse_claim(s: &str) -> Result<f64, String> {
+    let t = s.trim().replace('−', "-").replace(' ', "");
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b.to_string()),
+        None => (false, t.strip_prefix('+').unwrap_or(&t).to_string()),
+    };
+    let (num, pct) = match body.strip_suffix('%') {
+        Some(n) => (n.to_string(), true),
+        None => (body.clone(), false),
+    };
+    let v: f64 = num.parse().map_err(|_| {
+        format!(
+            "claim “{}”: allowed a percentage such as −73 % or 73 %",
+            s.trim()
+        )
+    })?;
+    let frac = if pct || v > 1.0 { v / 100.0 } else { v };
+    if !(0.0..=1.0).contains(&frac) {
+        return Err(format!(
+            "claim “{}”: allowed a saving between 0 % and 100 %",
+            s.trim()
+        ));
+    }
+    // "−73 %" and "73 %" both claim 73 % less time; "+20 %" claims slower.
+    Ok(if neg || !t.starts_with('+') {
+        -frac
+    } else {
+        frac
+    })
+}
+
+/// The compression what-if card.
+#[function_component(CompressionCard)]
+pub fn compression_card(p: &WhatIfProps) -> Html {
+    let c = &p.config;
+    let claim = use_state(String::new);
+    let change = |f: fn(&mut Config, &str)| {
+        let (c, cb) = (c.clone(), p.on_change.clone());
+        Callback::from(move |e: Event| {
+            let mut next = c.clone();
+            f(&mut next, &select_value(&e));
+            cb.emit(next);
+        })
+    };
+    let on_scheme = change(|c, v| {
+        if let Some(x) = Scheme::from_name(v) {
+            c.compress.scheme = x;
+            if x != Scheme::None {
+                c.fusion = None;
+            }
+        }
+    });
+    let on_scale = change(|c, v| {
+        c.compress.scale = if v == "fp32" {
+            ScaleType::Fp32
+        } else {
+            ScaleType::Fp16
+        };
+    });
+    let on_placement = change(|c, v| {
+        if let Some(x) = Placement::from_name(v) {
+            c.placement = x
+        }
+    });
+    let on_grad = change(|c, v| {
+        if let Some(x) = GradientShape::from_name(v) {
+            c.grad = x
+        }
+    });
+    let block_error = use_state(|| None::<String>);
+    let on_block = {
+        let (c, cb, err) = (c.clone(), p.on_change.clone(), block_error.clone());
+        Callback::from(move |e: Event| {
+            let v = input_value(&e);
+            match v.trim().parse::<usize>() {
+                Ok(b) if BLOCK_RANGE.contains(&b) => {
+                    err.set(None);
+                    let mut next = c.clone();
+                    next.compress.block = b;
+                    cb.emit(next);
+                }
+                _ => err.set(Some(format!(
+                    "block “{}” is not allowed: an integer {}..={} elements per scale.",
+                    v.trim(),
+                    BLOCK_RANGE.start(),
+                    BLOCK_RANGE.end()
+                ))),
+            }
+        })
+    };
+    let on_claim = {
+        let claim = claim.clone();
+        Callback::from(move |e: InputEvent| {
+            claim.set(e.target_unchecked_into::<HtmlInputElement>().value())
+        })
+    };
+    let float = c.dtype.is_float();
+    let on = c.compress.scheme != Scheme::None;
+    let cp = p.plan.as_ref().and_then(|pl| pl.compressed.clone());
+    let report = p.run.compressed.as_ref();
+    let figures = match (&cp, on) {
+        (Some(cp), true) => {
+            let e = &cp.estimate;
+            let ratio = e.wire_bytes as f64 / e.uncompressed_bytes.max(1) as f64;
+            let expect = (1.0
+                + cp.setup.compression.scale.bytes() as f64 / cp.setup.compression.block as f64)
+                / c.dtype.size_bytes() as f64;
+            html! {
+                <dl class="facts what-if-facts">
+                    <dt>{"wire bytes"}</dt>
+                    <dd id="wire-bytes">{format!("{} vs {} uncompressed ({:.1} %)", format_bytes(e.wire_bytes), format_bytes(e.uncompressed_bytes), ratio * 100.0)}
+                        <span class="muted">{ match cp.setup.placement {
+                            Placement::Hop => format!(" — 1 byte per element + a {} {}-byte scale per {} elements: (1 + {}/{}) / {} = {:.2} % of {} per transfer",
+                                cp.setup.compression.scale.name(), cp.setup.compression.scale.bytes(), cp.setup.compression.block,
+                                cp.setup.compression.scale.bytes(), cp.setup.compression.block, c.dtype.size_bytes(), expect * 100.0, c.dtype),
+                            Placement::Once => format!(" — every rank receives all {} compressed inputs ({} AllGather), instead of reduced pieces", c.ranks, cp.gather_algorithm.map(|a| a.name()).unwrap_or("")),
+                        } }</span></dd>
+                    <dt>{"modelled time"}</dt>
+                    <dd id="compressed-time">{format!("{} µs vs {} µs uncompressed ({})", format::us(e.time_us), format::us(e.uncompressed_us), percent(e.time_change()))}
+                        <span class="muted">{format!(" = transfers {} µs + quantise/dequantise{} {} µs (assumed {} GB/s kernels, not overlapped)",
+                            format::us(e.transfer_us), if cp.setup.placement == Placement::Once { "/local reduce" } else { "" }, format::us(e.codec_us), CODEC_GBPS)}</span></dd>
+                    <dt>{"error vs exact"}</dt>
+                    <dd id="compressed-error">{ match report {
+                        Some(r) => format!("relative L2 {:.3} %, RMSE {:.3e}, max |error| {:.3e}", r.stats.rel_l2_error * 100.0, r.stats.rmse, r.stats.max_abs_error),
+                        None => "after the run…".into(),
+                    } }
+                        <span class="muted">{ report.map(|r| format!(" over {} elements of every rank's output", r.stats.elements)).unwrap_or_default() }</span></dd>
+                    <dt>{"flushed to zero"}</dt>
+                    <dd id="flushed">{ match report {
+                        Some(r) => format!("{:.3} % of the nonzero exact values came out 0", r.stats.flushed_fraction * 100.0),
+                        None => "after the run…".into(),
+                    } }</dd>
+                </dl>
+            }
+        }
+        _ => html! {
+            <p class="hint">{ if float {
+                "Pick a scheme to run the same collective with every transfer quantised (hop) or with each input quantised once (once), on gradient-like inputs, and compare error and time with the uncompressed run."
+            } else {
+                "Compression applies to fp32, fp16 and bf16; pick a float dtype."
+            } }</p>
+        },
+    };
+    let claim_check = match (&cp, on, claim.trim().is_empty()) {
+        (Some(cp), true, false) => match parse_claim(&claim) {
+            Err(e) => html! { <p class="inline-error" id="claim-result">{e}</p> },
+            Ok(x) => {
+                let model = cp.estimate.time_change();
+                let transfers_only = cp.estimate.transfer_us
+                    / cp.estimate.uncompressed_us.max(f64::MIN_POSITIVE)
+                    - 1.0;
+                let wire = cp.estimate.wire_bytes as f64
+                    / cp.estimate.uncompressed_bytes.max(1) as f64
+                    - 1.0;
+                let verdict = if (x - model).abs() <= 0.05 {
+                    "consistent with the model"
+                } else if x < model {
+                    "more than the model gives"
+                } else {
+                    "less than the model gives"
+                };
+                html! {
+                    <p class="claim-result" id="claim-result">
+                        {format!("Claimed {}: {verdict}. For this case the model gives {} in time ({} from transfers alone; wire bytes {}), ", percent(x), percent(model), percent(transfers_only), percent(wire))}
+                        { match report {
+                            Some(r) => format!("at a measured relative L2 error of {:.3} % and {:.3} % of values flushed to zero.", r.stats.rel_l2_error * 100.0, r.stats.flushed_fraction * 100.0),
+                            None => "the measured error follows the run.".into(),
+                        } }
+                        {" Savings on the wire bound savings in time: latency (α per step) and the codec's work do not shrink."}
+                    </p>
+                }
+            }
+        },
+        _ => html! {},
+    };
+    html! {
+        <section class="card what-if" id="compression" aria-label="Compression what-if">
+            <div class="card-head">
+                <h2>{"Compression what-if"}</h2>
+                <span class="badge what-if-badge">{"not in HCCL"}</span>
+            </div>
+            <p class="hint what-if-note">{"HCCL has no gradient compression (its C API, "}<code>{"include/hccl.h"}</code>{", reduces full-precision buffers only), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor."}</p>
+            <div class="bar what-if-bar">
+                <div class="field"><label for="compress">{"compress"}</label>
+                    <select id="compress" onchange={on_scheme} disabled={!float}>
+                        { for Scheme::ALL.iter().map(|s| html! { <option value={s.name()} selected={*s == c.compress.scheme}>{s.name()}</option> }) }
+                    </select></div>
+                <div class="field"><label for="block">{"block"}</label>
+                    <input id="block" type="number" min={BLOCK_RANGE.start().to_string()} max={BLOCK_RANGE.end().to_string()} step="32"
+                        value={c.compress.block.to_string()} onchange={on_block} disabled={!on} class="narrow" /></div>
+                <div class="field"><label for="scale">{"scale"}</label>
+                    <select id="scale" onchange={on_scale} disabled={!on}>
+                        { for [ScaleType::Fp16, ScaleType::Fp32].iter().map(|s| html! { <option value={s.name()} selected={*s == c.compress.scale}>{format!("{} ({} B)", s.name(), s.bytes())}</option> }) }
+                    </select></div>
+                <div class="field"><label for="placement">{"placement"}</label>
+                    <select id="placement" onchange={on_placement} disabled={!on}>
+                        <option value="hop" selected={c.placement == Placement::Hop}>{"hop: every transfer"}</option>
+                        <option value="once" selected={c.placement == Placement::Once} disabled={c.op != crate::engine::collective::Primitive::AllReduce}>{"once: input, then AllGather"}</option>
+                    </select></div>
+                <div class="field"><label for="grad">{"inputs"}</label>
+                    <select id="grad" onchange={on_grad} disabled={!on}>
+                        { for GradientShape::ALL.iter().map(|g| html! { <option value={g.name()} selected={*g == c.grad} title={g.describe()}>{g.describe()}</option> }) }
+                    </select></div>
+            </div>
+            if let Some(e) = &*block_error {
+                <p class="inline-error">{e.clone()}</p>
+            }
+            {figures}
+            if on {
+                <div class="field claim"><label for="claim">{"Check a claim: communication time saved"}</label>
+                    <input id="claim" type="text" placeholder="e.g. −73 %" value={(*claim).clone()} oninput={on_claim} /></div>
+                {claim_check}
+            }
+        </section>
+    }
+}
+
+/// The fusion what-if card.
+#[function_component(FusionCard)]
+pub fn fusion_card(p: &WhatIfProps) -> Html {
+    let c = &p.config;
+    let spec_error = use_state(|| None::<String>);
+    let set_fusion = {
+        let (c, cb, err) = (c.clone(), p.on_change.clone(), spec_error.clone());
+        move |spec: Option<String>, bucket: Option<u64>| {
+            let mut next = c.clone();
+            next.fusion = spec;
+            if let Some(b) = bucket {
+                next.bucket = b;
+            }
+            if next.fusion.is_some() {
+                next.op = crate::engine::collective::Primitive::AllReduce;
+                next.compress.scheme = Scheme::None;
+                if let Some(b) = next.fusion_run_bytes() {
+                    next.bytes = b;
+                }
+            }
+            err.set(None);
+            cb.emit(next);
+        }
+    };
+    let on_preset = {
+        let (set, err) = (set_fusion.clone(), spec_error.clone());
+        Callback::from(move |e: Event| match select_value(&e).as_str() {
+            "none" => set(None, None),
+            "custom" => set(Some("30x4MiB".into()), None),
+            v => {
+                err.set(None);
+                set(Some(v.to_string()), None)
+            }
+        })
+    };
+    let on_spec = {
+        let (set, err, dtype) = (set_fusion.clone(), spec_error.clone(), c.dtype);
+        Callback::from(move |e: Event| {
+            let v = input_value(&e);
+            match crate::engine::fusion::parse_fusion(v.trim(), dtype) {
+                Ok(_) => set(Some(v.trim().to_string()), None),
+                Err(_) => err.set(Some(format!("fusion “{}” is not allowed: COUNTxSIZE with COUNT 1..=10000 and SIZE up to 1 GiB, e.g. 30x4MiB.", v.trim()))),
+            }
+        })
+    };
+    let on_bucket = {
+        let (set, err, spec) = (set_fusion.clone(), spec_error.clone(), c.fusion.clone());
+        Callback::from(move |e: Event| {
+            let v = input_value(&e);
+            match parse_bytes(v.trim()) {
+                Ok(b) if b <= MAX_BYTES => set(spec.clone(), Some(b)),
+                _ => err.set(Some(format!("bucket “{}” is not allowed: a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB.", v.trim()))),
+            }
+        })
+    };
+    let run_bucket = {
+        let (c, cb) = (c.clone(), p.on_change.clone());
+        move |bytes: u64| {
+            let (c, cb) = (c.clone(), cb.clone());
+            Callback::from(move |_: MouseEvent| {
+                let mut next = c.clone();
+                next.bytes = bytes;
+                cb.emit(next);
+            })
+        }
+    };
+    let preset = match c.fusion.as_deref() {
+        None => "none",
+        Some(s @ ("llama3-8b" | "llama3-70b")) => s,
+        Some(_) => "custom",
+    };
+    let fv = p.plan.as_ref().and_then(|pl| pl.fusion.clone());
+    let body = match &fv {
+        None => html! {
+            <p class="hint">{ if c.fusion.is_some() { "Fusion applies to AllReduce." } else { "Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets." } }</p>
+        },
+        Some(f) => {
+            let fp = &f.plan;
+            let max_us = fp.unfused_us.max(fp.fused_us).max(f64::MIN_POSITIVE);
+            let w = 360.0;
+            let bar = |us: f64| us / max_us * w;
+            let mut x = 0.0;
+            let segs: Vec<Html> = fp.buckets.iter().enumerate().map(|(i, (b, bc))| {
+                let width = bar(bc.time_us).max(0.5);
+                let lat = bar(bc.latency_us).min(width);
+                let seg = html! {
+                    <g>
+                        <rect class={classes!("fuse-seg", (Some(i) == f.running).then_some("running"))} x={format!("{x:.2}")} y="35" width={format!("{width:.2}")} height="14">
+                            <title>{format!("bucket {}: {} tensors, {} — {} µs ({} µs of it latency), {}", i, b.tensors.len(), format_bytes(b.bytes), format::us(bc.time_us), format::us(bc.latency_us), bc.algorithm)}</title>
+                        </rect>
+                        <rect class="fuse-lat" x={format!("{x:.2}")} y="35" width={format!("{lat:.2}")} height="14" />
+                    </g>
+                };
+                x += width;
+                seg
+            }).collect();
+            let running = f.running.map(|i| &fp.buckets[i].0);
+            html! {
+                <>
+                    <dl class="facts what-if-facts">
+                        <dt>{"tensors"}</dt>
+                        <dd>{format!("{} tensors, {} of {} gradients", f.tensors.len(), format_bytes(fp.total_bytes), c.dtype)}</dd>
+                        <dt>{"buckets"}</dt>
+                        <dd id="fusion-buckets">{format!("{} (cap {}{})", fp.buckets.len(), format_bytes(c.bucket), if c.bucket == 0 { ": one AllReduce per tensor" } else { ", filled in reverse layer order, first bucket 1 MiB, as PyTorch DDP does" })}</dd>
+                        <dt>{"predicted"}</dt>
+                        <dd id="fusion-times">{format!("unfused {} µs → fused {} µs ({:.2}× faster)", format::us(fp.unfused_us), format::us(fp.fused_us), fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE))}
+                            <span class="muted">{" AllReduces back to back, each with auto's algorithm; overlap with the backward pass is not modelled"}</span></dd>
+                        <dt>{"crossover"}</dt>
+                        <dd>{format!("below about {} per AllReduce, latency dominates: that is what fusing removes", format_bytes(fp.crossover_bytes))}</dd>
+                    </dl>
+                    <svg class="fuse-bars" viewBox="0 0 400 52" role="img" aria-label="Unfused and fused time">
+                        <text x="0" y="9" class="fuse-k">{format!("unfused, {} AllReduces: {} µs", f.tensors.len(), format::us(fp.unfused_us))}</text>
+                        <rect class="fuse-unfused" x="0" y="12" width={format!("{:.2}", bar(fp.unfused_us))} height="8" />
+                        <text x="0" y="32" class="fuse-k">{format!("fused, {} buckets: {} µs", fp.buckets.len(), format::us(fp.fused_us))}</text>
+                        {for segs}
+                    </svg>
+                    <p class="hint">{"Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time."}</p>
+                    { match (running, f.run_bucket) {
+                        (Some(b), _) => html! {
+                            <p class="fusion-run" id="fusion-run">{format!("The workers run the fused bucket {} ({} tensors, {}): its unpacked tensors are checked against the exact per-tensor AllReduce results (every element within the {} tolerance; bit for bit against the fused reference).", f.running.unwrap_or(0), b.tensors.len(), format_bytes(b.bytes), c.dtype)}</p>
+                        },
+                        (None, Some(k)) => html! {
+                            <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}
+                                <button id="run-bucket" onclick={run_bucket(fp.buckets[k].0.bytes)}>{format!("Run bucket {k} ({} tensors, {})", fp.buckets[k].0.tensors.len(), format_bytes(fp.buckets[k].0.bytes))}</button></p>
+                        },
+                        (None, None) => html! { <p class="hint">{"No bucket is small enough to run in the browser; the model still applies."}</p> },
+                    } }
+                </>
+            }
+        }
+    };
+    html! {
+        <section class="card what-if" id="fusion" aria-label="Fusion what-if">
+            <div class="card-head">
+                <h2>{"Fusion what-if"}</h2>
+                <span class="muted">{"DDP-style gradient buckets"}</span>
+            </div>
+            <div class="bar what-if-bar">
+                <div class="field"><label for="fusion-preset">{"tensors"}</label>
+                    <select id="fusion-preset" onchange={on_preset}>
+                        <option value="none" selected={preset == "none"}>{"none"}</option>
+                        <option value="llama3-8b" selected={preset == "llama3-8b"}>{"Llama-3-8B"}</option>
+                        <option value="llama3-70b" selected={preset == "llama3-70b"}>{"Llama-3-70B"}</option>
+                        <option value="custom" selected={preset == "custom"}>{"N equal layers"}</option>
+                    </select></div>
+                if preset == "custom" {
+                    <div class="field"><label for="fusion-spec">{"layers"}</label>
+                        <input id="fusion-spec" type="text" class="narrow" value={c.fusion.clone().unwrap_or_default()} onchange={on_spec} /></div>
+                }
+                <div class="field"><label for="bucket">{"bucket cap"}</label>
+                    <input id="bucket" type="text" class="narrow" value={format_bytes(c.bucket)} onchange={on_bucket} disabled={c.fusion.is_none()} /></div>
+            </div>
+            if let Some(e) = &*spec_error {
+                <p class="inline-error">{e.clone()}</p>
+            }
+            {body}
+            if preset.starts_with("llama") {
+            <p class="hint sources">{"Llama 3 shapes from Meta's config.json (hidden 4096 / 8192, intermediate 14336 / 28672, 32 / 80 layers, 8 KV heads, vocabulary 128256); 8 030 261 248 and 70 553 706 496 parameters. Bucketing as torch.nn.parallel.DistributedDataParallel (bucket_cap_mb=25)."}</p>
+            }
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_claim;
+
+    #[test]
+    fn claims_parse_as_relative_time_changes() {
+        assert_eq!(parse_claim("−73 %"), Ok(-0.73));
+        assert_eq!(parse_claim("73%"), Ok(-0.73));
+        assert_eq!(parse_claim("-73"), Ok(-0.73));
+        assert_eq!(parse_claim("+20%"), Ok(0.2));
+        assert!(parse_claim("lots").is_err());
+        assert!(parse_claim("150%").is_err());
+    }
+}
