@@ -23,6 +23,8 @@ mod host;
 
 use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
+use ccl_playground::engine::compress::{Compression, GradientShape, ScaleType, Scheme};
+use ccl_playground::engine::compressed::{CompressedCheck, CompressedSetup};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
 use host::{Bytes, Host, Report, Sent};
@@ -41,13 +43,15 @@ fn run_hosted(
     workers: usize,
     dtype: DType,
     elems: usize,
+    compressed: Option<&CompressedSetup>,
     mut pick: impl FnMut(usize) -> usize,
 ) -> (Vec<Option<Vec<u8>>>, usize, usize) {
     let p = Placement::new(s.ranks, workers).unwrap();
     let mut hosts: Vec<Host<Vec<u8>>> = (0..workers)
         .map(|w| {
-            Host::new(p.clone(), w, |r| {
-                RankMachine::new(s, r, dtype, ReduceOp::Sum, 5, elems)
+            Host::new(p.clone(), w, |r| match compressed {
+                None => RankMachine::new(s, r, dtype, ReduceOp::Sum, 5, elems),
+                Some(c) => RankMachine::compressed(s, r, dtype, ReduceOp::Sum, 5, elems, c),
             })
             .unwrap()
         })
@@ -125,7 +129,7 @@ fn hosted_ranks_equal_reference_with_local_delivery() {
         let s = build(alg, prim, n).unwrap();
         let elems = 1031;
         let want = reference_run(&s, dtype, ReduceOp::Sum, 5, elems);
-        let (out, local, remote) = run_hosted(&s, workers, dtype, elems, &mut rng);
+        let (out, local, remote) = run_hosted(&s, workers, dtype, elems, None, &mut rng);
         for r in 0..n {
             assert_eq!(
                 out[r].as_deref(),
@@ -151,9 +155,48 @@ fn hosted_ranks_equal_reference_with_local_delivery() {
     // 64-rank ring on 4 workers: only the 4 block boundaries cross workers,
     // 2·63 steps each.
     let s = build(Algorithm::Ring, Primitive::AllReduce, 64).unwrap();
-    let (_, local, remote) = run_hosted(&s, 4, DType::Fp32, 64, |_| 0);
+    let (_, local, remote) = run_hosted(&s, 4, DType::Fp32, 64, None, |_| 0);
     assert_eq!(remote, 4 * 2 * 63);
     assert_eq!(local, 60 * 2 * 63);
+}
+
+/// Compressed runs through hosts (co-hosted ranks exchange encoded payloads
+/// in memory, the others over simulated ports) equal the compressed
+/// reference bit for bit, for both placements.
+#[test]
+fn hosted_compressed_runs_equal_the_compressed_reference() {
+    use ccl_playground::engine::compressed::Placement as Where;
+    for (placement, scheme, n, workers) in [
+        (Where::Hop, Scheme::Int8, 16, 4),
+        (Where::Hop, Scheme::Fp8e5m2, 12, 5),
+        (Where::Once, Scheme::Int8, 16, 4),
+        (Where::Once, Scheme::Fp8e4m3, 6, 4),
+    ] {
+        let setup = CompressedSetup {
+            compression: Compression {
+                scheme,
+                block: 128,
+                scale: ScaleType::Fp16,
+            },
+            placement,
+            shape: GradientShape::Layered,
+        };
+        let ar = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let run = match placement {
+            Where::Hop => ar.clone(),
+            Where::Once => build(Algorithm::Ring, Primitive::AllGather, n).unwrap(),
+        };
+        let elems = 3001;
+        let chk = CompressedCheck::prepare(&ar, &run, &setup, DType::Fp16, ReduceOp::Sum, 5, elems)
+            .unwrap();
+        let (out, local, _) =
+            run_hosted(&run, workers, DType::Fp16, elems, Some(&setup), |k| k - 1);
+        assert!(local > 0);
+        for r in 0..n {
+            let o = out[r].as_deref().unwrap();
+            assert_eq!(chk.compare(r, o).0, 0, "{placement:?} {scheme:?} rank {r}");
+        }
+    }
 }
 
 #[test]

@@ -162,7 +162,7 @@ mod cli {
             /// Scale storage: fp16 or fp32.
             #[arg(long, default_value = "fp16")]
             scale: String,
-            /// Input distribution: normal, heavytailed, layered.
+            /// Input distribution: normal, heavy, layers.
             #[arg(long, default_value = "normal")]
             shape: String,
             /// Number of elements.

@@ -2,9 +2,10 @@
 //! its wire size and its error statistics.
 //!
 //! **A what-if.** HCCL has no gradient-compression API (its C API,
-//! `include/hccl.h`, reduces full-precision buffers only); NCCL has none
-//! either. This module models what a framework-level compressor (e.g. a
-//! PyTorch DDP communication hook) would do around the collective.
+//! `include/hccl.h`, reduces the buffers it is given in their own data
+//! type; there is no quantising codec); NCCL has none either. This module
+//! models what a framework-level compressor (e.g. a PyTorch DDP
+//! communication hook) would do around the collective.
 //!
 //! ## Scheme
 //! The buffer is cut into blocks of `block` elements. Each block stores one
@@ -18,10 +19,12 @@
 //!   E5M2 bias 15, IEEE-like with infinities, max 57344.
 //!
 //! The scale is rounded to its storage type *before* quantising, so encoder
-//! and decoder agree. An fp16 scale underflows for blocks whose `max|x| /
-//! 127` is below 2^-24 ≈ 6e-8: the whole block is then flushed to zero — the
-//! failure that matters for small gradients, counted by
-//! [`ErrorStats::flushed_fraction`].
+//! and decoder agree. An fp16 scale rounds to 0 when `max|x| / qmax` is
+//! below 2^-25 (half the smallest fp16 subnormal), i.e. for blocks with
+//! `max|x|` below 2^-25 · qmax: ≈ 3.8e-6 for int8 (qmax 127), ≈ 1.3e-5 for
+//! E4M3 (448), ≈ 1.7e-3 for E5M2 (57344). Such a block is flushed to zero
+//! whole — the failure that matters for small gradients, counted by
+//! [`ErrorStats::flushed_fraction`]; an fp32 scale avoids it.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -52,6 +55,16 @@ impl Scheme {
             Scheme::Int8 => "int8",
             Scheme::Fp8e4m3 => "fp8e4m3",
             Scheme::Fp8e5m2 => "fp8e5m2",
+        }
+    }
+
+    /// The largest code magnitude the scale maps `max|x|` to: 127 (int8),
+    /// 448 (E4M3), 57344 (E5M2); 0 for none.
+    pub fn qmax(self) -> f32 {
+        match self {
+            Scheme::None => 0.0,
+            Scheme::Int8 => 127.0,
+            s => fp8_format(s).map_or(0.0, |f| f.max()),
         }
     }
 

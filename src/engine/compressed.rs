@@ -17,7 +17,8 @@
 //!   once; the ranks AllGather the compressed inputs (the wire carries
 //!   `n · wire_len(S)` bytes per rank's view, as int8 "elements"); each rank
 //!   then decodes all `n` inputs and reduces them locally in f32, in rank
-//!   order 0..n, rounding to the dtype once. More bytes, less error.
+//!   order 0..n, rounding to the dtype once. Less error; more bytes for
+//!   n > 2 (each rank receives n − 1 whole inputs instead of pieces).
 //!
 //! Workers and this module's reference run the same functions in the same
 //! order, so a correct run equals [`reference_outputs`] bit for bit.
@@ -243,23 +244,9 @@ pub fn initial_buffer(
     rank: usize,
     elems: usize,
 ) -> Vec<u8> {
-    let es = dtype.size_bytes();
-    let mut buf = vec![0u8; schedule.buffer_elems(elems) * es];
-    let k = schedule.chunks_per_block().max(1);
-    for block in 0..schedule.blocks() {
-        if schedule.holds_input(rank, block * k) {
-            let r = schedule.range_elems(elems, block * k, k);
-            fill_gradients(
-                setup.shape,
-                dtype,
-                seed,
-                rank,
-                r.clone(),
-                &mut buf[r.start * es..r.end * es],
-            );
-        }
-    }
-    buf
+    super::execute::initial_buffer_with(schedule, dtype, rank, elems, |r, out| {
+        fill_gradients(setup.shape, dtype, seed, rank, r, out)
+    })
 }
 
 /// `placement=once`: rank `rank`'s initial buffer for the AllGather of
@@ -569,8 +556,9 @@ impl CompressedCheck {
 /// Assumed throughput of the quantise / dequantise / local-reduce kernels,
 /// GB/s of uncompressed data processed. **An assumption**, not a
 /// measurement: these are memory-bound elementwise kernels, and 400 GB/s is
-/// a quarter of the ~1.6 TB/s HBM2e bandwidth class of the modelled NPUs and
-/// GPUs; the UI shows it next to the codec time.
+/// a small fraction of the HBM bandwidth of the modelled devices (TB/s
+/// class: HBM2e on 910B, HBM3 3.35 TB/s on H100 SXM); the UI shows it next
+/// to the codec time.
 pub const CODEC_GBPS: f64 = 400.0;
 
 /// The modelled time of a compressed run, next to the uncompressed one.

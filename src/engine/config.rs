@@ -81,6 +81,13 @@ pub const MAX_EXECUTED_RANKS: usize = 64;
 /// MiB on 4 workers) plus a chunk of scratch each, far below wasm32's 4 GiB;
 /// the page holds one rank's output at a time while checking it.
 pub const MAX_EXECUTED_TOTAL_BYTES: u64 = 1 << 30;
+
+/// Most bytes of all ranks' buffers together in a *compressed* run: its
+/// checker runs the compressed reference for every rank on the page's main
+/// thread and keeps each rank's reference output (two copies of every
+/// rank's buffer at its peak), so it is a quarter of
+/// [`MAX_EXECUTED_TOTAL_BYTES`].
+pub const MAX_EXECUTED_COMPRESSED_TOTAL_BYTES: u64 = 256 << 20;
 /// Longest `topology=` value (compact JSON, after percent-decoding),
 /// characters: [`super::custom_topology::MAX_COMPACT_CHARS`] (16 KiB; the
 /// percent-encoded link stays far below browsers' URL limits, 2 MB in
@@ -809,7 +816,9 @@ impl Config {
         let buckets = fusion::buckets(&tensors, self.dtype, self.bucket);
         let run = fusion::run_bucket(
             &buckets,
-            fusion::RUN_BUCKET_MAX_BYTES.min(MAX_EXECUTED_BYTES),
+            fusion::RUN_BUCKET_MAX_BYTES
+                .min(MAX_EXECUTED_BYTES)
+                .min(MAX_EXECUTED_TOTAL_BYTES / self.ranks.max(1) as u64),
         );
         Some((tensors, buckets, run))
     }
@@ -829,14 +838,51 @@ impl Config {
     pub fn executable(&self) -> bool {
         self.bytes <= MAX_EXECUTED_BYTES
             && self.ranks <= MAX_EXECUTED_RANKS
-            && self.buffer_bytes().saturating_mul(self.ranks as u64) <= MAX_EXECUTED_TOTAL_BYTES
+            && self.buffer_bytes().saturating_mul(self.ranks as u64) <= self.max_total_bytes()
+    }
+
+    /// The cap on all ranks' buffers together for this run:
+    /// [`MAX_EXECUTED_COMPRESSED_TOTAL_BYTES`] when compressed, else
+    /// [`MAX_EXECUTED_TOTAL_BYTES`].
+    pub fn max_total_bytes(&self) -> u64 {
+        if self.compress.scheme == Scheme::None {
+            MAX_EXECUTED_TOTAL_BYTES
+        } else {
+            MAX_EXECUTED_COMPRESSED_TOTAL_BYTES
+        }
     }
 
     /// Bytes of one rank's buffer: the message size `S` for most
     /// primitives, about `2S` with send and receive areas (AlltoAll,
-    /// AlltoAllV, SendRecv; [`Primitive::buffer_elems`]), 0 for Barrier.
+    /// AlltoAllV, SendRecv; [`Primitive::buffer_elems`]), 0 for Barrier;
+    /// with `placement=once` compression, the AllGather buffer of every
+    /// rank's compressed input (`ranks ·` [`super::compressed::wire_len`]).
     pub fn buffer_bytes(&self) -> u64 {
+        if self.compress.scheme != Scheme::None && self.placement == Placement::Once {
+            return (self.ranks as u64)
+                .saturating_mul(super::compressed::wire_len(&self.compress, self.elems()) as u64)
+                .max(self.bytes);
+        }
         self.op.buffer_elems(self.ranks, self.elems()) as u64 * self.dtype.size_bytes() as u64
+    }
+
+    /// Makes the what-ifs consistent with the rest, as [`Self::from_query`]
+    /// does (a control change can break them): compression off for integer
+    /// dtypes, `placement=once` only for AllReduce, fusion only for an
+    /// uncompressed AllReduce. Returns whether anything changed.
+    pub fn normalize_what_ifs(&mut self) -> bool {
+        let before = self.clone();
+        if !self.dtype.is_float() {
+            self.compress.scheme = Scheme::None;
+        }
+        if self.op != Primitive::AllReduce {
+            self.placement = Placement::Hop;
+            self.fusion = None;
+        }
+        if self.compress.scheme != Scheme::None {
+            self.fusion = None;
+        }
+        *self != before
     }
 
     /// Why this run is model-only, in words; `None` if the workers run it.
@@ -852,8 +898,13 @@ impl Config {
             ))
         } else if !self.executable() {
             Some(format!(
-                "all ranks' buffers together would exceed {} in the browser; modelled only",
-                super::select::format_bytes(MAX_EXECUTED_TOTAL_BYTES)
+                "all ranks' buffers together would exceed {}{} in the browser; modelled only",
+                super::select::format_bytes(self.max_total_bytes()),
+                if self.compress.scheme == Scheme::None {
+                    ""
+                } else {
+                    " (the cap for compressed runs, whose reference the page computes for every rank)"
+                }
             ))
         } else {
             None
@@ -864,6 +915,43 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressed_runs_count_their_real_buffers_and_a_lower_cap() {
+        // once: every rank holds all 64 compressed inputs: 64 · (S/2 + scales).
+        let (c, e) = Config::from_query(
+            "topo=910b-8x8&ranks=64&bytes=16MiB&dtype=fp16&compress=int8&placement=once",
+        );
+        assert_eq!(e, vec![]);
+        let w = crate::engine::compressed::wire_len(&c.compress, c.elems()) as u64;
+        assert_eq!(c.buffer_bytes(), 64 * w);
+        assert!(!c.executable());
+        assert!(c.model_only_reason().unwrap().contains("compressed runs"));
+        // The 16 MiB fp16 case on 8 ranks runs (128 MiB in all).
+        let (c, _) = Config::from_query("bytes=16MiB&dtype=fp16&compress=int8");
+        assert!(c.executable());
+        assert_eq!(c.max_total_bytes(), MAX_EXECUTED_COMPRESSED_TOTAL_BYTES);
+    }
+
+    #[test]
+    fn control_changes_are_normalised_like_links() {
+        let (mut c, _) = Config::from_query("dtype=fp16&compress=int8&placement=once");
+        c.op = Primitive::AllGather;
+        assert!(c.normalize_what_ifs());
+        assert_eq!(c.placement, Placement::Hop);
+        c.dtype = DType::Int32;
+        assert!(c.normalize_what_ifs());
+        assert_eq!(c.compress.scheme, Scheme::None);
+        let (mut f, _) = Config::from_query("dtype=bf16&fusion=llama3-8b");
+        assert!(!f.clone().normalize_what_ifs());
+        f.op = Primitive::Broadcast;
+        assert!(f.normalize_what_ifs());
+        assert_eq!(f.fusion, None);
+        // Both normalised configs round-trip through a link.
+        for x in [c, f] {
+            assert_eq!(Config::from_query(&x.to_query()), (x.clone(), vec![]));
+        }
+    }
 
     #[test]
     fn up_to_64_ranks_execute_within_the_byte_caps() {

@@ -190,19 +190,27 @@ pub fn initial_buffer(
     rank: usize,
     elems: usize,
 ) -> Vec<u8> {
+    initial_buffer_with(schedule, dtype, rank, elems, |r, out| {
+        input::fill(dtype, seed, rank, r, out)
+    })
+}
+
+/// [`initial_buffer`] with the input made by `fill(element range, bytes)`
+/// for each block the primitive gives `rank`.
+pub fn initial_buffer_with(
+    schedule: &Schedule,
+    dtype: DType,
+    rank: usize,
+    elems: usize,
+    mut fill: impl FnMut(std::ops::Range<usize>, &mut [u8]),
+) -> Vec<u8> {
     let es = dtype.size_bytes();
     let mut buf = vec![0u8; schedule.buffer_elems(elems) * es];
     let k = schedule.chunks_per_block().max(1);
     for block in 0..schedule.blocks() {
         if schedule.holds_input(rank, block * k) {
             let r = schedule.range_elems(elems, block * k, k);
-            input::fill(
-                dtype,
-                seed,
-                rank,
-                r.clone(),
-                &mut buf[r.start * es..r.end * es],
-            );
+            fill(r.clone(), &mut buf[r.start * es..r.end * es]);
         }
     }
     buf

@@ -8,7 +8,11 @@
 //! open bucket; when the bucket reaches its limit it closes. The first
 //! bucket's limit is 1 MiB (`dist._DEFAULT_FIRST_BUCKET_BYTES`), the others'
 //! the bucket cap (`bucket_cap_mb`, default 25 MiB). A cap of 0 means no
-//! fusion: one AllReduce per tensor.
+//! fusion: one AllReduce per tensor. (This is DDP's steady state: with the
+//! default `find_unused_parameters=False` its first iteration uses one
+//! bucket in parameter order and then rebuilds the buckets in the order
+//! gradients arrived, which is the layout modelled here. `min(1 MiB, cap)`
+//! for the first bucket is this model's reading of a cap below 1 MiB.)
 //!
 //! ## Model presets (parameter shapes only, no weights)
 //! From the public `config.json` of meta-llama/Meta-Llama-3-8B (hidden 4096,

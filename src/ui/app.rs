@@ -189,7 +189,10 @@ impl App {
         });
     }
 
-    fn set_config(&mut self, ctx: &Context<Self>, config: Config) {
+    fn set_config(&mut self, ctx: &Context<Self>, mut config: Config) {
+        // A control change can leave a what-if inconsistent (e.g. int32
+        // with compression): the same rules as a link's.
+        config.normalize_what_ifs();
         if config == self.config {
             return;
         }

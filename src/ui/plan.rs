@@ -359,6 +359,9 @@ fn compressed_plan(
 ///
 /// Errors: a topology error.
 fn fusion_view(config: &Config, topology: &Topology) -> Result<Option<Rc<FusionView>>, String> {
+    if config.op != Primitive::AllReduce {
+        return Ok(None);
+    }
     let Some((tensors, buckets, run_bucket)) = config.fusion_buckets() else {
         return Ok(None);
     };

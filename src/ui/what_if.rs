@@ -45,14 +45,15 @@ fn input_value(e: &Event) -> String {
 fn percent(x: f64) -> String {
     format!(
         "{}{:.1} %",
-        if x > 0.0 { "+" } else { "−" },
+        if x >= 0.0 { "+" } else { "−" },
         (x * 100.0).abs()
     )
 }
 
-/// Parses a claimed time saving ("-73%", "73 %", "−73", "0.73"): the
-/// relative change of time, negative = faster. A bare positive number is
-/// read as a saving ("73 %" saved = −0.73).
+/// Parses a claimed time saving ("-73%", "73 %", "−73"; a number is
+/// always a percentage): the relative change of time, negative = faster.
+/// An unsigned number is read as a saving ("73 %" saved = −0.73); "+20 %"
+/// claims 20 % slower.
 ///
 /// Errors: what is allowed.
 pub fn parse_claim(s: &str) -> Result<f64, String> {
@@ -71,7 +72,8 @@ pub fn parse_claim(s: &str) -> Result<f64, String> {
             s.trim()
         )
     })?;
-    let frac = if pct || v > 1.0 { v / 100.0 } else { v };
+    let _ = pct;
+    let frac = v / 100.0;
     if !(0.0..=1.0).contains(&frac) {
         return Err(format!(
             "claim “{}”: allowed a saving between 0 % and 100 %",
@@ -170,7 +172,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                             Placement::Hop => format!(" — 1 byte per element + a {} {}-byte scale per {} elements: (1 + {}/{}) / {} = {:.2} % of {} per transfer",
                                 cp.setup.compression.scale.name(), cp.setup.compression.scale.bytes(), cp.setup.compression.block,
                                 cp.setup.compression.scale.bytes(), cp.setup.compression.block, c.dtype.size_bytes(), expect * 100.0, c.dtype),
-                            Placement::Once => format!(" — every rank receives all {} compressed inputs ({} AllGather), instead of reduced pieces", c.ranks, cp.gather_algorithm.map(|a| a.name()).unwrap_or("")),
+                            Placement::Once => format!(" — every rank receives all {} compressed inputs ({} AllGather, which the topology and buffers above animate, the cells showing code bytes), instead of reduced pieces", c.ranks, cp.gather_algorithm.map(|a| a.name()).unwrap_or("")),
                         } }</span></dd>
                     <dt>{"modelled time"}</dt>
                     <dd id="compressed-time">{format!("{} µs vs {} µs uncompressed ({})", format::us(e.time_us), format::us(e.uncompressed_us), percent(e.time_change()))}
@@ -186,10 +188,17 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                     <dd id="flushed">{ match report {
                         Some(r) => format!("{:.3} % of the nonzero exact values came out 0", r.stats.flushed_fraction * 100.0),
                         None => "after the run…".into(),
-                    } }</dd>
+                    } }
+                        if report.is_some_and(|r| r.stats.flushed_fraction > 0.001) && cp.setup.compression.scale == ScaleType::Fp16 {
+                            <span class="muted">{format!(" — an fp16 scale (max|x| / {}) rounds to 0 for blocks whose max|x| is below about {:.1e}: such blocks are flushed whole; scale=fp32 avoids that part",
+                                cp.setup.compression.scheme.qmax(), 2f64.powi(-25) * cp.setup.compression.scheme.qmax() as f64)}</span>
+                        }</dd>
                 </dl>
             }
         }
+        _ if on && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) => html! {
+            <p class="hint">{format!("Model-only above {} ranks: the compression what-if runs and is modelled up to that many ranks.", super::plan::MAX_DRAWN_RANKS)}</p>
+        },
         _ => html! {
             <p class="hint">{ if float {
                 "Pick a scheme to run the same collective with every transfer quantised (hop) or with each input quantised once (once), on gradient-like inputs, and compare error and time with the uncompressed run."
@@ -236,7 +245,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                 <h2>{"Compression what-if"}</h2>
                 <span class="badge what-if-badge">{"not in HCCL"}</span>
             </div>
-            <p class="hint what-if-note">{"HCCL has no gradient compression (its C API, "}<code>{"include/hccl.h"}</code>{", reduces full-precision buffers only), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor."}</p>
+            <p class="hint what-if-note">{"HCCL has no gradient compression (its C API, "}<code>{"include/hccl.h"}</code>{", reduces buffers in their own data type, with no quantising codec), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor."}</p>
             <div class="bar what-if-bar">
                 <div class="field"><label for="compress">{"compress"}</label>
                     <select id="compress" onchange={on_scheme} disabled={!float}>
@@ -346,7 +355,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
     let fv = p.plan.as_ref().and_then(|pl| pl.fusion.clone());
     let body = match &fv {
         None => html! {
-            <p class="hint">{ if c.fusion.is_some() { "Fusion applies to AllReduce." } else { "Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets." } }</p>
+            <p class="hint">{ if c.fusion.is_some() && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) { "Fusion is planned up to 64 ranks (auto ranks every bucket size there)." } else if c.fusion.is_some() { "Fusion applies to AllReduce." } else { "Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets." } }</p>
         },
         Some(f) => {
             let fp = &f.plan;
@@ -391,7 +400,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                     <p class="hint">{"Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time."}</p>
                     { match (running, f.run_bucket) {
                         (Some(b), _) => html! {
-                            <p class="fusion-run" id="fusion-run">{format!("The workers run the fused bucket {} ({} tensors, {}): its unpacked tensors are checked against the exact per-tensor AllReduce results (every element within the {} tolerance; bit for bit against the fused reference).", f.running.unwrap_or(0), b.tensors.len(), format_bytes(b.bytes), c.dtype)}</p>
+                            <p class="fusion-run" id="fusion-run">{format!("The workers run the fused bucket {} ({} tensors, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), format_bytes(b.bytes), c.dtype)}</p>
                         },
                         (None, Some(k)) => html! {
                             <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}

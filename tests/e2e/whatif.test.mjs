@@ -78,9 +78,19 @@ test('fp8 and heavy-tailed inputs run; the controls rewrite the link; a claim is
   await settle('v=1&op=allreduce&dtype=bf16&bytes=1MiB');
   await page.selectOption('#compress', 'fp8e4m3');
   await page.waitForFunction(() => document.querySelector('#run-result')?.dataset.compression === 'fp8e4m3');
+  await page.waitForFunction(() => document.querySelector('#run-result')?.dataset.state === 'verified', null, { timeout: 60_000 });
+  const normalError = await page.$eval('#run-result', (el) => el.dataset.relError);
   await page.selectOption('#grad', 'heavy');
   await page.waitForFunction(() => location.search.includes('grad=heavy'));
-  await page.waitForFunction(() => document.querySelector('#run-result')?.dataset.state === 'verified', null, { timeout: 60_000 });
+  // The heavy-tailed run: a new error figure, verified.
+  await page.waitForFunction(
+    (before) => {
+      const d = document.querySelector('#run-result')?.dataset;
+      return d && d.state === 'verified' && d.relError !== '' && d.relError !== before;
+    },
+    normalError,
+    { timeout: 60_000 },
+  );
   assert.match(await page.evaluate(() => location.search), /compress=fp8e4m3/);
   await page.fill('#claim', '−73 %');
   const claim = await page.textContent('#claim-result');
@@ -108,7 +118,7 @@ test('fusion=llama3-8b: DDP buckets beat one AllReduce per tensor; the fused buc
   assert.ok(Number(fused.fusedUs) < Number(unfused.fusedUs), `${fused.fusedUs} < ${unfused.fusedUs}`);
   assert.ok(Math.abs(Number(unfused.fusedUs) - Number(unfused.unfusedUs)) < 1e-6 * Number(unfused.unfusedUs));
   assert.notEqual(fused.fusionBucket, '', 'the real run is one of the buckets');
-  assert.match(await page.textContent('#fusion-run'), /unpacked tensors/);
+  assert.match(await page.textContent('#fusion-run'), /unpacked tensor's own AllReduce result/);
   await page.screenshot({ path: 'tests/e2e/out/whatif-fusion.png', fullPage: true });
   measure(`whatif: llama3-8b bf16 buckets ${fused.buckets} (vs ${unfused.buckets}), fused ${Number(fused.fusedUs).toFixed(0)} µs vs unfused ${Number(fused.unfusedUs).toFixed(0)} µs; bucket ${fused.fusionBucket} (${fused.bytes} B) verified in ${Date.now() - t0} ms`);
   assert.deepEqual(problems, []);
