@@ -50,7 +50,10 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     crate::engine::collective::Primitive::SendRecv => (if b == 0 { "send block" } else { "receive block" }).to_string(),
                     _ => format!("block of rank {b}"),
                 };
-                html! { <div class="buf-col" title={format!("chunk {c} = {what}")}>{format!("c{c}")}</div> }
+                // Above 16 chunks the columns are too narrow for every label:
+                // every 8th is labelled (all keep their tooltip).
+                let label = if chunks <= 16 || c % 8 == 0 { format!("c{c}") } else { String::new() };
+                html! { <div class="buf-col" title={format!("chunk {c} = {what}")}>{label}</div> }
             }) }
         </div>
     };
