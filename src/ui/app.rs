@@ -59,7 +59,10 @@ pub enum Msg {
     /// Rank report of run `id`.
     Report(u64, RankReport, Vec<Vec<Option<f64>>>),
     /// The compressed run `id`'s error and wire bytes.
-    Compressed(u64, crate::engine::compressed::CompressedReport),
+    Compressed(
+        u64,
+        Result<crate::engine::compressed::CompressedReport, String>,
+    ),
     /// Run `id` ended.
     Done(u64, Result<RunSummary, RunError>),
     /// Show step `k` (0 = initial state), animating its transfers.
@@ -391,7 +394,11 @@ impl Component for App {
                 if id != self.current_run.get() {
                     return false;
                 }
-                Rc::make_mut(&mut self.run).compressed = Some(r);
+                let run = Rc::make_mut(&mut self.run);
+                match r {
+                    Ok(r) => run.compressed = Some(r),
+                    Err(e) => run.reference_error = Some(e),
+                }
             }
             Msg::Done(id, res) => {
                 if id != self.current_run.get() {

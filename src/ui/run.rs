@@ -65,6 +65,9 @@ pub struct RunView {
     /// A compressed run's error against the uncompressed exact result and
     /// its wire bytes (known once the compressed reference is computed).
     pub compressed: Option<CompressedReport>,
+    /// Why the compressed reference could not be made (every rank then
+    /// counts as mismatched).
+    pub reference_error: Option<String>,
 }
 
 impl RunView {
@@ -79,6 +82,7 @@ impl RunView {
             wall_ms: None,
             error: None,
             compressed: None,
+            reference_error: None,
         }
     }
 
@@ -122,7 +126,12 @@ impl RunView {
                     self.state = RunState::Verified;
                 } else {
                     self.state = RunState::Mismatch;
-                    let lines: Vec<String> = bad.iter().map(|r| describe_mismatch(r)).collect();
+                    let lines: Vec<String> = match &self.reference_error {
+                        Some(why) => vec![format!(
+                            "The compressed reference could not be made: {why}."
+                        )],
+                        None => bad.iter().map(|r| describe_mismatch(r)).collect(),
+                    };
                     self.error = Some(lines.join(" "));
                 }
             }
@@ -207,7 +216,7 @@ pub fn start(
     plan: Rc<Plan>,
     current: Rc<Cell<u64>>,
     on_report: impl Fn(u64, RankReport, Vec<Vec<Option<f64>>>) + 'static,
-    on_compressed: impl Fn(u64, CompressedReport) + 'static,
+    on_compressed: impl Fn(u64, Result<CompressedReport, String>) + 'static,
     on_done: impl FnOnce(u64, Result<RunSummary, RunError>) + 'static,
 ) {
     yew::platform::spawn_local(async move {
@@ -267,9 +276,10 @@ pub fn start(
                             c.elems(),
                         )
                         .map_err(|e| e.to_string());
-                        if let Ok(k) = &r {
-                            on_compressed(id, k.report.clone());
-                        }
+                        on_compressed(
+                            id,
+                            r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
+                        );
                         r
                     });
                     compressed_report(chk, out.rank, &out.buffer)
