@@ -298,15 +298,23 @@ impl<'a> Simulator<'a> {
         let mut transfers = Vec::with_capacity(if record { schedule.transfer_count() } else { 0 });
         let mut link_busy = Vec::new();
         // Scratch, reused across steps.
+        // Per link direction (`2·link + forward`) and per rank, with the
+        // touched entries listed so a step resets only what it used.
+        let directions = 2 * self.topo.links.len();
         let mut hop_ids: Vec<usize> = Vec::new();
         let mut flows: Vec<Flow> = Vec::new();
-        let mut users: HashMap<usize, usize> = HashMap::new();
-        let mut busy: HashMap<usize, (f64, f64, usize)> = HashMap::new();
+        let mut users: Vec<usize> = vec![0; directions];
+        let mut used: Vec<usize> = Vec::new();
+        let mut busy: Vec<Option<(f64, f64, usize)>> = vec![None; directions];
+        let mut busy_until: Vec<f64> = vec![f64::NAN; schedule.ranks];
+        let mut reducing: Vec<usize> = Vec::new();
         let mut ti = 0usize;
         for (si, step) in schedule.steps.iter().enumerate() {
             hop_ids.clear();
             flows.clear();
-            users.clear();
+            for id in used.drain(..) {
+                users[id] = 0;
+            }
             let mut sizes = Vec::with_capacity(step.transfers.len());
             for (k, t) in step.transfers.iter().enumerate() {
                 let route = &self.routes[self.route_of[ti + k]];
@@ -316,7 +324,10 @@ impl<'a> Simulator<'a> {
                 for h in &route.hops {
                     let id = 2 * h.link + usize::from(h.forward);
                     hop_ids.push(id);
-                    *users.entry(id).or_default() += 1;
+                    if users[id] == 0 {
+                        used.push(id);
+                    }
+                    users[id] += 1;
                 }
                 flows.push(Flow {
                     hops: first..hop_ids.len(),
@@ -326,7 +337,7 @@ impl<'a> Simulator<'a> {
                     end: f64::NAN,
                 });
             }
-            let max_link_sharing = users.values().copied().max().unwrap_or(0);
+            let max_link_sharing = used.iter().map(|&id| users[id]).max().unwrap_or(0);
             if max_link_sharing <= 1 {
                 // Uncontended: every flow at its route's bottleneck bandwidth.
                 for f in flows.iter_mut() {
@@ -347,16 +358,22 @@ impl<'a> Simulator<'a> {
             // Arrival order, then serial reduces per receiver.
             let mut order: Vec<usize> = (0..flows.len()).collect();
             order.sort_by(|&x, &y| flows[x].end.total_cmp(&flows[y].end).then(x.cmp(&y)));
-            let mut busy_until: HashMap<usize, f64> = HashMap::new();
+            for r in reducing.drain(..) {
+                busy_until[r] = f64::NAN;
+            }
             let mut done = vec![0.0; flows.len()];
             for i in order {
                 let t = &step.transfers[i];
                 let arrive = flows[i].end;
                 done[i] = match (t.kind, gamma) {
                     (TransferKind::Reduce, Some(g)) => {
-                        let start = busy_until.get(&t.dst).copied().unwrap_or(t0).max(arrive);
+                        let prev = busy_until[t.dst];
+                        if prev.is_nan() {
+                            reducing.push(t.dst);
+                        }
+                        let start = if prev.is_nan() { t0 } else { prev }.max(arrive);
                         let end = start + sizes[i] as f64 / (g * 1e3);
-                        busy_until.insert(t.dst, end);
+                        busy_until[t.dst] = end;
                         end
                     }
                     _ => arrive,
@@ -364,10 +381,9 @@ impl<'a> Simulator<'a> {
             }
             let end = done.iter().copied().fold(t0, f64::max);
             if record {
-                busy.clear();
                 for (i, f) in flows.iter().enumerate() {
                     for &id in &hop_ids[f.hops.clone()] {
-                        let e = busy.entry(id).or_insert((f.active_from, f.end, 0));
+                        let e = busy[id].get_or_insert((f.active_from, f.end, 0));
                         e.0 = e.0.min(f.active_from);
                         e.1 = e.1.max(f.end);
                         e.2 += 1;
@@ -384,15 +400,17 @@ impl<'a> Simulator<'a> {
                         route,
                     });
                 }
-                let mut ids: Vec<(&usize, &(f64, f64, usize))> = busy.iter().collect();
-                ids.sort_unstable_by_key(|(id, _)| **id);
-                link_busy.extend(ids.into_iter().map(|(&id, &(a, b, n))| LinkBusy {
-                    link: id / 2,
-                    forward: id % 2 == 1,
-                    step: si,
-                    start_us: a,
-                    end_us: b,
-                    flows: n,
+                let mut ids = used.clone();
+                ids.sort_unstable();
+                link_busy.extend(ids.into_iter().filter_map(|id| {
+                    busy[id].take().map(|(a, b, n)| LinkBusy {
+                        link: id / 2,
+                        forward: id % 2 == 1,
+                        step: si,
+                        start_us: a,
+                        end_us: b,
+                        flows: n,
+                    })
                 }));
             }
             steps.push(StepTiming {
