@@ -126,36 +126,92 @@ pub fn execute_elems_with(
         }
     }
     let mut wire = 0u64;
-    for s in &schedule.steps {
-        // Read every source as it was at the start of the step.
-        let mut payloads: Vec<Vec<u8>> = Vec::with_capacity(s.transfers.len());
-        for t in &s.transfers {
-            let r = schedule.range_elems(elems, t.first, t.count);
-            let raw = &buffers[t.src][r.start * es..r.end * es];
-            match codec {
-                Some(c) => {
-                    let w = encode(c, dtype, raw)?;
-                    wire += w.len() as u64;
-                    let mut data = vec![0u8; raw.len()];
-                    decode(c, dtype, &w, &mut data)?;
-                    payloads.push(data);
-                }
-                None => {
-                    wire += raw.len() as u64;
-                    payloads.push(raw.to_vec());
-                }
-            }
-        }
-        for (t, data) in s.transfers.iter().zip(payloads) {
-            let r = schedule.range_elems(elems, t.dst_first, t.count);
-            let dst = &mut buffers[t.dst][r.start * es..r.end * es];
-            match t.kind {
-                TransferKind::Copy => dst.copy_from_slice(&data),
-                TransferKind::Reduce => reduce_into(dtype, op, dst, &data),
-            }
-        }
+    for step in 0..schedule.steps.len() {
+        wire += execute_step(schedule, step, dtype, op, buffers, elems, codec)?;
     }
     Ok(wire)
+}
+
+/// Applies step `step` of `schedule` (one unit of [`execute_elems_with`],
+/// for callers that spread the work over time). Buffers must already have
+/// been checked by [`execute_elems_with`]'s shape rules; a transfer outside
+/// them panics (a caller bug). Returns the step's wire bytes.
+///
+/// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
+pub fn execute_step(
+    schedule: &Schedule,
+    step: usize,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+    elems: usize,
+    codec: Option<&Compression>,
+) -> Result<u64, ExecuteError> {
+    // Read every source as it was at the start of the step.
+    let mut wire = 0u64;
+    let mut payloads: Vec<Vec<u8>> = Vec::with_capacity(schedule.steps[step].transfers.len());
+    for i in 0..schedule.steps[step].transfers.len() {
+        let (data, w) = transfer_payload(schedule, step, i, dtype, buffers, elems, codec)?;
+        wire += w;
+        payloads.push(data);
+    }
+    for (i, data) in payloads.iter().enumerate() {
+        apply_transfer(schedule, step, i, dtype, op, buffers, elems, data);
+    }
+    Ok(wire)
+}
+
+/// What transfer `i` of step `step` delivers, read from its source's
+/// buffer now (the step's sends all read the start-of-step state: read
+/// every payload of a step before applying any): the payload as the
+/// receiver gets it (`decode(encode(..))` with a codec) and its wire bytes.
+///
+/// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
+pub fn transfer_payload(
+    schedule: &Schedule,
+    step: usize,
+    i: usize,
+    dtype: DType,
+    buffers: &[Vec<u8>],
+    elems: usize,
+    codec: Option<&Compression>,
+) -> Result<(Vec<u8>, u64), ExecuteError> {
+    let es = dtype.size_bytes();
+    let t = &schedule.steps[step].transfers[i];
+    let r = schedule.range_elems(elems, t.first, t.count);
+    let raw = &buffers[t.src][r.start * es..r.end * es];
+    Ok(match codec {
+        Some(c) => {
+            let w = encode(c, dtype, raw)?;
+            let mut data = vec![0u8; raw.len()];
+            decode(c, dtype, &w, &mut data)?;
+            (data, w.len() as u64)
+        }
+        None => (raw.to_vec(), raw.len() as u64),
+    })
+}
+
+/// Applies transfer `i` of step `step` at its receiver: copies or reduces
+/// `payload` ([`transfer_payload`]) into the destination chunks.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_transfer(
+    schedule: &Schedule,
+    step: usize,
+    i: usize,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+    elems: usize,
+    payload: &[u8],
+) {
+    let es = dtype.size_bytes();
+    let t = &schedule.steps[step].transfers[i];
+    let r = schedule.range_elems(elems, t.dst_first, t.count);
+    let dst = &mut buffers[t.dst][r.start * es..r.end * es];
+    match t.kind {
+        TransferKind::Copy => dst.copy_from_slice(payload),
+        TransferKind::Reduce => reduce_into(dtype, op, dst, payload),
+    }
 }
 
 /// The message size `S` in elements whose layout fills a buffer of

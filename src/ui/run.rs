@@ -7,7 +7,7 @@
 
 use super::plan::Plan;
 use crate::engine::check::{Checker, Mismatch, RankReport};
-use crate::engine::compressed::{CompressedCheck, CompressedReport};
+use crate::engine::compressed::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -167,6 +167,13 @@ pub fn describe_mismatch(r: &RankReport) -> String {
     s
 }
 
+/// What the run task hears: a rank's output, or the compressed reference
+/// being ready.
+enum Event {
+    Output(RankOutput),
+    Reference(Result<CompressedCheck, String>),
+}
+
 /// One rank's check against the compressed reference (bit for bit on its
 /// output elements; `max_abs_error` is the run's error against the
 /// uncompressed exact result, which compression makes large by design, so
@@ -250,42 +257,74 @@ pub fn start(
             c.seed,
             c.elems(),
         );
-        let (tx, mut rx) = futures::channel::mpsc::unbounded::<RankOutput>();
-        let mut run = Box::pin(runtime::run(req, move |out| {
-            let _ = tx.unbounded_send(out);
-        }));
+        let (tx, mut rx) = futures::channel::mpsc::unbounded::<Event>();
         // A compressed run is checked against the compressed reference,
-        // computed when the first output arrives (the workers are busy
-        // meanwhile) and reported once.
+        // built beside the run one small unit at a time (yielding to the
+        // event loop in between, so the page stays responsive); outputs
+        // that arrive before it is ready wait for it.
+        if let Some(cp) = plan.compressed.clone() {
+            let (tx, current, plan) = (tx.clone(), current.clone(), plan.clone());
+            yew::platform::spawn_local(async move {
+                let c = &plan.config;
+                let built = match CompressedCheckBuilder::new(
+                    &cp.collective,
+                    &plan.schedule,
+                    &cp.setup,
+                    c.dtype,
+                    c.redop,
+                    c.seed,
+                    c.elems(),
+                ) {
+                    Err(e) => Err(e.to_string()),
+                    Ok(mut b) => loop {
+                        if current.get() != id {
+                            return;
+                        }
+                        match b.advance() {
+                            Err(e) => break Err(e.to_string()),
+                            Ok(true) => break Ok(b.finish()),
+                            Ok(false) => {
+                                yew::platform::time::sleep(std::time::Duration::ZERO).await
+                            }
+                        }
+                    },
+                };
+                let _ = tx.unbounded_send(Event::Reference(built));
+            });
+        }
+        let mut run = Box::pin(runtime::run(req, move |out| {
+            let _ = tx.unbounded_send(Event::Output(out));
+        }));
         let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
-        let mut check = |out: RankOutput| {
+        let mut waiting: Vec<RankOutput> = Vec::new();
+        let reference_ready = Cell::new(false);
+        let mut handle = |event: Event| {
             if current.get() != id {
                 return;
             }
-            let report = match plan.compressed.as_ref() {
-                None => checker.check_rank(out.rank, &out.buffer),
-                Some(cp) => {
-                    let chk = compressed_check.get_or_insert_with(|| {
-                        let r = CompressedCheck::prepare(
-                            &cp.collective,
-                            &plan.schedule,
-                            &cp.setup,
-                            c.dtype,
-                            c.redop,
-                            c.seed,
-                            c.elems(),
-                        )
-                        .map_err(|e| e.to_string());
-                        on_compressed(
-                            id,
-                            r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
-                        );
-                        r
-                    });
-                    compressed_report(chk, out.rank, &out.buffer)
+            let outs = match event {
+                Event::Reference(r) => {
+                    on_compressed(
+                        id,
+                        r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
+                    );
+                    compressed_check = Some(r);
+                    reference_ready.set(true);
+                    std::mem::take(&mut waiting)
                 }
+                Event::Output(out) => vec![out],
             };
-            on_report(id, report, out.samples);
+            for out in outs {
+                let report = match (plan.compressed.is_some(), &compressed_check) {
+                    (false, _) => checker.check_rank(out.rank, &out.buffer),
+                    (true, None) => {
+                        waiting.push(out);
+                        continue;
+                    }
+                    (true, Some(chk)) => compressed_report(chk, out.rank, &out.buffer),
+                };
+                on_report(id, report, out.samples);
+            }
         };
         // Superseded runs are dropped, which terminates their workers
         // (`runtime::run` cleans up when its future is dropped).
@@ -301,8 +340,8 @@ pub fn start(
                     stale = still;
                     match inner {
                         Either::Left((result, _)) => break Some(result),
-                        Either::Right((Some(out), pending)) => {
-                            check(out);
+                        Either::Right((Some(event), pending)) => {
+                            handle(event);
                             run = pending;
                         }
                         Either::Right((None, pending)) => break Some(pending.await),
@@ -313,8 +352,22 @@ pub fn start(
         };
         let Some(result) = result else { return };
         // Outputs that arrived together with the end of the run.
-        while let Ok(out) = rx.try_recv() {
-            check(out);
+        while let Ok(event) = rx.try_recv() {
+            handle(event);
+        }
+        // A compressed run also waits for its reference (outputs queued
+        // for it are checked when it arrives).
+        if plan.compressed.is_some() && !reference_ready.get() && result.is_ok() {
+            while current.get() == id {
+                match rx.next().await {
+                    Some(event @ Event::Reference(_)) => {
+                        handle(event);
+                        break;
+                    }
+                    Some(event) => handle(event),
+                    None => break,
+                }
+            }
         }
         if current.get() == id {
             on_done(id, result);
