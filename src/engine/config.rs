@@ -900,10 +900,14 @@ impl Config {
             Some(format!(
                 "all ranks' buffers together would exceed {}{} in the browser; modelled only",
                 super::select::format_bytes(self.max_total_bytes()),
-                if self.compress.scheme == Scheme::None {
-                    ""
-                } else {
-                    " (the cap for compressed runs, whose reference the page computes for every rank)"
+                match (self.compress.scheme, self.placement) {
+                    (Scheme::None, _) => String::new(),
+                    (_, Placement::Once) => format!(
+                        " (the cap for compressed runs; with placement=once every rank holds all {} compressed inputs, {} per rank)",
+                        self.ranks,
+                        super::select::format_bytes(self.buffer_bytes())
+                    ),
+                    _ => " (the cap for compressed runs, whose reference the page computes for every rank)".to_string(),
                 }
             ))
         } else {

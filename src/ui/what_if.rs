@@ -218,7 +218,9 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                 let wire = cp.estimate.wire_bytes as f64
                     / cp.estimate.uncompressed_bytes.max(1) as f64
                     - 1.0;
-                let verdict = if (x - model).abs() <= 0.05 {
+                let verdict = if model > 0.0 && x < 0.0 {
+                    "not what the model gives: here compression makes the collective slower"
+                } else if (x - model).abs() <= 0.05 {
                     "consistent with the model"
                 } else if x < model {
                     "more than the model gives"
@@ -386,7 +388,10 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                         <dt>{"buckets"}</dt>
                         <dd id="fusion-buckets">{format!("{} (cap {}{})", fp.buckets.len(), format_bytes(c.bucket), if c.bucket == 0 { ": one AllReduce per tensor" } else { ", filled in reverse layer order, first bucket 1 MiB, as PyTorch DDP does" })}</dd>
                         <dt>{"predicted"}</dt>
-                        <dd id="fusion-times">{format!("unfused {} µs → fused {} µs ({:.2}× faster)", format::us(fp.unfused_us), format::us(fp.fused_us), fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE))}
+                        <dd id="fusion-times">{format!("unfused {} µs → fused {} µs ({})", format::us(fp.unfused_us), format::us(fp.fused_us), {
+                            let gain = 1.0 - fp.fused_us / fp.unfused_us.max(f64::MIN_POSITIVE);
+                            if c.bucket == 0 { "no fusion: one AllReduce per tensor".to_string() } else if gain < 0.05 { format!("{:.1} % less time", gain * 100.0) } else { format!("{:.2}× faster", fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE)) }
+                        })}
                             <span class="muted">{" AllReduces back to back, each with auto's algorithm; overlap with the backward pass is not modelled"}</span></dd>
                         <dt>{"crossover"}</dt>
                         <dd>{format!("below about {} per AllReduce, latency dominates: that is what fusing removes", format_bytes(fp.crossover_bytes))}</dd>
@@ -400,7 +405,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                     <p class="hint">{"Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time."}</p>
                     { match (running, f.run_bucket) {
                         (Some(b), _) => html! {
-                            <p class="fusion-run" id="fusion-run">{format!("The workers run the fused bucket {} ({} tensors, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), format_bytes(b.bytes), c.dtype)}</p>
+                            <p class="fusion-run" id="fusion-run">{format!("The workers run bucket {} ({} tensor{}, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), if b.tensors.len() == 1 { "" } else { "s" }, format_bytes(b.bytes), c.dtype)}</p>
                         },
                         (None, Some(k)) => html! {
                             <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}
@@ -438,7 +443,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
             }
             {body}
             if preset.starts_with("llama") {
-            <p class="hint sources">{"Llama 3 shapes from Meta's config.json (hidden 4096 / 8192, intermediate 14336 / 28672, 32 / 80 layers, 8 KV heads, vocabulary 128256); 8 030 261 248 and 70 553 706 496 parameters. Bucketing as torch.nn.parallel.DistributedDataParallel (bucket_cap_mb=25)."}</p>
+            <p class="hint sources">{"Llama 3 shapes from Meta's config.json (hidden 4096 / 8192, intermediate 14336 / 28672, 32 / 80 layers, 8 KV heads, vocabulary 128256); 8 030 261 248 and 70 553 706 496 parameters. Bucketing as torch.nn.parallel.DistributedDataParallel (default bucket_cap_mb=25; a bucket closes once it reaches the cap, so one may exceed it)."}</p>
             }
         </section>
     }
