@@ -3,7 +3,7 @@
 # fresh Debian machine that has only the Rust toolchain (rustup). Idempotent:
 # each step checks first and does nothing when the tool is already there.
 # Sourced by scripts/serve.sh and scripts/test.sh (it exports PATH).
-# Facts behind the pins: ../shared/reference/toolchain.md.
+# Facts behind the pins: docs/toolchain.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

@@ -17,7 +17,7 @@ fn cclsim(args: &[&str]) -> (i32, String, String) {
 
 fn fixture(name: &str) -> String {
     format!(
-        "{}/../shared/fixtures/nccl-tests/{name}",
+        "{}/tests/fixtures/nccl-tests/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

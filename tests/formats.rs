@@ -1,4 +1,4 @@
-//! The log parsers on every real fixture (../shared/fixtures/nccl-tests) and
+//! The log parsers on every real fixture (tests/fixtures/nccl-tests) and
 //! on the synthetic hccl_test fixture: real numbers, every quirk.
 
 use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 fn fixture(name: &str) -> String {
     let p = format!(
-        "{}/../shared/fixtures/nccl-tests/{name}",
+        "{}/tests/fixtures/nccl-tests/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))

@@ -176,7 +176,7 @@ mod cli {
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
             /// Directory of logs (*.txt).
-            #[arg(default_value = "../shared/fixtures/nccl-tests")]
+            #[arg(default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nccl-tests"))]
             dir: PathBuf,
             /// Rank count for tables whose log does not print one.
             #[arg(long, default_value_t = 8)]

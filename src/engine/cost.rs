@@ -578,7 +578,7 @@ pub fn closed_form_us(
 /// ([`super::collective`]), assumed to divide evenly into the schedule's
 /// chunks. `L = ceil(log2 n)`.
 ///
-/// Sources (`../shared/reference/hardware-and-algorithms.md`; Thakur,
+/// Sources (`docs/hardware-and-algorithms.md`; Thakur,
 /// Rabenseifner & Gropp 2005; HCCL `coll_algo_intro/*.md`), each also in
 /// its algorithm's doc comment:
 /// - ring AllReduce `2(n-1)α + 2(n-1)/n·Sβ + (n-1)/n·Sγ`; RS

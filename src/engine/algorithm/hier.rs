@@ -1,7 +1,7 @@
 //! HCCL's hierarchical decomposition for multi-server Atlas A2 clusters
 //! (hccl `docs/en/user_guide/coll_algo_intro/` "level0 / level1": intra-server
 //! (level0) Mesh over HCCS, inter-server (level1) algorithm over RoCE; also
-//! `../shared/reference/hardware-and-algorithms.md`, "Hierarchical
+//! `docs/hardware-and-algorithms.md`, "Hierarchical
 //! decomposition on A2").
 //!
 //! `n = 8·S` ranks, rank `r = 8s + l` is NPU `l` of server `s`. The buffer's
@@ -23,7 +23,7 @@
 //!   Broadcast of part `l` among the ranks `(·, l)` along a binomial tree
 //!   rooted at server `sr` (MPICH's binomial Broadcast), intra-server
 //!   AllGather in every server. This is HCCL's documented decomposition
-//!   (`../shared/reference/hardware-and-algorithms.md`: "Broadcast = intra
+//!   (`docs/hardware-and-algorithms.md`: "Broadcast = intra
 //!   Scatter -> inter Broadcast -> intra AllGather"); the binomial inter
 //!   level is our choice among HCCL's level-1 algorithms.
 //! - Reduce, the mirror image: intra-server ReduceScatter, inter-server
