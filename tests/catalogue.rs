@@ -8,12 +8,13 @@ mod common;
 use ccl_playground::engine::algorithm::{self, build_with_root, Algorithm, AlgorithmError};
 use ccl_playground::engine::check::Checker;
 use ccl_playground::engine::collective::{moe_weight, Expect, Primitive};
+use ccl_playground::engine::config::{AlgoChoice, Config};
 use ccl_playground::engine::cost::{closed_form, estimate};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
 use ccl_playground::engine::input;
+use ccl_playground::engine::plan::{Decision, Plan};
 use ccl_playground::engine::schedule::{Schedule, TransferKind};
-use ccl_playground::engine::select::select;
 use ccl_playground::engine::topology::Topology;
 use ccl_playground::engine::verify::{verify, VerifyError};
 use common::full_mesh;
@@ -126,6 +127,9 @@ fn step_counts_are_logarithmic_where_the_textbook_says_so() {
             assert_eq!(steps(Algorithm::Pipeline, Primitive::AllGather), m);
             assert_eq!(steps(Algorithm::Pipeline, Primitive::AllReduce), 2 * m);
             assert_eq!(steps(Algorithm::Hier, Primitive::Broadcast), 2 + d);
+            // HCCL's level1 NHR: ceil(log2 m) steps per phase between servers.
+            assert_eq!(steps(Algorithm::HierNhr, Primitive::AllReduce), 2 + 2 * d);
+            assert_eq!(steps(Algorithm::HierNhr, Primitive::AllGather), 1 + d);
             assert_eq!(steps(Algorithm::Hier, Primitive::Reduce), 2 + d);
             assert_eq!(
                 steps(Algorithm::Hier, Primitive::Scatter),
@@ -145,27 +149,30 @@ fn step_counts_are_logarithmic_where_the_textbook_says_so() {
             steps(Algorithm::Rhd, Primitive::AllReduce),
             2 * p2.trailing_zeros() as usize + extra
         );
-        // Double binary tree: depth at most ceil(log2 n) (+1 for the shifted tree).
-        let d = steps(Algorithm::Dbtree, Primitive::AllReduce) / 2;
-        assert!(d <= l + 1, "dbtree n={n}: depth {d}");
+        // NCCL's tree on one node is the chain of its n GPUs: n - 1 hops
+        // up, n - 1 down.
+        assert_eq!(steps(Algorithm::Dbtree, Primitive::AllReduce), 2 * (n - 1));
+        // Ring Broadcast / Reduce: the chain from / to the root.
+        assert_eq!(steps(Algorithm::Ring, Primitive::Broadcast), n - 1);
+        assert_eq!(steps(Algorithm::Ring, Primitive::Reduce), n - 1);
     }
 }
 
 #[test]
 fn unsupported_combinations_are_refused_with_the_applicable_ones() {
-    let e = algorithm::build(Algorithm::Ring, Primitive::Broadcast, 8).unwrap_err();
+    let e = algorithm::build(Algorithm::Pairwise, Primitive::Broadcast, 8).unwrap_err();
     assert_eq!(
         e,
         AlgorithmError::Unsupported {
-            algorithm: "ring",
+            algorithm: "pairwise",
             primitive: Primitive::Broadcast,
             ranks: 8,
-            applicable: "mesh, tree, star, hier, nhr".into()
+            applicable: "ring, mesh, tree, star, hier, nhr".into()
         }
     );
     assert!(
         e.to_string()
-            .contains("applicable: mesh, tree, star, hier, nhr"),
+            .contains("applicable: ring, mesh, tree, star, hier, nhr"),
         "{e}"
     );
     let e = algorithm::build(Algorithm::Rhd, Primitive::AllGather, 6).unwrap_err();
@@ -415,8 +422,22 @@ fn closed_forms_are_the_textbook_ones_at_a_glance() {
         cf16(Algorithm::Hier, Primitive::Scatter),
         2.0 + 2e3 + 1e3
     ));
+    // Ring Broadcast: the chain, (n-1)(α + Sβ) unsliced.
+    assert!(close(
+        closed_form(
+            Algorithm::Ring,
+            Primitive::Broadcast,
+            8,
+            8e6,
+            1.0,
+            1.0,
+            None
+        )
+        .unwrap(),
+        7.0 * (1.0 + 8e3)
+    ));
     assert!(closed_form(
-        Algorithm::Ring,
+        Algorithm::Pairwise,
         Primitive::Broadcast,
         8,
         1.0,
@@ -491,34 +512,31 @@ fn broken_catalogue_schedules_are_rejected() {
 }
 
 #[test]
-fn auto_on_4_servers_is_latency_optimal_small_and_bandwidth_optimal_large() {
-    let topo = Topology::preset("910b-4x8").unwrap();
-    let small = select(Primitive::AllReduce, &topo, 32, 4 << 10, DType::Fp32).unwrap();
-    let best = &small.ranking[0];
-    assert!(small
-        .ranking
-        .iter()
-        .all(|c| best.latency_us <= c.latency_us + 1e-9));
-    assert!(small.reason.contains("latency-optimal"), "{}", small.reason);
-    assert!(small.reason.contains("steps"), "{}", small.reason);
-
-    let big = select(Primitive::AllReduce, &topo, 32, 256 << 20, DType::Fp32).unwrap();
-    let best = &big.ranking[0];
-    // HCCL's two hierarchical algorithms lead; the pipeline first, because
-    // its mesh steps run while the ring is on RoCE.
-    assert_eq!(best.algorithm, Algorithm::Pipeline, "{}", big.reason);
-    assert_eq!(big.ranking[1].algorithm, Algorithm::Hier, "{}", big.reason);
-    assert!(big
-        .ranking
-        .iter()
-        .all(|c| best.slowest_link_us <= c.slowest_link_us + 1e-9));
-    assert!(big.reason.contains("bandwidth-optimal"), "{}", big.reason);
+fn auto_on_4_servers_follows_hccl_nhr_small_and_pipeline_large() {
+    let c = |bytes: u64| Config {
+        topo: "910b-4x8".into(),
+        ranks: 32,
+        bytes,
+        ..Config::default()
+    };
+    // 4 KiB: 128 B per rank, below HCCL's 1 MiB pipeline threshold; 4
+    // servers: NHR between them (HCCL's level1 cost model).
+    let small = Plan::new(&c(4 << 10)).unwrap();
+    assert_eq!(small.algorithm, Algorithm::HierNhr, "{}", small.verdict);
+    assert!(matches!(small.decision, Decision::Library { .. }));
+    assert!(small.verdict.contains("NHR"), "{}", small.verdict);
+    // 256 MiB: 8 MiB per rank: HCCL's pipeline, which the model also ranks
+    // first (its mesh steps run while the ring is on RoCE).
+    let big = Plan::new(&c(256 << 20)).unwrap();
+    assert_eq!(big.algorithm, Algorithm::Pipeline, "{}", big.verdict);
+    assert_eq!(big.ranking[0].algorithm, Algorithm::Pipeline);
+    assert!(big.verdict.contains("bandwidth-bound"), "{}", big.verdict);
+    // Every ranking row names its steps and time.
     assert!(
-        big.reason.contains("slowest link carries"),
-        "{}",
-        big.reason
+        big.details.iter().any(|d| d.starts_with("hier: ")),
+        "{:?}",
+        big.details
     );
-    assert_ne!(small.chosen(), big.chosen());
 }
 
 #[test]
@@ -529,16 +547,28 @@ fn auto_handles_every_primitive_on_the_presets() {
         ("h100-8", 8),
         ("910b-4x8", 32),
     ] {
-        let t = Topology::preset(topo).unwrap();
         for p in Primitive::ALL {
+            let c = Config {
+                topo: topo.into(),
+                ranks: n,
+                op: p,
+                bytes: 1 << 20,
+                algo: AlgoChoice::Auto,
+                ..Config::default()
+            };
             if p == Primitive::AlltoAllV && n > 16 {
-                assert!(select(p, &t, n, 1 << 20, DType::Fp32).is_err());
+                let e = Plan::new(&c).unwrap_err().to_string();
+                assert!(e.contains("AlltoAllV runs on 2..=16 ranks"), "{e}");
                 continue;
             }
-            let sel = select(p, &t, n, 1 << 20, DType::Fp32)
-                .unwrap_or_else(|e| panic!("{topo} {p}: {e}"));
-            assert!(!sel.ranking.is_empty());
-            assert!(sel.reason.contains("wins"), "{}", sel.reason);
+            let plan = Plan::new(&c).unwrap_or_else(|e| panic!("{topo} {p}: {e}"));
+            assert!(!plan.ranking.is_empty());
+            assert!(
+                plan.library.runs(plan.algorithm, p),
+                "{topo} {p}: auto chose {}, which {} does not run",
+                plan.algorithm,
+                plan.library.title()
+            );
         }
     }
 }

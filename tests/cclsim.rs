@@ -171,9 +171,55 @@ fn sweep_prints_an_nccl_tests_table() {
     let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(rows.len(), 28);
     let first: Vec<&str> = rows[0].split_whitespace().collect();
-    assert_eq!(&first[..4], ["8", "2", "fp32", "ring"]);
+    // nccl-tests' columns: size, count, type, redop, root, time, algbw,
+    // busbw, #wrong, then the in-place half.
+    assert_eq!(&first[..5], ["8", "2", "float", "sum", "-1"]);
     // 8 B on ring: 14 α = 47.6 µs plus 4 bytes per step.
-    assert!(first[4].starts_with("47.6"), "{}", rows[0]);
+    assert!(first[5].starts_with("47.6"), "{}", rows[0]);
+    assert_eq!(first[8], "N/A");
+    assert!(out.contains("# Collective test starting: all_reduce_perf"));
+    assert!(out.contains("#  Rank  7 Group  0"), "{out}");
+    // `cclsim fit` reads it back: 8 ranks, every row.
+    let dir = std::env::temp_dir().join(format!("cclsim-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("sweep.txt");
+    std::fs::write(&log, &out).unwrap();
+    let (code, fit, err) = cclsim(&["fit", log.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let p = json(&fit);
+    assert_eq!(p["ranks"], 8);
+    assert_eq!(p["rows"].as_array().unwrap().len(), 28);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sweep_writes_json_lines_and_csv() {
+    let args = |f: &'static str| {
+        vec![
+            "sweep",
+            "--topo",
+            "h100-8",
+            "--op",
+            "allgather",
+            "-b",
+            "1K",
+            "-e",
+            "4K",
+            "--format",
+            f,
+        ]
+    };
+    let (code, out, _) = cclsim(&args("jsonl"));
+    assert_eq!(code, 0);
+    let lines: Vec<serde_json::Value> = out.lines().map(json).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[2]["bytes"], 4096);
+    assert_eq!(lines[2]["algorithm"], "ring");
+    assert_eq!(lines[2]["library"], "nccl");
+    let (code, out, _) = cclsim(&args("csv"));
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 4);
+    assert!(out.starts_with("collective,bytes,count,type"), "{out}");
 }
 
 #[test]
@@ -240,23 +286,61 @@ fn bad_input_exits_non_zero_with_one_line() {
     }
 }
 
+/// PyTorch DDP's `compute_bucket_assignment_by_size` on 30 tensors of
+/// 4 MiB: "cap not given" and "cap = 25 MiB" are different invocations.
+#[test]
+fn ddp_buckets_as_pytorch_makes_them() {
+    for (cap, sizes) in [
+        (None, vec![1, 7, 7, 7, 7, 1]),
+        (Some("25MiB"), vec![7, 7, 7, 7, 2]),
+        (Some("50MiB"), vec![13, 13, 4]),
+        (Some("0"), vec![1; 30]),
+    ] {
+        let mut args = vec!["fusion", "--fusion", "30x4MiB", "--dtype", "fp32", "--json"];
+        if let Some(c) = cap {
+            args.extend(["--bucket", c]);
+        }
+        let (code, out, err) = cclsim(&args);
+        assert_eq!(code, 0, "{err}");
+        let v = json(&out);
+        let got: Vec<u64> = v["bucket_sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            sizes.iter().map(|&x| x as u64).collect::<Vec<_>>(),
+            "{cap:?}"
+        );
+        // The page link says the same: bucket only when given.
+        let link = v["link"].as_str().unwrap();
+        assert_eq!(link.contains("bucket="), cap.is_some(), "{link}");
+    }
+}
+
 #[test]
 fn fusion_of_small_tensors_pays_and_zero_cap_does_not_fuse() {
-    let (code, out, _) = cclsim(&[
-        "fusion", "--fusion", "30x64KiB", "--bucket", "25MiB", "--json",
-    ]);
+    let (code, out, _) = cclsim(&["fusion", "--fusion", "30x64KiB", "--json"]);
     assert_eq!(code, 0);
     let v = json(&out);
-    // 30 × 64 KiB of bf16: the first bucket closes at 1 MiB (16 tensors), the rest (14) stay below 25 MiB.
+    // 30 × 64 KiB of bf16, no cap given (DDP's default): the first bucket
+    // closes at 1 MiB (16 tensors), the rest (14) stay below 25 MiB.
     assert_eq!(v["tensors"], 30);
     assert_eq!(v["buckets"], 2);
     assert_eq!(v["total_bytes"], 30 * 65536);
     assert!(v["unfused_us"].as_f64().unwrap() > 5.0 * v["fused_us"].as_f64().unwrap());
     let (_, out, _) = cclsim(&["fusion", "--fusion", "30x64KiB", "--bucket", "0", "--json"]);
     assert_eq!(json(&out)["buckets"], 30);
+    // A given cap of 25 MiB makes no small first bucket: one bucket.
+    let (_, out, _) = cclsim(&[
+        "fusion", "--fusion", "30x64KiB", "--bucket", "25MiB", "--json",
+    ]);
+    assert_eq!(json(&out)["buckets"], 1);
     let (code, _, err) = cclsim(&["fusion", "--fusion", "llama4"]);
     assert_eq!(code, 2);
-    assert!(err.contains("allowed llama3-8b"), "{err}");
+    assert!(err.contains("llama3-8b, llama3-70b"), "{err}");
 }
 
 #[test]

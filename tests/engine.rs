@@ -7,12 +7,13 @@ mod common;
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::check::Checker;
 use ccl_playground::engine::collective::Primitive;
+use ccl_playground::engine::config::Config;
 use ccl_playground::engine::cost::{closed_form_us, estimate};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::{execute, initial_buffer, reference_run};
 use ccl_playground::engine::input;
+use ccl_playground::engine::plan::{Decision, Plan};
 use ccl_playground::engine::schedule::TransferKind;
-use ccl_playground::engine::select::select;
 use ccl_playground::engine::topology::Topology;
 use ccl_playground::engine::verify::{verify, VerifyError};
 use common::full_mesh as mesh_topology;
@@ -378,22 +379,30 @@ fn contention_shows_when_flows_share_a_link() {
 }
 
 #[test]
-fn auto_prefers_mesh_on_the_910b_full_mesh_and_explains() {
-    let topo = Topology::ascend_910b_8();
-    for bytes in [4u64 << 10, 256 << 20] {
-        let sel = select(Primitive::AllReduce, &topo, 8, bytes, DType::Fp32).unwrap();
-        assert_eq!(sel.chosen(), Algorithm::Mesh);
+fn auto_runs_hccls_mesh_on_the_910b_full_mesh_and_explains() {
+    for (bytes, bound) in [
+        (4u64 << 10, "latency-bound"),
+        (256 << 20, "bandwidth-bound"),
+    ] {
+        let c = Config {
+            bytes,
+            ..Config::default()
+        };
+        let p = Plan::new(&c).unwrap();
+        assert_eq!(p.algorithm, Algorithm::Mesh);
+        assert!(matches!(p.decision, Decision::Library { .. }));
         assert_eq!(
-            sel.ranking.len(),
+            p.ranking.len(),
             Algorithm::applicable(Primitive::AllReduce, 8).len()
         );
-        assert!(sel.ranking[0].estimate.time_us <= sel.ranking[1].estimate.time_us);
-        assert!(sel.reason.contains("mesh wins"), "{}", sel.reason);
+        assert!(p.ranking[0].time_us() <= p.ranking[1].time_us());
+        assert!(
+            p.verdict.starts_with("HCCL runs mesh here"),
+            "{}",
+            p.verdict
+        );
+        assert!(p.verdict.contains(bound), "{}", p.verdict);
     }
-    let small = select(Primitive::AllReduce, &topo, 8, 4 << 10, DType::Fp32).unwrap();
-    assert!(small.reason.contains("latency-bound"), "{}", small.reason);
-    let big = select(Primitive::AllReduce, &topo, 8, 256 << 20, DType::Fp32).unwrap();
-    assert!(big.reason.contains("bandwidth-bound"), "{}", big.reason);
 }
 
 #[test]

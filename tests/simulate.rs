@@ -104,6 +104,8 @@ fn line(n: usize, bw: f64, lat: f64) -> Topology {
         sources: vec![],
         switches: vec![],
         ccl_buffer_bytes: None,
+        library: Default::default(),
+        algorithms: vec![],
     }
 }
 

@@ -32,6 +32,7 @@
 //! reproduces the fitted line exactly.
 
 use super::formats::{Collective, FormatError, Log, Row, Table, Tool};
+use super::library::Library;
 use super::topology::{Device, Link, LinkKind, Switch, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -477,10 +478,15 @@ impl Profile {
         ranks: Option<usize>,
         source: &str,
     ) -> Result<Profile, CalibrateError> {
+        // A table that does not name its collective takes the caller's
+        // (`cclsim fit --op`: the user knows what they ran).
         let table = log
             .usable()
             .into_iter()
             .find(|t| collective.is_none() || t.collective.as_ref() == collective)
+            .or_else(|| {
+                collective.and_then(|_| log.usable().into_iter().find(|t| t.collective.is_none()))
+            })
             .ok_or_else(|| {
                 let why: Vec<String> = log
                     .tables
@@ -492,7 +498,11 @@ impl Profile {
                     .collect();
                 CalibrateError::NoUsableTable(why.join("; "))
             })?;
-        Profile::fit_table(table, ranks, source)
+        let mut p = Profile::fit_table(table, ranks, source)?;
+        if p.collective.is_none() {
+            p.collective = collective.cloned();
+        }
+        Ok(p)
     }
 
     /// `(α µs, algbw GB/s)` of the whole collective at `bytes` ([`params_at`]).
@@ -616,7 +626,14 @@ impl Profile {
                 server: 0,
             }],
             ccl_buffer_bytes: None,
+            library: self.library(),
+            algorithms: Vec::new(),
         }
+    }
+
+    /// The library the profile measured ([`Library::of_tool`]).
+    pub fn library(&self) -> Library {
+        Library::of_tool(self.tool)
     }
 
     /// One line: what was fitted, and how well.

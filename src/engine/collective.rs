@@ -222,15 +222,21 @@ impl Primitive {
     /// elements of message size `S`: AlltoAll `floor(S/n)`, SendRecv `S`,
     /// AlltoAllV `floor(S / Σ w)`, Barrier 0; `None` for the even layouts.
     pub fn unit_elems(self, n: usize, s_elems: usize) -> Option<usize> {
+        self.unit_elems_u64(n, s_elems as u64).map(|u| u as usize)
+    }
+
+    /// [`Primitive::unit_elems`] in 64 bits (the cost model's sizes exceed
+    /// `usize` on wasm32).
+    pub fn unit_elems_u64(self, n: usize, s_elems: u64) -> Option<u64> {
         match self {
-            Primitive::AlltoAll => Some(s_elems / n.max(1)),
+            Primitive::AlltoAll => Some(s_elems / n.max(1) as u64),
             Primitive::SendRecv => Some(s_elems),
             Primitive::Barrier => Some(0),
             Primitive::AlltoAllV => {
                 let total: u64 = (0..n)
                     .flat_map(|i| (0..n).map(move |j| moe_weight(i, j)))
                     .sum();
-                Some(s_elems / (total as usize).max(1))
+                Some(s_elems / total.max(1))
             }
             _ => None,
         }
@@ -240,18 +246,23 @@ impl Primitive {
     /// message of `s_elems` elements. Even layouts: `part_range(S, n, b)`;
     /// weighted layouts: consecutive blocks of `weight × unit` elements.
     pub fn block_range(self, n: usize, s_elems: usize, b: usize) -> Range<usize> {
-        match self.unit_elems(n, s_elems) {
-            None => part_range(s_elems, n, b),
+        let r = self.block_range_u64(n, s_elems as u64, b);
+        r.start as usize..r.end as usize
+    }
+
+    /// [`Primitive::block_range`] in 64 bits.
+    pub fn block_range_u64(self, n: usize, s_elems: u64, b: usize) -> Range<u64> {
+        match self.unit_elems_u64(n, s_elems) {
+            None => part_range_u64(s_elems, n, b),
             Some(unit) => match self {
                 Primitive::AlltoAllV => {
                     let start: u64 = (0..b).map(|x| self.block_weight(n, x).unwrap_or(0)).sum();
                     let w = self.block_weight(n, b).unwrap_or(0);
-                    let start = start as usize * unit;
-                    start..start + w as usize * unit
+                    start * unit..(start + w) * unit
                 }
                 _ => {
-                    let w = self.block_weight(n, b).unwrap_or(0) as usize;
-                    b * w * unit..(b + 1) * w * unit
+                    let w = self.block_weight(n, b).unwrap_or(0);
+                    b as u64 * w * unit..(b as u64 + 1) * w * unit
                 }
             },
         }
@@ -261,10 +272,15 @@ impl Primitive {
     /// elements: `S` for the even layouts, `2·n·floor(S/n)` for AlltoAll,
     /// `2S` for SendRecv, `2·Σw·floor(S/Σw)` for AlltoAllV, 0 for Barrier.
     pub fn buffer_elems(self, n: usize, s_elems: usize) -> usize {
+        self.buffer_elems_u64(n, s_elems as u64) as usize
+    }
+
+    /// [`Primitive::buffer_elems`] in 64 bits.
+    pub fn buffer_elems_u64(self, n: usize, s_elems: u64) -> u64 {
         if n == 0 {
             return 0;
         }
-        self.block_range(n, s_elems, self.blocks(n) - 1).end
+        self.block_range_u64(n, s_elems, self.blocks(n) - 1).end
     }
 
     /// Does rank `rank` hold input in block `block` before the collective
@@ -349,10 +365,16 @@ pub enum Expect {
 /// `parts` near-equal parts (`floor(i*total/parts)`), as NCCL and HCCL cut a
 /// buffer into chunks. Parts differ in size by at most one element.
 pub fn part_range(total: usize, parts: usize, i: usize) -> std::ops::Range<usize> {
+    let r = part_range_u64(total as u64, parts, i);
+    r.start as usize..r.end as usize
+}
+
+/// [`part_range`] in 64 bits.
+pub fn part_range_u64(total: u64, parts: usize, i: usize) -> std::ops::Range<u64> {
     if parts == 0 {
         return 0..0;
     }
-    let at = |k: usize| ((k as u128 * total as u128) / parts as u128) as usize;
+    let at = |k: usize| ((k as u128 * total as u128) / parts as u128) as u64;
     at(i)..at(i + 1)
 }
 

@@ -30,7 +30,9 @@
 //! AllReduce only), `grad` (normal | heavy | layers: the gradient-like
 //! inputs); fusion ([`super::fusion`]) `fusion` (llama3-8b | llama3-70b |
 //! COUNTxSIZE, AllReduce only, not with compression) and `bucket` (DDP's
-//! bucket cap, a size; 0 = one AllReduce per tensor; default 25 MiB).
+//! `bucket_cap_mb` as a size; 0 = one AllReduce per tensor; absent = not
+//! given: DDP's default 25 MiB with its small 1 MiB first bucket, which a
+//! given `bucket=25MiB` does not make).
 //!
 //! Every link starts with the format version `v` ([`LINK_VERSION`]); a link
 //! without `v` is a version-0 link (before versioning) and is rewritten by
@@ -44,16 +46,27 @@
 
 use super::algorithm::Algorithm;
 use super::calibrate::Profile;
-use super::collective::Primitive;
+use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
 use super::compress::{Compression, GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use super::compressed::Placement;
 use super::cost::Slices;
 use super::custom_topology::{CustomTopology, CUSTOM};
 use super::dtype::{DType, ReduceOp};
 use super::topology::Topology;
+pub use super::units::parse_bytes;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use thiserror::Error;
+
+/// Largest message the compression what-if models, bytes (its codec
+/// counts elements in `usize`, 32 bits in the browser).
+pub const MAX_COMPRESSED_BYTES: u64 = 1 << 30;
+/// Largest DDP bucket cap a link may give (`bucket=`), bytes.
+pub const MAX_BUCKET_BYTES: u64 = 1 << 30;
+
+/// The `topo` value of the machine a fitted profile measured (a star of
+/// its rank count with its link figures; needs `profile=`).
+pub const MEASURED: &str = "measured";
 
 /// The link format [`Config::to_query`] writes (its first key, `v=1`).
 /// Version 0 is a link without `v`, written before links were versioned.
@@ -63,9 +76,9 @@ pub const LINK_VERSION: u32 = 1;
 pub const UNKNOWN_KEY: &str = "unknown key, ignored";
 
 /// Smallest message the controls offer, bytes (1 KiB).
-pub const MIN_BYTES: u64 = 1 << 10;
+pub const MIN_BYTES: u64 = super::units::MIN_MESSAGE_BYTES;
 /// Largest message the controls offer, bytes (1 GiB).
-pub const MAX_BYTES: u64 = 1 << 30;
+pub const MAX_BYTES: u64 = super::units::MAX_MESSAGE_BYTES;
 /// Largest message the workers execute for real, bytes per rank buffer
 /// (128 MiB: 8 ranks then hold 1 GiB in the browser). Larger runs are
 /// model-only.
@@ -97,6 +110,9 @@ pub const MAX_TOPOLOGY_PARAM_CHARS: usize = super::custom_topology::MAX_COMPACT_
 /// profile without rows is about 300 characters plus 100 per segment
 /// ([`super::calibrate::MAX_SEGMENTS`] at most).
 pub const MAX_PROFILE_PARAM_CHARS: usize = 4096;
+/// Most ranks the measured machine (`topo=measured`) is modelled with
+/// (the rank count of a 512-node run of 8 GPUs).
+pub const MAX_MEASURED_RANKS: usize = 4096;
 /// Most ranks a linked profile may claim (its link conversion uses the
 /// ring's step count of that many ranks).
 pub const MAX_PROFILE_RANKS: usize = 1 << 16;
@@ -177,17 +193,14 @@ pub struct Config {
     /// written in the link ([`super::fusion::parse_fusion`]); `None` = off.
     #[serde(default)]
     pub fusion: Option<String>,
-    /// DDP bucket cap in bytes for `fusion` (0 = one AllReduce per tensor).
-    #[serde(default = "default_bucket")]
-    pub bucket: u64,
+    /// DDP's bucket cap in bytes for `fusion` (0 = one AllReduce per
+    /// tensor); `None` = not given (DDP's default, [`super::fusion::buckets`]).
+    #[serde(default)]
+    pub bucket: Option<u64>,
 }
 
 fn default_grad() -> GradientShape {
     GradientShape::Normal
-}
-
-fn default_bucket() -> u64 {
-    super::fusion::DDP_BUCKET_CAP_BYTES
 }
 
 impl Default for Config {
@@ -209,7 +222,7 @@ impl Default for Config {
             placement: Placement::Hop,
             grad: GradientShape::Normal,
             fusion: None,
-            bucket: default_bucket(),
+            bucket: None,
         }
     }
 }
@@ -274,53 +287,6 @@ fn shorten(v: &str) -> String {
     } else {
         v.to_string()
     }
-}
-
-/// Parses a byte size: an integer (`1048576`) or a number with a unit
-/// (`B`, `KB` = 1e3, `KiB` = 1024, `MB`, `MiB`, `GB`, `GiB`; case-insensitive
-/// on the letters before `i`, spaces allowed: `1.5 MiB`, `64MiB`, `2gb`).
-///
-/// Errors: a message saying what is allowed, if the text is not such a size,
-/// is negative, or is not a whole number of bytes.
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-    let (num, unit) = (t[..split].trim(), t[split..].trim());
-    let mult: u64 = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kb" => 1_000,
-        "kib" | "k" => 1 << 10,
-        "mb" => 1_000_000,
-        "mib" | "m" => 1 << 20,
-        "gb" => 1_000_000_000,
-        "gib" | "g" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "unknown unit `{unit}`; allowed: B, KB, KiB, MB, MiB, GB, GiB"
-            ))
-        }
-    };
-    if num.is_empty()
-        || !num.chars().all(|c| c.is_ascii_digit() || c == '.')
-        || num.matches('.').count() > 1
-    {
-        return Err(
-            "a non-negative number, optionally with a unit (e.g. 4096, 64MiB, 1.5 GB)".into(),
-        );
-    }
-    let v: f64 = num
-        .parse()
-        .map_err(|_| "a non-negative number (e.g. 4096, 64MiB)".to_string())?;
-    let b = v * mult as f64;
-    if !b.is_finite() || b > u64::MAX as f64 / 2.0 {
-        return Err("a size up to 1 GiB".into());
-    }
-    if b.fract() != 0.0 {
-        return Err(format!(
-            "a whole number of bytes ({num} {unit} is {b} bytes)"
-        ));
-    }
-    Ok(b as u64)
 }
 
 /// Decodes a `topology=` value: at most [`MAX_TOPOLOGY_PARAM_CHARS`]
@@ -451,11 +417,12 @@ impl Config {
                 "topo" => match Topology::preset(v) {
                     Ok(_) => c.topo = v.to_string(),
                     Err(_) if v == CUSTOM => c.topo = CUSTOM.into(),
+                    Err(_) if v == MEASURED => c.topo = MEASURED.into(),
                     Err(_) => bad(
                         "topo",
                         v,
                         format!(
-                            "one of {}, 910b-{{S}}x8 (S = 2..=128), or custom (with topology=<JSON>)",
+                            "one of {}, 910b-{{S}}x8 (S = 2..=128), custom (with topology=<JSON>) or measured (with profile=<JSON>)",
                             Topology::PRESETS.join(", ")
                         ),
                     ),
@@ -560,6 +527,17 @@ impl Config {
                 Err(why) => bad("profile", &v, why),
             }
         }
+        if c.topo == MEASURED && c.profile.is_none() {
+            bad(
+                "topo",
+                MEASURED,
+                format!(
+                    "measured is the machine of a fitted profile; give profile=<JSON>; using {}",
+                    Config::default().topo
+                ),
+            );
+            c.topo = Config::default().topo;
+        }
         // Keys that depend on others: ranks on topo, bytes on dtype.
         if let Some(v) = ranks_raw {
             let devices = c.devices().unwrap_or(8);
@@ -578,8 +556,20 @@ impl Config {
                     )
                 }
             }
-        } else if let Some(n) = c.devices() {
-            c.ranks = c.ranks.min(n);
+        } else if let Some(n) = c.default_ranks() {
+            // A machine's own device count (a profile's measured ranks) by default.
+            c.ranks = n;
+        }
+        // AlltoAllV's per-pair counts make n² blocks: one limit, said here.
+        if c.op == Primitive::AlltoAllV && c.ranks > MAX_ALLTOALLV_RANKS {
+            bad(
+                "ranks",
+                &c.ranks.to_string(),
+                format!(
+                    "AlltoAllV runs on 2..={MAX_ALLTOALLV_RANKS} ranks (its per-pair counts make n² blocks); using {MAX_ALLTOALLV_RANKS}"
+                ),
+            );
+            c.ranks = MAX_ALLTOALLV_RANKS;
         }
         // root depends on ranks.
         if let Some(v) = root_raw {
@@ -594,29 +584,14 @@ impl Config {
         }
         let bytes_given = bytes_raw.is_some();
         if let Some(v) = bytes_raw {
-            match parse_bytes(&v) {
-                Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => bad(
-                    "bytes",
-                    &v,
-                    "a size from 1 KiB (1024) to 1 GiB (1073741824)".into(),
-                ),
-                Ok(b) => {
-                    let es = c.dtype.size_bytes() as u64;
-                    if b % es != 0 {
-                        c.bytes = b - b % es;
-                        bad(
-                            "bytes",
-                            &v,
-                            format!(
-                                "a whole number of {} elements ({es} bytes each); using {}",
-                                c.dtype, c.bytes
-                            ),
-                        );
-                    } else {
+            match super::units::message_bytes(&v, c.dtype) {
+                Ok(b) => c.bytes = b,
+                Err((why, fix)) => {
+                    if let Some(b) = fix {
                         c.bytes = b;
                     }
+                    bad("bytes", &v, why)
                 }
-                Err(why) => bad("bytes", &v, why),
             }
         }
         // The what-ifs depend on op and dtype.
@@ -627,6 +602,17 @@ impl Config {
                 format!(
                     "compression applies to fp32, fp16 and bf16 (dtype is {}); using none",
                     c.dtype
+                ),
+            );
+            c.compress.scheme = Scheme::None;
+        }
+        if c.compress.scheme != Scheme::None && c.bytes > MAX_COMPRESSED_BYTES {
+            bad(
+                "compress",
+                c.compress.scheme.name(),
+                format!(
+                    "the compression what-if models messages up to 1 GiB (bytes is {}); using none",
+                    super::units::format_bytes(c.bytes)
                 ),
             );
             c.compress.scheme = Scheme::None;
@@ -647,11 +633,11 @@ impl Config {
         }
         if let Some(v) = bucket_raw {
             match parse_bytes(&v) {
-                Ok(b) if b <= MAX_BYTES => c.bucket = b,
+                Ok(b) if b <= MAX_BUCKET_BYTES => c.bucket = Some(b),
                 _ => bad(
                     "bucket",
                     &v,
-                    "a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB".into(),
+                    "a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB (without bucket: DDP's default)".into(),
                 ),
             }
         }
@@ -750,9 +736,10 @@ impl Config {
                 .append_pair("grad", self.grad.name());
         }
         if let Some(f) = &self.fusion {
-            what_if
-                .append_pair("fusion", f)
-                .append_pair("bucket", &self.bucket.to_string());
+            what_if.append_pair("fusion", f);
+            if let Some(b) = self.bucket {
+                what_if.append_pair("bucket", &b.to_string());
+            }
         }
         let what_if = what_if.finish();
         if !what_if.is_empty() {
@@ -782,6 +769,16 @@ impl Config {
     /// Errors: a sentence (unknown preset, `custom` without a topology, an
     /// invalid custom topology).
     pub fn topology(&self) -> Result<Topology, String> {
+        if self.topo == MEASURED {
+            return match &self.profile {
+                Some(p) => {
+                    let mut q = p.clone();
+                    q.ranks = q.ranks.max(self.ranks);
+                    Ok(q.topology_at(self.bytes))
+                }
+                None => Err("topo=measured but no fitted profile was given".into()),
+            };
+        }
         if self.topo == CUSTOM {
             match &self.custom {
                 Some(t) => t.topology().map_err(|e| format!("custom topology: {e}")),
@@ -792,12 +789,29 @@ impl Config {
         }
     }
 
-    /// Device count of [`Config::topology`] (`None` if it has none).
+    /// Device count of [`Config::topology`] (`None` if it has none): the
+    /// measured machine scales to [`MAX_MEASURED_RANKS`] ranks (or the
+    /// profile's own count, if larger).
     pub fn devices(&self) -> Option<usize> {
-        if self.topo == CUSTOM {
+        if self.topo == MEASURED {
+            self.profile
+                .as_ref()
+                .map(|p| p.ranks.max(MAX_MEASURED_RANKS))
+        } else if self.topo == CUSTOM {
             self.custom.as_ref().map(|t| t.devices.len())
         } else {
             Topology::preset(&self.topo).ok().map(|t| t.devices.len())
+        }
+    }
+
+    /// The rank count a link without `ranks` uses: every device of a preset
+    /// or custom topology, the profile's measured ranks on the measured
+    /// machine.
+    pub fn default_ranks(&self) -> Option<usize> {
+        if self.topo == MEASURED {
+            self.profile.as_ref().map(|p| p.ranks)
+        } else {
+            self.devices()
         }
     }
 
@@ -872,7 +886,7 @@ impl Config {
     /// uncompressed AllReduce. Returns whether anything changed.
     pub fn normalize_what_ifs(&mut self) -> bool {
         let before = self.clone();
-        if !self.dtype.is_float() {
+        if !self.dtype.is_float() || self.bytes > MAX_COMPRESSED_BYTES {
             self.compress.scheme = Scheme::None;
         }
         if self.op != Primitive::AllReduce {
@@ -890,7 +904,7 @@ impl Config {
         if self.bytes > MAX_EXECUTED_BYTES {
             Some(format!(
                 "messages above {} are modelled, not executed in the browser",
-                super::select::format_bytes(MAX_EXECUTED_BYTES)
+                super::units::format_bytes(MAX_EXECUTED_BYTES)
             ))
         } else if self.ranks > MAX_EXECUTED_RANKS {
             Some(format!(
@@ -899,13 +913,13 @@ impl Config {
         } else if !self.executable() {
             Some(format!(
                 "all ranks' buffers together would exceed {}{} in the browser; modelled only",
-                super::select::format_bytes(self.max_total_bytes()),
+                super::units::format_bytes(self.max_total_bytes()),
                 match (self.compress.scheme, self.placement) {
                     (Scheme::None, _) => String::new(),
                     (_, Placement::Once) => format!(
                         " (the cap for compressed runs; with placement=once every rank holds all {} compressed inputs, {} per rank)",
                         self.ranks,
-                        super::select::format_bytes(self.buffer_bytes())
+                        super::units::format_bytes(self.buffer_bytes())
                     ),
                     _ => " (the cap for compressed runs, whose reference the page computes for every rank)".to_string(),
                 }
@@ -1045,18 +1059,23 @@ mod tests {
     }
 
     #[test]
-    fn an_algorithm_where_none_applies_says_none() {
-        // AlltoAllV has no algorithm above MAX_ALLTOALLV_RANKS (16) ranks.
+    fn alltoallv_says_its_rank_limit_once() {
+        // AlltoAllV runs on at most MAX_ALLTOALLV_RANKS (16) ranks: said on
+        // `ranks`, once; the algorithm then applies.
         let (c, e) = Config::from_query("op=alltoallv&algo=mesh&topo=910b-4x8&ranks=32");
-        assert_eq!(c.algo, AlgoChoice::Auto);
+        assert_eq!(c.ranks, 16);
+        assert_eq!(c.algo, AlgoChoice::Fixed(Algorithm::Mesh));
         assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].key, "ranks");
         assert!(
-            e[0].allowed.ends_with(
-                "does not implement AlltoAllV on 32 ranks; applicable: none; using auto"
-            ),
+            e[0].allowed.starts_with("AlltoAllV runs on 2..=16 ranks"),
             "{}",
             e[0]
         );
+        // Without ranks: all 32 devices are the default, limited the same way.
+        let (c, e) = Config::from_query("op=alltoallv&topo=910b-4x8");
+        assert_eq!(c.ranks, 16);
+        assert_eq!(e.len(), 1, "{e:?}");
     }
 
     #[test]
@@ -1109,7 +1128,8 @@ mod tests {
         }
         for dtype in DType::ALL {
             for bytes in [MIN_BYTES, 3 << 20, 1_000_000, MAX_BYTES] {
-                let bytes = bytes - bytes % dtype.size_bytes() as u64;
+                let es = dtype.size_bytes() as u64;
+                let bytes = (bytes - bytes % es).max(es);
                 all.push(Config {
                     dtype,
                     bytes,
@@ -1183,9 +1203,9 @@ mod tests {
             });
         }
         for (fusion, bucket) in [
-            ("llama3-8b", 25 << 20),
-            ("30x4MiB", 0),
-            ("llama3-70b", 1 << 30),
+            ("llama3-8b", Some(25 << 20)),
+            ("30x4MiB", Some(0)),
+            ("llama3-70b", None),
         ] {
             all.push(Config {
                 dtype: DType::Bf16,
@@ -1414,10 +1434,10 @@ mod tests {
             ("seed=18446744073709551616".into(), "seed", "integer"),
             ("bytes=1e400".into(), "bytes", "KiB"),
             ("bytes=-5".into(), "bytes", "non-negative"),
-            ("bytes=0".into(), "bytes", "1 KiB"),
-            ("bytes=2GiB".into(), "bytes", "1 GiB"),
+            ("bytes=0".into(), "bytes", "from 1 B to 16 GiB"),
+            ("bytes=17GiB".into(), "bytes", "from 1 B to 16 GiB"),
             ("bytes=NaN".into(), "bytes", "KiB"),
-            (format!("bytes={long}"), "bytes", "1 GiB"),
+            (format!("bytes={long}"), "bytes", "16 GiB"),
             ("ranks=1".into(), "ranks", "2..=8"),
             ("ranks=0".into(), "ranks", "2..=8"),
             ("ranks=9".into(), "ranks", "2..=8"),

@@ -191,15 +191,15 @@ pub fn estimate_sliced(
         _ => (1, elems),
     };
     let mut sim = Simulator::new(schedule, topo)?;
-    let slicing = sliced::choose(schedule, topo, loop_elems as usize, es, slices);
+    let slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     let (k, w) = (slicing.slices as usize, slicing.window as usize);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
     let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
     let mut timeline = if k > 1 {
-        sim.run_sliced(loop_elems as usize, es, k, w, true)
+        sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, true)
     } else {
-        sim.run(loop_elems as usize, es, true)?
+        sim.run(loop_elems, es, true)?
     };
     let first_us = total(&timeline);
     let mut time_us = first_us;
@@ -208,9 +208,9 @@ pub fn estimate_sliced(
         let last_us = if last_elems == loop_elems {
             first_us
         } else if k > 1 {
-            total(&sim.run_sliced(last_elems as usize, es, k, w, false))
+            total(&sim.run_sliced(last_elems, es, k, w, slicing.slice_elems, false))
         } else {
-            total(&sim.run(last_elems as usize, es, false)?)
+            total(&sim.run(last_elems, es, false)?)
         };
         time_us = (loops - 1) as f64 * first_us + last_us;
     }
@@ -290,7 +290,7 @@ impl<'a> Simulator<'a> {
     }
 
     /// Simulates one loop of `elems` elements of `es` bytes.
-    fn run(&mut self, elems: usize, es: u64, record: bool) -> Result<Timeline, TopologyError> {
+    fn run(&mut self, elems: u64, es: u64, record: bool) -> Result<Timeline, TopologyError> {
         let schedule = self.schedule;
         let gamma = self.topo.reduce_gbps;
         let mut t0 = 0.0f64;
@@ -318,7 +318,8 @@ impl<'a> Simulator<'a> {
             let mut sizes = Vec::with_capacity(step.transfers.len());
             for (k, t) in step.transfers.iter().enumerate() {
                 let route = &self.routes[self.route_of[ti + k]];
-                let b = schedule.range_elems(elems, t.first, t.count).len() as u64 * es;
+                let r = schedule.range_elems_u64(elems, t.first, t.count);
+                let b = (r.end - r.start) * es;
                 sizes.push(b);
                 let first = hop_ids.len();
                 for h in &route.hops {
@@ -608,9 +609,12 @@ pub fn closed_form_us(
 /// - pipeline (HCCL `Pipeline.md` with one α and β, `S'` servers): AG
 ///   `S'(α + S/n·β)`, RS `S'(α + S/n·β) + (n-1)/n·Sγ`, AllReduce
 ///   `2S'(α + S/n·β) + (n-1)/n·Sγ`;
-/// - dbtree AllReduce `2D·α + Σ_s m_s·S/2·β + Σ_s k_s·S/2·γ` (tree depth
-///   `D`, per-step pair multiplicity `m_s` and fan-in `k_s`,
-///   [`super::algorithm::dbtree::shape`]);
+/// - dbtree AllReduce (one node: the chain) `2D·α + Σ_s m_s·S/2·β + Σ_s
+///   k_s·S/2·γ` (tree depth `D`, per-step pair multiplicity `m_s` and
+///   fan-in `k_s`, [`super::algorithm::dbtree::shape`]);
+/// - ring Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` (chains);
+/// - hier-nhr as hier with `ceil(log2 S')` instead of `S' - 1` inter-server
+///   latencies per phase (same data terms);
 /// - hier (`n = 8·S'` ranks, `S'` servers) AllReduce `2α + 2·S/8·β +
 ///   7/8·Sγ + 2(S'-1)(α + S/n·β) + (S'-1)·S/n·γ`, RS `α + S/8·β + 7/8·Sγ +
 ///   (S'-1)(α + S/n·(β + γ))`, AG `α + S/8·β + (S'-1)(α + S/n·β)`; with
@@ -649,6 +653,8 @@ pub fn closed_form(
         (Algorithm::Ring, AllGather) => (nf - 1.0) * a + frac * s * beta,
         (Algorithm::Ring, Barrier) => (nf - 1.0) * a,
         (Algorithm::Ring, SendRecv) => a + s * beta,
+        (Algorithm::Ring, Broadcast) => (nf - 1.0) * (a + s * beta),
+        (Algorithm::Ring, Reduce) => (nf - 1.0) * (a + s * beta + s * gamma),
         (Algorithm::Mesh, AllReduce) => 2.0 * a + 2.0 * s / nf * beta + red,
         (Algorithm::Mesh, ReduceScatter) => a + s / nf * beta + red,
         (Algorithm::Mesh, AllGather) | (Algorithm::Mesh, AlltoAll) => a + s / nf * beta,
@@ -701,6 +707,29 @@ pub fn closed_form(
             .map(|k| a + super::algorithm::nb::alltoall_blocks_at(n, k) as f64 * s / nf * beta)
             .sum(),
         (Algorithm::Nb, _) => 2.0 * l * a + 2.0 * frac * s * beta + red,
+        (Algorithm::HierNhr, p) => {
+            // As hier, with ceil(log2 S') inter-server steps per phase.
+            let m = n / 8;
+            let steps = m.next_power_of_two().trailing_zeros() as f64;
+            let srv = (m as f64) - 1.0;
+            let (intra, inter) = (s / 8.0, s / nf);
+            match p {
+                AllReduce => {
+                    2.0 * a
+                        + 2.0 * intra * beta
+                        + 7.0 * intra * gamma
+                        + 2.0 * steps * a
+                        + srv * (2.0 * inter * beta + inter * gamma)
+                }
+                ReduceScatter => {
+                    a + intra * beta
+                        + 7.0 * intra * gamma
+                        + steps * a
+                        + srv * inter * (beta + gamma)
+                }
+                _ => a + intra * beta + steps * a + srv * inter * beta,
+            }
+        }
         (Algorithm::Hier, p) => {
             let srv = (n / 8) as f64 - 1.0;
             let (intra, inter) = (s / 8.0, s / nf);
@@ -743,7 +772,7 @@ pub fn closed_form(
             }
         }
         (Algorithm::Dbtree, _) => {
-            let (_, per) = super::algorithm::dbtree::shape(n);
+            let (_, per) = super::algorithm::dbtree::shape(&[n]);
             per.iter()
                 .map(|&(m, k)| a + m as f64 * s / 2.0 * beta + k as f64 * s / 2.0 * gamma)
                 .sum()

@@ -37,10 +37,12 @@
 //! | `switches[k].server` | integer, optional (0) | informational, 0..[`MAX_SERVERS`] |
 //! | `links` | array, required | full-duplex links, 1..=[`MAX_LINKS`] |
 //! | `links[j].a`, `.b` | string, required | ids of the two ends (a device or a switch), distinct; at most one link per pair |
-//! | `links[j].bandwidth_gbps` | number, required | GB/s (1e9 bytes/s) **per direction**, `0 < x ≤ 1e6`: the model's `1/β` |
-//! | `links[j].latency_us` | number, required | µs per message on this link, `0 ≤ x ≤ 1e6`: the model's `α` (a route's `α` is the sum over its hops) |
+//! | `links[j].bandwidth_gbps` | number, required | GB/s (1e9 bytes/s) **per direction**, `0.001 ≤ x ≤ 1e5`: the model's `1/β` |
+//! | `links[j].latency_us` | number, required | µs per message on this link, `0` or `0.001 ≤ x ≤ 1e6`: the model's `α` (a route's `α` is the sum over its hops) |
 //! | `links[j].kind` | string, optional (`pcie`) | `hccs`, `pcie`, `roce` or `nvlink`: colour and label of the drawing only |
-//! | `reduce_gbps` | number, optional | reduction throughput per device, GB/s of reduced bytes (the model's `1/γ`), `0 < x ≤ 1e6`; omitted = reductions are free (inline) |
+//! | `reduce_gbps` | number, optional | reduction throughput per device, GB/s of reduced bytes (the model's `1/γ`), `0.001 ≤ x ≤ 1e5`; omitted = reductions are free (inline) |
+//! | `library` | string, optional (`model`) | whose choices `auto` follows: `hccl`, `nccl`, `mpi` (their selection rules, [`crate::engine::library`]) or `model` (the cost model's fastest) |
+//! | `algorithms` | array of strings, optional | with `model`: the algorithms `auto` ranks (names as in `algo=`); omitted = all |
 //! | `ccl_buffer_bytes` | integer, optional | the library's staging buffer, bytes, 1024..=2^40: larger messages run in `ceil(S / buffer)` loops (HCCL's `HCCL_BUFFSIZE`); omitted = one loop |
 //!
 //! Unknown fields are errors (a misspelt `bandwith_gbps` must not be
@@ -55,6 +57,8 @@
 //! share link carries as `topology=`) at most [`MAX_COMPACT_CHARS`], so every
 //! accepted topology fits in a share link.
 
+use super::algorithm::Algorithm;
+use super::library::Library;
 use super::topology::{Device, Link, LinkKind, Switch, Topology};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -79,8 +83,11 @@ pub const MAX_ID_CHARS: usize = 16;
 pub const MAX_NAME_CHARS: usize = 40;
 /// Longest `title`, characters.
 pub const MAX_TITLE_CHARS: usize = 120;
-/// Largest bandwidth or latency figure accepted (GB/s, µs).
-pub const MAX_FIGURE: f64 = 1e6;
+/// The bandwidths accepted, GB/s: from 1 MB/s to 100 TB/s (a physical
+/// range: a 1e-308 GB/s link is a typo, not a machine).
+pub const BANDWIDTH_RANGE_GBPS: (f64, f64) = (1e-3, 1e5);
+/// The latencies accepted besides 0, µs: from 1 ns to 1 s.
+pub const LATENCY_RANGE_US: (f64, f64) = (1e-3, 1e6);
 /// Longest pasted JSON text, characters (256 KiB).
 pub const MAX_JSON_CHARS: usize = 256 * 1024;
 /// Longest compact JSON of a validated topology, characters: the share
@@ -136,6 +143,12 @@ pub struct CustomTopology {
     /// Staging buffer, bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ccl_buffer_bytes: Option<u64>,
+    /// Whose library's choices `auto` follows (default: the model's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library: Option<Library>,
+    /// With library `model`: the algorithms `auto` ranks (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub algorithms: Vec<Algorithm>,
 }
 
 fn is_zero(x: &usize) -> bool {
@@ -243,27 +256,28 @@ fn text(
     }
 }
 
+/// A figure in a physical range: `lo ≤ x ≤ hi`, or exactly 0 when
+/// `zero_ok` (a latency may be 0; 1e-300 is not a latency).
 fn number(
     m: &Map<String, Value>,
     parent: &str,
     key: &str,
-    min: f64,
-    min_inclusive: bool,
+    (lo, hi): (f64, f64),
+    zero_ok: bool,
     unit: &str,
 ) -> Result<Option<f64>, SpecError> {
     let f = path(parent, key);
     let allowed = || {
         format!(
-            "a number {} {min} and ≤ {MAX_FIGURE:e}, in {unit}",
-            if min_inclusive { "≥" } else { ">" }
+            "a number {}from {lo} to {hi:e} {unit}",
+            if zero_ok { "0 or " } else { "" }
         )
     };
     match m.get(key) {
         None => Ok(None),
         Some(Value::Number(n)) => {
             let x = n.as_f64().unwrap_or(f64::NAN);
-            let above = if min_inclusive { x >= min } else { x > min };
-            if x.is_finite() && above && x <= MAX_FIGURE {
+            if x.is_finite() && ((lo..=hi).contains(&x) || (zero_ok && x == 0.0)) {
                 Ok(Some(x))
             } else {
                 Err(err(f, n.to_string(), allowed()))
@@ -377,6 +391,8 @@ impl CustomTopology {
             "links",
             "reduce_gbps",
             "ccl_buffer_bytes",
+            "library",
+            "algorithms",
         ];
         let m = object(v, "", &keys).map_err(|mut e| {
             if e.field.is_empty() {
@@ -425,7 +441,7 @@ impl CustomTopology {
                         m,
                         &f,
                         "bandwidth_gbps",
-                        0.0,
+                        BANDWIDTH_RANGE_GBPS,
                         false,
                         "GB/s per direction",
                     )?
@@ -433,16 +449,17 @@ impl CustomTopology {
                         err(
                             path(&f, "bandwidth_gbps"),
                             "missing",
-                            "a number > 0, GB/s per direction (required)",
+                            "a number from 0.001 to 1e5, GB/s per direction (required)",
                         )
                     })?,
-                    latency_us: number(m, &f, "latency_us", 0.0, true, "µs")?.ok_or_else(|| {
-                        err(
-                            path(&f, "latency_us"),
-                            "missing",
-                            "a number ≥ 0, µs per message (required)",
-                        )
-                    })?,
+                    latency_us: number(m, &f, "latency_us", LATENCY_RANGE_US, true, "µs")?
+                        .ok_or_else(|| {
+                            err(
+                                path(&f, "latency_us"),
+                                "missing",
+                                "a number 0 or from 0.001 to 1e6, µs per message (required)",
+                            )
+                        })?,
                 })
             })
             .collect::<Result<Vec<_>, SpecError>>()?;
@@ -452,7 +469,41 @@ impl CustomTopology {
             devices,
             switches,
             links,
-            reduce_gbps: number(m, "", "reduce_gbps", 0.0, false, "GB/s")?,
+            reduce_gbps: number(m, "", "reduce_gbps", BANDWIDTH_RANGE_GBPS, false, "GB/s")?,
+            library: match m.get("library") {
+                None => None,
+                Some(Value::String(x)) => Some(Library::from_name(x).ok_or_else(|| {
+                    err(
+                        "library",
+                        show(&Value::String(x.clone())),
+                        "one of hccl, nccl, mpi, model",
+                    )
+                })?),
+                Some(v) => return Err(err("library", show(v), "one of hccl, nccl, mpi, model")),
+            },
+            algorithms: match m.get("algorithms") {
+                None => Vec::new(),
+                Some(Value::Array(a)) if !a.is_empty() && a.len() <= Algorithm::ALL.len() => a
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        x.as_str().and_then(Algorithm::from_name).ok_or_else(|| {
+                            err(
+                                format!("algorithms[{i}]"),
+                                show(x),
+                                format!("one of {}", Algorithm::ALL.map(|a| a.name()).join(", ")),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Some(v) => {
+                    return Err(err(
+                        "algorithms",
+                        show(v),
+                        "a non-empty array of algorithm names (with library model)",
+                    ))
+                }
+            },
             ccl_buffer_bytes: integer(m, "", "ccl_buffer_bytes", 1024, 1 << 40)?,
         })
     }
@@ -560,21 +611,20 @@ impl CustomTopology {
                     "an id other than `a` (a link joins two different nodes)",
                 ));
             }
-            if !(l.bandwidth_gbps.is_finite()
-                && l.bandwidth_gbps > 0.0
-                && l.bandwidth_gbps <= MAX_FIGURE)
-            {
+            let (blo, bhi) = BANDWIDTH_RANGE_GBPS;
+            if !(blo..=bhi).contains(&l.bandwidth_gbps) {
                 return Err(err(
                     format!("{f}.bandwidth_gbps"),
                     l.bandwidth_gbps.to_string(),
-                    format!("a number > 0 and ≤ {MAX_FIGURE:e}, in GB/s per direction"),
+                    format!("a number from {blo} to {bhi:e}, in GB/s per direction"),
                 ));
             }
-            if !(l.latency_us.is_finite() && l.latency_us >= 0.0 && l.latency_us <= MAX_FIGURE) {
+            let (llo, lhi) = LATENCY_RANGE_US;
+            if !((llo..=lhi).contains(&l.latency_us) || l.latency_us == 0.0) {
                 return Err(err(
                     format!("{f}.latency_us"),
                     l.latency_us.to_string(),
-                    format!("a number ≥ 0 and ≤ {MAX_FIGURE:e}, in µs"),
+                    format!("a number 0 or from {llo} to {lhi:e}, in µs"),
                 ));
             }
             if let Some(first) = pairs.insert((a.min(b), a.max(b)), j) {
@@ -598,11 +648,12 @@ impl CustomTopology {
             ));
         }
         if let Some(g) = self.reduce_gbps {
-            if !(g.is_finite() && g > 0.0 && g <= MAX_FIGURE) {
+            let (lo, hi) = BANDWIDTH_RANGE_GBPS;
+            if !(lo..=hi).contains(&g) {
                 return Err(err(
                     "reduce_gbps",
                     g.to_string(),
-                    format!("a number > 0 and ≤ {MAX_FIGURE:e}, in GB/s"),
+                    format!("a number from {lo} to {hi:e}, in GB/s"),
                 ));
             }
         }
@@ -697,6 +748,8 @@ impl CustomTopology {
                 })
                 .collect(),
             ccl_buffer_bytes: self.ccl_buffer_bytes,
+            library: self.library.unwrap_or_default(),
+            algorithms: self.algorithms.clone(),
         }
     }
 
@@ -781,7 +834,7 @@ mod tests {
         let mut w = s.clone();
         w.links[0].bandwidth_gbps = 0.1 + 0.2;
         w.links[0].latency_us = 1.0 / 3.0;
-        w.reduce_gbps = Some(std::f64::consts::PI * 1e5);
+        w.reduce_gbps = Some(std::f64::consts::PI * 1e4);
         w.ccl_buffer_bytes = Some(200 << 20);
         w.name = Some("n/é&=?".into());
         let back = CustomTopology::parse(&w.to_json()).unwrap();
@@ -807,13 +860,13 @@ mod tests {
                 MIN.replace(":10,", ":-5,"),
                 "links[0].bandwidth_gbps",
                 "-5",
-                "> 0",
+                "from 0.001",
             ),
             (
                 MIN.replace(":10,", ":0,"),
                 "links[0].bandwidth_gbps",
                 "0",
-                "> 0",
+                "from 0.001",
             ),
             (
                 MIN.replace(":10,", ":\"fast\","),
@@ -826,7 +879,7 @@ mod tests {
                 MIN.replace("\"latency_us\":1", "\"latency_us\":-1"),
                 "links[0].latency_us",
                 "-1",
-                "≥ 0",
+                "0 or from 0.001",
             ),
             (
                 MIN.replace("bandwidth_gbps", "bandwith_gbps"),
@@ -883,13 +936,25 @@ mod tests {
                 MIN.replace("]}", "],\"reduce_gbps\":0}"),
                 "reduce_gbps",
                 "0",
-                "> 0",
+                "from 0.001",
             ),
             (
                 MIN.replace("]}", "],\"ccl_buffer_bytes\":5}"),
                 "ccl_buffer_bytes",
                 "5",
                 "1024..=",
+            ),
+            (
+                MIN.replace("\"bandwidth_gbps\":10", "\"bandwidth_gbps\":1e-308"),
+                "links[0].bandwidth_gbps",
+                "1e-308",
+                "from 0.001 to 1e5",
+            ),
+            (
+                MIN.replace("\"latency_us\":1", "\"latency_us\":1e-100"),
+                "links[0].latency_us",
+                "1e-100",
+                "0 or from 0.001",
             ),
             (
                 MIN.replace("]}", "],\"switches\":[{\"id\":\"s\"}]}"),
@@ -995,7 +1060,7 @@ mod tests {
         // docs/custom-topology.md quotes these.
         assert_eq!(
             bad(&MIN.replace(":10,", ":-5,")).to_string(),
-            "links[0].bandwidth_gbps: -5 — a number > 0 and ≤ 1e6, in GB/s per direction"
+            "links[0].bandwidth_gbps: -5 — a number from 0.001 to 1e5 GB/s per direction"
         );
         assert_eq!(
             bad("{\"devices\": [").to_string(),

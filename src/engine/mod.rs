@@ -1,9 +1,10 @@
 //! The engine: what collectives mean, how algorithms implement them, how long
 //! they take. Pure Rust: no web-sys, js-sys, wasm-bindgen, gloo or yew.
 //!
-//! Data flow of one run: [`config::Config`] -> [`algorithm::build`] ->
-//! [`schedule::Schedule`] -> [`verify::verify`] -> [`cost::estimate`] ->
-//! (workers or [`execute::execute`]) -> [`check::Checker`].
+//! Data flow of one run: [`config::Config`] -> [`plan::Plan::new`]
+//! (machine, `auto` by the machine's [`library`], [`algorithm::build_on`],
+//! [`verify::verify`], [`cost::estimate_sliced`], the ranking) -> (workers
+//! or [`execute::execute`]) -> [`check::Checker`].
 
 pub mod algorithm;
 pub mod calibrate;
@@ -19,7 +20,9 @@ pub mod execute;
 pub mod formats;
 pub mod fusion;
 pub mod input;
+pub mod library;
+pub mod plan;
 pub mod schedule;
-pub mod select;
 pub mod topology;
+pub mod units;
 pub mod verify;

@@ -3,7 +3,7 @@
 //! Chunk-oriented, like MSCCL-IR. Every rank's buffer is cut into blocks by
 //! the collective ([`super::collective`]: `n` blocks for most primitives,
 //! `2n` for AlltoAll's send and receive areas, ...) and every block into
-//! `chunks / blocks` chunks ([`part_range`]s of the block), so chunk `c`
+//! `chunks / blocks` chunks ([`part_range`](super::collective::part_range)s of the block), so chunk `c`
 //! lies in block `c / (chunks / blocks)`. A [`Step`] is a set of
 //! [`Transfer`]s that may run concurrently. Rooted primitives carry their
 //! root ([`Schedule::root`]).
@@ -20,7 +20,7 @@
 //! area to the receive area), and then the two ranges always have the same
 //! size ([`Schedule::same_shape`], checked by the verifier).
 
-use super::collective::{part_range, Expect, Primitive};
+use super::collective::{part_range_u64, Expect, Primitive};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
@@ -192,11 +192,18 @@ impl Schedule {
 
     /// Element range of `chunk` in a rank's buffer for a message of `elems`
     /// elements (nccl-tests' `S` in elements): blocks are laid out by
-    /// [`Primitive::block_range`], chunks are [`part_range`]s of their block.
+    /// [`Primitive::block_range`], chunks are [`part_range`](super::collective::part_range)s of their block.
     pub fn chunk_elems(&self, elems: usize, chunk: usize) -> Range<usize> {
+        let r = self.chunk_elems_u64(elems as u64, chunk);
+        r.start as usize..r.end as usize
+    }
+
+    /// [`Schedule::chunk_elems`] in 64 bits (the cost model's messages
+    /// exceed `usize` on wasm32).
+    pub fn chunk_elems_u64(&self, elems: u64, chunk: usize) -> Range<u64> {
         let k = self.chunks_per_block().max(1);
-        let block = self.primitive.block_range(self.ranks, elems, chunk / k);
-        let inner = part_range(block.len(), k, chunk % k);
+        let block = self.primitive.block_range_u64(self.ranks, elems, chunk / k);
+        let inner = part_range_u64(block.end - block.start, k, chunk % k);
         block.start + inner.start..block.start + inner.end
     }
 
@@ -239,11 +246,17 @@ impl Schedule {
 
     /// Element range of chunks `[first, first + count)`.
     pub fn range_elems(&self, elems: usize, first: usize, count: usize) -> Range<usize> {
-        let a = self.chunk_elems(elems, first).start;
+        let r = self.range_elems_u64(elems as u64, first, count);
+        r.start as usize..r.end as usize
+    }
+
+    /// [`Schedule::range_elems`] in 64 bits.
+    pub fn range_elems_u64(&self, elems: u64, first: usize, count: usize) -> Range<u64> {
+        let a = self.chunk_elems_u64(elems, first).start;
         let b = if count == 0 {
             a
         } else {
-            self.chunk_elems(elems, first + count - 1).end
+            self.chunk_elems_u64(elems, first + count - 1).end
         };
         a..b
     }

@@ -13,6 +13,7 @@
 //! ([`Topology::route`]). Topologies without switches (the 910B full mesh)
 //! are exactly what they were before switches existed.
 
+use super::library::Library;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -124,6 +125,14 @@ pub struct Topology {
     /// (NCCL pipelines through its buffers within one launch).
     #[serde(default)]
     pub ccl_buffer_bytes: Option<u64>,
+    /// Whose collective library the machine models: `auto` takes that
+    /// library's choice ([`super::library`]). Presets: HCCL on Ascend,
+    /// NCCL on NVIDIA.
+    #[serde(default)]
+    pub library: Library,
+    /// With [`Library::Model`]: the algorithms `auto` ranks (empty: all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub algorithms: Vec<super::algorithm::Algorithm>,
 }
 
 /// Why a topology name or rank count was refused.
@@ -284,6 +293,8 @@ impl Topology {
             reduce_gbps: None,
             switches: vec![],
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
+            library: Library::Hccl,
+            algorithms: Vec::new(),
             sources: vec![
                 format!("HCCS β: {HCCS_910B_GBPS} GB/s per direction per link = HCCL's planning constant BANDWIDTH_HCCS_910B (hcomm device_capacity.cc); line rate 56 GB/s (ArthurChiao, secondary). It reproduces the measured 8-card torch_npu figures (all_gather 149, all_reduce 72 GB/s; gameofdimension/limulidae)."),
                 format!("HCCS α: {HCCS_910B_LATENCY_US} µs per message — an assumption: HCCL publishes no intra-server latency; borrowed from NCCL's NVLink Simple-protocol hop latency (nccl tuning.cc)."),
@@ -356,6 +367,8 @@ impl Topology {
                 Switch { label: "PCIe1".into(), server: 0 },
             ],
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
+            library: Library::Hccl,
+            algorithms: Vec::new(),
             sources: vec![
                 "Wiring: two groups of 4 NPUs, HCCS full mesh inside a group, PCIe between groups (Huawei Cloud CCE GPU topology docs).".into(),
                 format!("HCCS β: {HCCS_910A_GBPS} GB/s = HCCL's BANDWIDTH_HCCS_910A (hcomm device_capacity.cc)."),
@@ -398,6 +411,8 @@ impl Topology {
             reduce_gbps: None,
             switches: vec![Switch { label: "NVSwitch".into(), server: 0 }],
             ccl_buffer_bytes: None,
+            library: Library::Nccl,
+            algorithms: Vec::new(),
             sources: vec![
                 format!("NVLink β: {NVLINK_H100_GBPS:.1} GB/s per GPU per direction = NCCL's SM90_NVLINK_BW 20.6 GB/s × 18 links (nccl src/graph/topo.h); the line rate is 450 GB/s, ~370 effective (nccl-tests issue 212, maintainer)."),
                 format!("NVLink α: {NVLINK_H100_HOP_LATENCY_US} µs per GPU→GPU hop = NCCL's NVLink Simple-protocol hop latency (nccl src/graph/tuning.cc), half on each GPU↔NVSwitch link."),
@@ -448,6 +463,8 @@ impl Topology {
             reduce_gbps: None,
             switches: vec![Switch { label: "RoCE fabric".into(), server: usize::MAX }],
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
+            library: Library::Hccl,
+            algorithms: Vec::new(),
             sources: vec![
                 format!("HCCS inside a server: as 910b-8 ({HCCS_910B_GBPS} GB/s, {HCCS_910B_LATENCY_US} µs)."),
                 format!("RoCE β: {ROCE_910B_GBPS} GB/s per NPU port = HCCL's BANDWIDTH_RDMA_910B = 25.0 × 0.8 (hcomm device_capacity.cc)."),
@@ -456,6 +473,25 @@ impl Topology {
                 "Buffer loops: messages above HCCL_BUFFSIZE (default 200 MB) run in loops (hccl docs HCCL_BUFFSIZE.md).".into(),
             ],
         }
+    }
+
+    /// How `ranks` ranks (rank `r` on device `r`) fall on servers: the
+    /// sizes of the runs of consecutive ranks on the same server, in rank
+    /// order (`[8, 8]` for 16 ranks of `910b-2x8`, `[8, 4]` for 12).
+    pub fn nodes_of(&self, ranks: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = None;
+        for d in self.devices.iter().take(ranks) {
+            if last == Some(d.server) {
+                if let Some(k) = out.last_mut() {
+                    *k += 1;
+                }
+            } else {
+                out.push(1);
+                last = Some(d.server);
+            }
+        }
+        out
     }
 
     /// Number of nodes (devices + switches).

@@ -15,7 +15,6 @@ use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
 use super::log_import::{Import, LogImport};
-use super::plan::Plan;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
 use super::run::{self, RunState, RunView};
@@ -24,8 +23,12 @@ use super::topology_view::TopologyView;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::check::RankReport;
-use crate::engine::config::{parse_bytes, Config, ConfigError, MAX_BYTES, MIN_BYTES};
+use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
+use crate::engine::plan::Plan;
+use crate::engine::units::{
+    parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
+};
 use crate::runtime::{RunError, RunSummary};
 use gloo_timers::callback::{Interval, Timeout};
 use std::cell::Cell;
@@ -158,7 +161,9 @@ impl App {
 
     /// Re-plans after a configuration change and resets the playback.
     fn replan(&mut self) {
-        self.plan = Plan::new(&self.config, self.config.profile.as_ref()).map(Rc::new);
+        self.plan = Plan::new(&self.config)
+            .map(Rc::new)
+            .map_err(|e| e.to_string());
         self.step = 0;
         self.frac = DWELL;
         self.playing = false;
@@ -599,10 +604,10 @@ impl Component for App {
                         <strong>{"Model only. "}</strong>
                         {format!(
                             "{} ranks: the estimate and the ranking of every algorithm are computed, but the page draws and animates schedules step by step only up to {} ranks (the symbolic trace is steps × ranks × chunks: {} × {} × {} here), and executes up to {} ranks for real.",
-                            p.config.ranks, super::plan::MAX_DRAWN_RANKS, p.schedule.steps.len(), p.config.ranks, p.schedule.chunks,
+                            p.config.ranks, crate::engine::plan::MAX_DRAWN_RANKS, p.drawn_schedule().steps.len(), p.config.ranks, p.drawn_schedule().chunks,
                             crate::engine::config::MAX_EXECUTED_RANKS
                         )}
-                        { if p.method == super::plan::Method::Bound { " This schedule has too many transfers to simulate link by link in the page: its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth)." } else { " Its time is simulated link by link (hover a link for its load over the run)." } }
+                        { if p.method == crate::engine::plan::Method::Bound { " This schedule has too many transfers to simulate link by link in the page: its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth)." } else { " Its time is simulated link by link (hover a link for its load over the run)." } }
                     </p>
                     <TopologyView plan={p.clone()} step={0} t={1.0} />
                 </section>

@@ -5,8 +5,8 @@
 
 use super::colors;
 use super::format;
-use super::plan::Plan;
 use super::run::RunView;
+use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -29,19 +29,20 @@ pub struct BuffersProps {
 pub fn buffers(p: &BuffersProps) -> Html {
     let plan = &p.plan;
     let n = plan.config.ranks;
-    let chunks = plan.schedule.chunks;
+    let chunks = plan.drawn_schedule().chunks;
     let shown = p.shown.min(plan.steps());
     let Some(state) = plan.verified.as_ref().and_then(|v| v.trace.get(shown)) else {
         return html! {};
     };
-    let step = (p.step > 0 && p.step <= plan.steps()).then(|| &plan.schedule.steps[p.step - 1]);
+    let step =
+        (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
     let have_samples = p.run.samples.iter().any(Option::is_some);
 
     let header = html! {
         <div class="buf-row buf-head">
             <div class="buf-label"></div>
             { for (0..chunks).map(|c| {
-                let b = plan.schedule.block_of(c);
+                let b = plan.drawn_schedule().block_of(c);
                 let what = match plan.config.op {
                     crate::engine::collective::Primitive::AlltoAll if b >= n => format!("receive slot for the piece from rank {}", b - n),
                     crate::engine::collective::Primitive::AlltoAll => format!("send piece for rank {b}"),
@@ -92,7 +93,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     }
                 }
             }
-            let is_output = plan.schedule.expected_after(r, c).is_some();
+            let is_output = plan.drawn_schedule().expected_after(r, c).is_some();
             // Scratch blocks carry partial results mid-run; fade them only
             // once the collective is done.
             if !is_output && shown == plan.steps() {
@@ -143,7 +144,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 <h2>{"Buffers"}</h2>
                 <span class="muted">
                     { if shown == 0 { "before the first step".to_string() } else { format!("after step {shown} of {}", plan.steps()) } }
-                    {" · "}{format!("{} chunks of ~{} each", chunks, crate::engine::select::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
+                    {" · "}{format!("{} chunks of ~{} each", chunks, crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
                 </span>
             </div>
             <div class="buf-grid" style={format!("--chunks:{chunks}")}>
@@ -167,7 +168,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 } else {
                     "Cell value: “…” until the rank workers report real data. Colour and dots: whose contributions the chunk holds (symbolic trace)."
                 } }
-                { if (0..plan.config.ranks).any(|r| (0..plan.schedule.chunks).any(|c| plan.schedule.expected_after(r, c).is_none())) { " After the last step, faded cells are scratch: not part of that rank's output." } else { "" } }
+                { if (0..plan.config.ranks).any(|r| (0..plan.drawn_schedule().chunks).any(|c| plan.drawn_schedule().expected_after(r, c).is_none())) { " After the last step, faded cells are scratch: not part of that rank's output." } else { "" } }
                 { if matches!(plan.config.op, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { " The left half of each row is the send area (the piece for rank j), the right half the receive area (the piece from rank j); a rank's own piece stays in its send area." } else { "" } }
             </p>
         </section>

@@ -4,9 +4,9 @@
 //! into an SVG string (its SVG backend), injected as markup: the string is
 //! generated here from numbers and fixed labels only, never from user text.
 
-use super::plan::{self, Plan};
 use crate::engine::algorithm::{self, Algorithm};
-use crate::engine::select::format_bytes;
+use crate::engine::plan::{self, Plan};
+use crate::engine::units::format_bytes;
 use plotters::prelude::*;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -33,7 +33,7 @@ pub struct ChartProps {
 type Curve = (Algorithm, Vec<(u64, f64)>, bool);
 
 /// One colour per algorithm, in [`Algorithm::ALL`] order.
-const PALETTE: [RGBColor; 11] = [
+const PALETTE: [RGBColor; 12] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -45,6 +45,7 @@ const PALETTE: [RGBColor; 11] = [
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
     RGBColor(0, 0, 128),
+    RGBColor(128, 64, 0),
 ];
 
 const _: () = assert!(
@@ -62,26 +63,33 @@ fn colour(a: Algorithm) -> RGBColor {
 /// sizes; larger schedules are drawn with [`plan::Bound`].
 const SWEEP_SIM_TRANSFERS: usize = 2_000;
 
-/// Every applicable algorithm's busbw at 1 KiB, 2 KiB, … 1 GiB.
+/// Every applicable algorithm's busbw at 1 KiB, 2 KiB, … 1 GiB, each point
+/// from the engine's own estimate of that size ([`plan::machine`] at the
+/// size, then [`plan::estimate`]); schedules above [`SWEEP_SIM_TRANSFERS`]
+/// are drawn with the [`plan::Bound`] (dashed).
 fn sweep(plan: &Plan) -> Vec<Curve> {
     let c = &plan.config;
     let sizes: Vec<u64> = (10..=30).map(|k| 1u64 << k).collect();
+    let nodes = plan.topology.nodes_of(c.ranks);
     let mut out = Vec::new();
     for a in Algorithm::ALL {
-        let Ok(s) = algorithm::build(a, c.op, c.ranks) else {
+        let Ok(s) = algorithm::build_on(a, c.op, c.ranks, c.root, &nodes) else {
             continue;
         };
         let transfers: usize = s.steps.iter().map(|x| x.transfers.len()).sum();
         let simulate = transfers <= SWEEP_SIM_TRANSFERS;
         let mut pts = Vec::with_capacity(sizes.len());
-        if simulate {
-            for &b in &sizes {
-                if let Ok((e, _)) = plan::model(&s, &plan.topology, b, c.dtype) {
+        for &b in &sizes {
+            let mut at = c.clone();
+            at.bytes = b;
+            let Ok(topo) = plan::machine(&at) else {
+                continue;
+            };
+            if simulate {
+                if let Ok((e, _, _)) = plan::estimate(&s, &topo, b, c.dtype, c.slices) {
                     pts.push((b, e.busbw_gbps));
                 }
-            }
-        } else if let Ok(bound) = plan::Bound::of(&s, &plan.topology) {
-            for &b in &sizes {
+            } else if let Ok(bound) = plan::Bound::of(&s, &topo) {
                 pts.push((b, bound.estimate(b, c.dtype).0.busbw_gbps));
             }
         }

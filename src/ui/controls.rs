@@ -6,12 +6,12 @@
 //! the chosen rank count (plus the current one, if a link asked for another).
 
 use super::format;
-use super::plan::Plan;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MIN_BYTES};
 use crate::engine::cost::Slices;
 use crate::engine::dtype::{DType, ReduceOp};
+use crate::engine::plan::Plan;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -158,13 +158,19 @@ pub fn controls(p: &ControlsProps) -> Html {
     let auto_note = match (&p.plan, c.algo) {
         (Some(plan), AlgoChoice::Auto) => html! {
             <p class="hint" id="auto-choice">
-                {"auto chose "}<strong>{plan.algorithm.name()}</strong>
-                {format!(" — the fastest predicted at {} on {} ranks (ranking on the right).", crate::engine::select::format_bytes(c.bytes), c.ranks)}
+                {"auto: "}<strong>{plan.algorithm.name()}</strong>
+                {format!(" — {} at {} on {} ranks.", match plan.decision {
+                    crate::engine::plan::Decision::Library { .. } => format!("what {} runs", plan.library.title()),
+                    crate::engine::plan::Decision::Measured { .. } => format!("{} as measured (the fitted curve)", plan.library.title()),
+                    _ => "the model's fastest".to_string(),
+                }, crate::engine::units::format_bytes(c.bytes), c.ranks)}
             </p>
         },
-        (Some(plan), AlgoChoice::Fixed(a)) if plan.selection.chosen() != a => html! {
-            <p class="hint" id="auto-choice">{format!("auto would choose {} here.", plan.selection.chosen())}</p>
-        },
+        (Some(plan), AlgoChoice::Fixed(a)) if plan.auto_algorithm().is_some_and(|x| x != a) => {
+            html! {
+                <p class="hint" id="auto-choice">{format!("auto would run {} here.", plan.auto_algorithm().map_or("", |x| x.name()))}</p>
+            }
+        }
         _ => html! {},
     };
     let summary = p

@@ -3,9 +3,9 @@
 //! {0,5..7})".
 
 use super::format;
-use super::plan::Plan;
 use crate::engine::collective::Primitive;
 use crate::engine::dtype::ReduceOp;
+use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
 
 /// A step in words: a heading and one sentence per group of transfers.
@@ -109,12 +109,12 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
         let what = match op {
             Primitive::AllReduce | Primitive::ReduceScatter => format!(
                 "every NPU holds its own input in all {} chunks; chunk b is the block that rank b {}.",
-                plan.schedule.chunks,
+                plan.drawn_schedule().chunks,
                 if op == Primitive::AllReduce { "reduces first" } else { "ends up owning" }
             ),
             Primitive::AllGather | Primitive::Barrier => "each NPU holds only its own chunk (chunk r on NPU r); the other chunks are empty.".into(),
-            Primitive::Reduce => format!("every NPU holds its own input in all {} chunks.", plan.schedule.chunks),
-            Primitive::Broadcast | Primitive::Scatter => format!("only the root NPU{} holds data; the others are empty.", plan.schedule.root),
+            Primitive::Reduce => format!("every NPU holds its own input in all {} chunks.", plan.drawn_schedule().chunks),
+            Primitive::Broadcast | Primitive::Scatter => format!("only the root NPU{} holds data; the others are empty.", plan.drawn_schedule().root),
             Primitive::Gather => "each NPU holds only its own chunk (chunk r on NPU r).".into(),
             Primitive::AlltoAll | Primitive::AlltoAllV => "each NPU holds its send area: one piece for every rank (left half); the receive area (right half) is empty.".into(),
             Primitive::SendRecv => "each NPU holds its send block; its receive block is empty.".into(),
@@ -128,10 +128,10 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
             }
             Primitive::AllGather => "Goal: every NPU ends with every rank's chunk.".to_string(),
             Primitive::Barrier => "Goal: no NPU leaves before every NPU has arrived (every NPU hears from every other; no data).".to_string(),
-            Primitive::Broadcast => format!("Goal: every NPU ends with NPU{}'s buffer.", plan.schedule.root),
-            Primitive::Reduce => format!("Goal: NPU{} ends with every chunk reduced over all ranks.", plan.schedule.root),
-            Primitive::Scatter => format!("Goal: NPU r ends with chunk r of NPU{}'s buffer.", plan.schedule.root),
-            Primitive::Gather => format!("Goal: NPU{} ends with every rank's chunk.", plan.schedule.root),
+            Primitive::Broadcast => format!("Goal: every NPU ends with NPU{}'s buffer.", plan.drawn_schedule().root),
+            Primitive::Reduce => format!("Goal: NPU{} ends with every chunk reduced over all ranks.", plan.drawn_schedule().root),
+            Primitive::Scatter => format!("Goal: NPU r ends with chunk r of NPU{}'s buffer.", plan.drawn_schedule().root),
+            Primitive::Gather => format!("Goal: NPU{} ends with every rank's chunk.", plan.drawn_schedule().root),
             Primitive::AlltoAll | Primitive::AlltoAllV => "Goal: NPU r ends with every rank's piece for r in its receive area.".to_string(),
             Primitive::SendRecv => "Goal: NPU r ends with NPU r-1's send block in its receive block.".to_string(),
         };
@@ -147,7 +147,7 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
             ],
         };
     }
-    let s = &plan.schedule.steps[step - 1];
+    let s = &plan.drawn_schedule().steps[step - 1];
     // Group: reduces by receiver (and chunk range), copies by sender.
     let mut groups: Vec<(TransferKind, usize, usize, usize, Vec<usize>)> = Vec::new();
     for t in &s.transfers {

@@ -3,8 +3,9 @@
 //! model uses with their sources.
 
 use super::format;
-use super::plan::Plan;
-use crate::engine::select::format_bytes;
+use crate::engine::library::Library;
+use crate::engine::plan::{Decision, Method, Plan};
+use crate::engine::units::format_bytes;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -23,33 +24,54 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
     let c = &plan.config;
     let factor = c.op.busbw_factor(c.ranks);
     let slowest = plan
-        .selection
         .ranking
         .iter()
-        .map(|x| x.estimate.time_us)
+        .map(|x| x.time_us())
+        .filter(|t| t.is_finite())
         .fold(0.0, f64::max);
-    let rows = plan.selection.ranking.iter().enumerate().map(|(i, cand)| {
+    let lib = plan.library;
+    let rows = plan.ranking.iter().enumerate().map(|(i, cand)| {
         let chosen = cand.algorithm == plan.algorithm;
+        let t = cand.time_us();
         // Bar length proportional to the predicted time (slowest = full width).
-        let width = if slowest > 0.0 { (cand.estimate.time_us / slowest * 100.0).clamp(1.5, 100.0) } else { 100.0 };
+        let width = if slowest > 0.0 && t.is_finite() { (t / slowest * 100.0).clamp(1.5, 100.0) } else { 0.0 };
+        let not_lib = !cand.runs_in_library && lib != Library::Model;
         html! {
-            <tr class={classes!(chosen.then_some("chosen"))}>
+            <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"))}>
                 <td>{i + 1}</td>
-                <td><strong>{cand.algorithm.name()}</strong>{ if chosen { html!{<span class="badge">{"shown"}</span>} } else { html!{} } }</td>
-                <td class="num">{cand.steps}</td>
-                <td class="num">{format::us(cand.estimate.time_us)}
-                    <div class="bar"><span style={format!("width:{width:.1}%")}></span></div>
+                <td><strong>{cand.algorithm.name()}</strong>
+                    { if chosen { html!{<span class="badge">{"shown"}</span>} } else { html!{} } }
+                    { if not_lib { html!{<span class="badge muted-badge" title={format!("{} does not run {} for {}", lib.title(), cand.algorithm, c.op.title())}>{format!("not {}", lib.title())}</span>} } else { html!{} } }
                 </td>
-                <td class="num">{format::gbps(cand.estimate.busbw_gbps)}</td>
+                <td class="num">{if cand.steps > 0 { cand.steps.to_string() } else { "–".into() }}</td>
+                <td class="num">{ match &cand.estimate {
+                    Some(e) => html!{<>{format::us(e.time_us)}{ if cand.method == Method::Bound { html!{<span class="muted" title="per-step bottleneck bound: the schedule is larger than the model simulates link by link">{" (bound)"}</span>} } else { html!{} } }
+                        <div class="bar"><span style={format!("width:{width:.1}%")}></span></div></>},
+                    None => html!{<span class="muted" title="its schedule is too large to build here">{"too large"}</span>},
+                } }</td>
+                <td class="num">{cand.estimate.as_ref().map_or("–".to_string(), |e| format::gbps(e.busbw_gbps))}</td>
             </tr>
         }
     });
-    let chosen_by = if plan.auto() {
-        "chosen by auto (fastest predicted)".to_string()
-    } else if plan.selection.chosen() == plan.algorithm {
-        "your choice — also auto's".to_string()
+    let chosen_by = match &plan.decision {
+        Decision::Library { .. } => format!("auto: what {} runs", lib.title()),
+        Decision::Measured { .. } => format!("auto: {} as measured (fitted curve)", lib.title()),
+        Decision::Model { .. } => "auto: the model's fastest".to_string(),
+        Decision::Fixed {
+            auto_would: Some((a, _)),
+        } if *a != plan.algorithm => {
+            format!("your choice — auto would run {a}")
+        }
+        Decision::Fixed { .. } => "your choice — also auto's".to_string(),
+    };
+    // Where the headline and the ranking row of the same algorithm differ,
+    // say so next to the number.
+    let headline_note = if plan.compressed.is_some() {
+        Some("includes compression; the ranking row is uncompressed")
+    } else if matches!(plan.method, Method::Measured { .. }) {
+        Some("the fitted curve; the ranking rows are modelled from the profile's link figures")
     } else {
-        format!("your choice — auto would pick {}", plan.selection.chosen())
+        None
     };
     let contended = e
         .timeline
@@ -65,7 +87,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 <span class="muted">{"α-β model, no workers needed"}</span>
             </div>
             <div class="metrics">
-                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{"predicted time"}</span></div>
+                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or("predicted time".to_string(), |n| format!("predicted time ({n})")) }</span></div>
                 <div class="metric" title="algbw = S / t (nccl-tests), GB = 1e9 bytes"><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
                 <div class="metric" title={format!("busbw = algbw × {factor:.3} for {} on {} ranks (nccl-tests PERFORMANCE.md)", c.op.title(), c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
             </div>
@@ -94,17 +116,23 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                         String::new()
                     },
                     e.slicing.why,
-                    if e.slicing.slices > 1 { ". The ranking below is unsliced." } else { "." }
+                    "."
                 )
             }</p>
             <table class="ranking">
                 <thead><tr><th>{"#"}</th><th>{"algorithm"}</th><th class="num">{"steps"}</th><th class="num">{"time (µs)"}</th><th class="num">{"busbw (GB/s)"}</th></tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>
-            <p class="reason" id="auto-reason">{plan.selection.reason.clone()}</p>
-            <ul class="summaries">
-                { for plan.selection.ranking.iter().map(|cand| html! { <li>{cand.algorithm.summary()}</li> }) }
-            </ul>
+            <p class="reason" id="auto-reason">{plan.verdict.clone()}</p>
+            <details class="why" id="estimate-details">
+                <summary>{"Why: every candidate in numbers"}</summary>
+                <ul class="details">
+                    { for plan.details.iter().map(|d| html! { <li>{d.clone()}</li> }) }
+                </ul>
+                <ul class="summaries">
+                    { for plan.ranking.iter().map(|cand| html! { <li>{cand.algorithm.summary()}</li> }) }
+                </ul>
+            </details>
             <details class="sources" open={true}>
                 <summary>{"Link figures the model uses"}</summary>
                 <p class="hint">{plan.topology.title.clone()}</p>

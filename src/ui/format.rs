@@ -1,7 +1,7 @@
 //! Number formatting for the page.
 
 use crate::engine::config::parse_bytes;
-use crate::engine::select::format_bytes;
+use crate::engine::units::format_bytes;
 
 /// A duration in µs with sensible precision (`3.40`, `142.7`, `12 345`).
 pub fn us(v: f64) -> String {

@@ -6,8 +6,8 @@
 
 use super::colors;
 use super::format;
-use super::plan::Plan;
 use super::playback::model_time;
+use crate::engine::plan::Plan;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -111,13 +111,13 @@ fn gantt_rows(p: &RowsProps) -> Html {
                 .transfers
                 .iter()
                 .filter_map(|t| {
-                    let tr = plan.schedule.steps.get(t.step)?.transfers.get(t.index)?;
+                    let tr = plan.drawn_schedule().steps.get(t.step)?.transfers.get(t.index)?;
                     let cur = t.step + 1 == p.step;
                     Some(html! {
                         <rect class={classes!("gbar", "rank", cur.then_some("current"))} fill={colors::rank(tr.src)}
                             x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
                             width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::select::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
+                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::units::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
                         </rect>
                     })
                 })

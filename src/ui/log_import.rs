@@ -10,7 +10,7 @@ use super::format;
 use crate::engine::calibrate::Profile;
 use crate::engine::collective::Primitive;
 use crate::engine::formats::{parse_log, FormatError, Log};
-use crate::engine::select::format_bytes;
+use crate::engine::units::format_bytes;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

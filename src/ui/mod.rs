@@ -1,15 +1,15 @@
 //! The page (yew, wasm only).
 //!
 //! One run of the page: the URL (or the controls) give an
-//! [`engine::config::Config`](crate::engine::config::Config); [`plan`] turns
-//! it into a topology, an algorithm, a verified schedule and a cost estimate
-//! (instantly, no workers); [`app`] then runs the schedule on the rank
+//! [`engine::config::Config`](crate::engine::config::Config); the engine's
+//! planning pipeline ([`crate::engine::plan`], the same one `cclsim` calls)
+//! turns it into a machine, an algorithm, a verified schedule and a cost
+//! estimate (no workers); [`app`] then runs the schedule on the rank
 //! workers ([`crate::runtime::run`]) and checks every rank's output.
 //!
 //! | file | what it draws or does |
 //! |---|---|
 //! | [`app`] | the root component: state, messages, runs, playback clock |
-//! | [`plan`] | config -> topology -> algorithm -> schedule -> verify -> estimate |
 //! | [`run`] | the state of one worker run (reports, samples, errors) |
 //! | [`url`] | reading and writing the query string, the share link |
 //! | [`controls`] | the configuration form |
@@ -40,7 +40,6 @@ pub mod estimate_panel;
 pub mod format;
 pub mod gantt;
 pub mod log_import;
-pub mod plan;
 pub mod playback;
 pub mod result_panel;
 pub mod run;

@@ -3,7 +3,7 @@
 
 use super::describe;
 use super::format;
-use super::plan::Plan;
+use crate::engine::plan::Plan;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -80,11 +80,11 @@ pub fn playback(p: &PlaybackProps) -> Html {
             "seg",
             (k == p.step).then_some("current"),
             (k < p.step).then_some("done"),
-            plan.schedule.steps[i].phase.to_ascii_lowercase()
+            plan.drawn_schedule().steps[i].phase.to_ascii_lowercase()
         );
         html! {
             <button class={class} style={format!("flex:{w:.4} 1 0")} onclick={goto(k)}
-                title={format!("Step {k}: {} · {}–{} µs", plan.schedule.steps[i].phase, format::us(s.start_us), format::us(s.end_us))}
+                title={format!("Step {k}: {} · {}–{} µs", plan.drawn_schedule().steps[i].phase, format::us(s.start_us), format::us(s.end_us))}
                 aria-label={format!("Go to step {k}")}>
             </button>
         }
@@ -120,7 +120,7 @@ pub fn playback(p: &PlaybackProps) -> Html {
                     <span class="t">{format!("t = {} µs", format::us(now))}</span>
                     if loops > 1 {
                         <span class="muted loop-note" id="loop-note" data-loops={loops.to_string()}
-                            title={format!("Messages above HCCL_BUFFSIZE run in {loops} back-to-back loops of {}; the steps shown are one loop", crate::engine::select::format_bytes(plan.estimate.timeline.loop_bytes))}>
+                            title={format!("Messages above HCCL_BUFFSIZE run in {loops} back-to-back loops of {}; the steps shown are one loop", crate::engine::units::format_bytes(plan.estimate.timeline.loop_bytes))}>
                             {format!("of {} µs · loop 1 of {loops} shown · all {loops} loops: {} µs", format::us(end), format::us(plan.estimate.time_us))}
                         </span>
                     } else {

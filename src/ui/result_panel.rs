@@ -15,9 +15,9 @@
 //! `data-fusion-bucket` (the bucket the workers run, if the message is one).
 
 use super::format;
-use super::plan::Plan;
 use super::run::{RunState, RunView};
 use crate::engine::config::Config;
+use crate::engine::plan::Plan;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -5,9 +5,9 @@
 //! it, and the app ignores ids that are not the current one. The checking
 //! task also stops checking once its run is stale.
 
-use super::plan::Plan;
 use crate::engine::check::{Checker, Mismatch, RankReport};
 use crate::engine::compressed::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
+use crate::engine::plan::Plan;
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -229,7 +229,7 @@ pub fn start(
     yew::platform::spawn_local(async move {
         let c = &plan.config;
         let req = RunRequest {
-            schedule: plan.schedule.clone(),
+            schedule: plan.drawn_schedule().clone(),
             dtype: c.dtype,
             op: c.redop,
             seed: c.seed,
@@ -250,7 +250,7 @@ pub fn start(
             return;
         };
         let mut checker = Checker::new(
-            &plan.schedule,
+            plan.drawn_schedule(),
             verified,
             c.dtype,
             c.redop,
@@ -268,7 +268,7 @@ pub fn start(
                 let c = &plan.config;
                 let built = match CompressedCheckBuilder::new(
                     &cp.collective,
-                    &plan.schedule,
+                    plan.drawn_schedule(),
                     &cp.setup,
                     c.dtype,
                     c.redop,

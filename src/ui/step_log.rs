@@ -2,7 +2,7 @@
 //! jumps there.
 
 use super::format;
-use super::plan::Plan;
+use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -59,7 +59,7 @@ pub fn step_log(p: &StepLogProps) -> Html {
         html! { <span class="log-head"><span class="log-k">{"0"}</span>{"Initial state"}<span class="log-t">{"t = 0"}</span></span> },
         html! {},
     );
-    let steps = plan.schedule.steps.iter().enumerate().map(|(i, s)| {
+    let steps = plan.drawn_schedule().steps.iter().enumerate().map(|(i, s)| {
         let timing = &plan.estimate.timeline.steps[i];
         let sharing = if timing.max_link_sharing > 1 { format!(" · {} flows share a link", timing.max_link_sharing) } else { String::new() };
         let head = html! {
@@ -86,7 +86,7 @@ pub fn step_log(p: &StepLogProps) -> Html {
         <section class="card step-log" aria-label="Step log">
             <div class="card-head">
                 <h2>{"Step log"}</h2>
-                <span class="muted">{format!("{} steps · {} transfers", plan.steps(), plan.schedule.transfer_count())}</span>
+                <span class="muted">{format!("{} steps · {} transfers", plan.steps(), plan.drawn_schedule().transfer_count())}</span>
             </div>
             <p class="hint">{"a→b c3: rank a sends chunk 3 to rank b; → copy, ⇒ reduce. Times are the model's. Click a step to see it; keys: Space play/pause, ←/→ step, Home/End."}</p>
             <ol id="step-log" class="log" ref={list}>

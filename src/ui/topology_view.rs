@@ -6,8 +6,8 @@
 
 use super::colors;
 use super::format;
-use super::plan::Plan;
 use super::topology_layout::{along, trim, Layout};
+use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
 use crate::engine::topology::{LinkKind, Topology};
 use std::rc::Rc;
@@ -109,7 +109,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let layout = use_memo(topo.name.clone(), |_| Layout::of(topo));
     let n_dev = topo.devices.len();
     let ranks = plan.config.ranks;
-    let step = (p.step > 0 && p.step <= plan.steps()).then(|| &plan.schedule.steps[p.step - 1]);
+    let step =
+        (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
     let tl = &plan.estimate.timeline;
     let simulated = !tl.steps.is_empty();
     let (window_us, scope) = match (step, simulated) {

@@ -11,12 +11,14 @@
 //!   and which fused bucket the workers run.
 
 use super::format;
-use super::plan::Plan;
 use super::run::RunView;
 use crate::engine::compress::{GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use crate::engine::compressed::{Placement, CODEC_GBPS};
-use crate::engine::config::{parse_bytes, Config, MAX_BYTES};
-use crate::engine::select::format_bytes;
+use crate::engine::config::Config;
+use crate::engine::config::MAX_BUCKET_BYTES;
+use crate::engine::plan::Plan;
+use crate::engine::units::format_bytes;
+use crate::engine::units::parse_bytes;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -197,7 +199,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
             }
         }
         _ if on && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) => html! {
-            <p class="hint">{format!("Model-only above {} ranks: the compression what-if runs and is modelled up to that many ranks.", super::plan::MAX_DRAWN_RANKS)}</p>
+            <p class="hint">{format!("Model-only above {} ranks: the compression what-if runs and is modelled up to that many ranks.", crate::engine::plan::MAX_DRAWN_RANKS)}</p>
         },
         _ => html! {
             <p class="hint">{ if float {
@@ -290,7 +292,9 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
     let spec_error = use_state(|| None::<String>);
     let set_fusion = {
         let (c, cb, err) = (c.clone(), p.on_change.clone(), spec_error.clone());
-        move |spec: Option<String>, bucket: Option<u64>| {
+        // `bucket`: `None` leaves the cap as it is; `Some(None)` is "not
+        // given" (DDP's default); `Some(Some(b))` a given cap.
+        move |spec: Option<String>, bucket: Option<Option<u64>>| {
             let mut next = c.clone();
             next.fusion = spec;
             if let Some(b) = bucket {
@@ -332,9 +336,14 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
         let (set, err, spec) = (set_fusion.clone(), spec_error.clone(), c.fusion.clone());
         Callback::from(move |e: Event| {
             let v = input_value(&e);
-            match parse_bytes(v.trim()) {
-                Ok(b) if b <= MAX_BYTES => set(spec.clone(), Some(b)),
-                _ => err.set(Some(format!("bucket “{}” is not allowed: a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB.", v.trim()))),
+            let t = v.trim();
+            if t.is_empty() || t.eq_ignore_ascii_case("default") {
+                set(spec.clone(), Some(None));
+                return;
+            }
+            match parse_bytes(t) {
+                Ok(b) if b <= MAX_BUCKET_BYTES => set(spec.clone(), Some(Some(b))),
+                _ => err.set(Some(format!("bucket “{t}” is not allowed: a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB, or empty for DDP's default."))),
             }
         })
     };
@@ -386,11 +395,15 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                         <dt>{"tensors"}</dt>
                         <dd>{format!("{} tensors, {} of {} gradients", f.tensors.len(), format_bytes(fp.total_bytes), c.dtype)}</dd>
                         <dt>{"buckets"}</dt>
-                        <dd id="fusion-buckets">{format!("{} (cap {}{})", fp.buckets.len(), format_bytes(c.bucket), if c.bucket == 0 { ": one AllReduce per tensor" } else { ", filled in reverse layer order, first bucket 1 MiB, as PyTorch DDP does" })}</dd>
+                        <dd id="fusion-buckets">{match c.bucket {
+                            None => format!("{} (bucket_cap_mb not given: DDP's default 25 MiB, with its small first bucket of 1 MiB; filled in reverse layer order)", fp.buckets.len()),
+                            Some(0) => format!("{} (cap 0: one AllReduce per tensor)", fp.buckets.len()),
+                            Some(b) => format!("{} (cap {} given: every bucket up to it, no small first bucket; filled in reverse layer order)", fp.buckets.len(), format_bytes(b)),
+                        }}</dd>
                         <dt>{"predicted"}</dt>
                         <dd id="fusion-times">{format!("unfused {} µs → fused {} µs ({})", format::us(fp.unfused_us), format::us(fp.fused_us), {
                             let gain = 1.0 - fp.fused_us / fp.unfused_us.max(f64::MIN_POSITIVE);
-                            if c.bucket == 0 { "no fusion: one AllReduce per tensor".to_string() } else if gain < 0.05 { format!("{:.1} % less time", gain * 100.0) } else { format!("{:.2}× faster", fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE)) }
+                            if c.bucket == Some(0) { "no fusion: one AllReduce per tensor".to_string() } else if gain < 0.05 { format!("{:.1} % less time", gain * 100.0) } else { format!("{:.2}× faster", fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE)) }
                         })}
                             <span class="muted">{" AllReduces back to back, each with auto's algorithm; overlap with the backward pass is not modelled"}</span></dd>
                         <dt>{"crossover"}</dt>
@@ -436,7 +449,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                         <input id="fusion-spec" type="text" class="narrow" value={c.fusion.clone().unwrap_or_default()} onchange={on_spec} /></div>
                 }
                 <div class="field"><label for="bucket">{"bucket cap"}</label>
-                    <input id="bucket" type="text" class="narrow" value={format_bytes(c.bucket)} onchange={on_bucket} disabled={c.fusion.is_none()} /></div>
+                    <input id="bucket" type="text" class="narrow" placeholder="default" title="DDP's bucket_cap_mb as a size; empty = not given (25 MiB with a 1 MiB first bucket)" value={c.bucket.map(format_bytes).unwrap_or_default()} onchange={on_bucket} disabled={c.fusion.is_none()} /></div>
             </div>
             if let Some(e) = &*spec_error {
                 <p class="inline-error">{e.clone()}</p>

@@ -32,5 +32,7 @@ pub fn full_mesh(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
         sources: vec![],
         switches: vec![],
         ccl_buffer_bytes: None,
+        library: Default::default(),
+        algorithms: vec![],
     }
 }

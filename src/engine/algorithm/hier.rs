@@ -10,13 +10,14 @@
 //! `l·S .. l·S + S`; for ReduceScatter and AllGather it is the blocks
 //! `s·8 + l` (`s = 0..S`), so that rank `r` ends up owning block `r`.
 //! - AllReduce: intra-server Mesh ReduceScatter (rank `(s, l)` receives part
-//!   `l` from its 7 server peers), inter-server ring AllReduce among the `S`
-//!   ranks `(·, l)` on part `l` (ring ReduceScatter then ring AllGather over
-//!   the `S` blocks of the part), intra-server Mesh AllGather of part `l`.
-//! - ReduceScatter: intra-server Mesh ReduceScatter, then inter-server ring
-//!   ReduceScatter of part `l`.
-//! - AllGather: inter-server ring AllGather of part `l`, then intra-server
-//!   Mesh AllGather.
+//!   `l` from its 7 server peers), inter-server AllReduce among the `S`
+//!   ranks `(·, l)` on part `l` by the level1 algorithm ([`Level1`]: ring,
+//!   `hier`; or NHR, `hier-nhr`, HCCL's default from 4 servers) over the
+//!   `S` blocks of the part, intra-server Mesh AllGather of part `l`.
+//! - ReduceScatter: intra-server Mesh ReduceScatter, then inter-server
+//!   (level1) ReduceScatter of part `l`.
+//! - AllGather: inter-server (level1) AllGather of part `l`, then
+//!   intra-server Mesh AllGather.
 //!
 //! - Broadcast (root `(sr, lr)`, parts contiguous as for AllReduce): intra-server
 //!   Scatter (the root sends part `l` to NPU `l` of its server), inter-server
@@ -41,7 +42,9 @@
 //! Cost (uncontended, one α and β for every link, `B` bytes, `S` servers):
 //! AllReduce `2α + 2·B/8·β + 7/8·Bγ + 2(S-1)(α + B/n·β) + (S-1)·B/n·γ`;
 //! ReduceScatter `α + B/8·β + 7/8·Bγ + (S-1)(α + B/n·(β + γ))`;
-//! AllGather `α + B/8·β + (S-1)(α + B/n·β)`; with `D = ceil(log2 S)`:
+//! AllGather `α + B/8·β + (S-1)(α + B/n·β)` with the ring; with NHR
+//! between servers the `(S-1)` inter-server latencies become `ceil(log2 S)`
+//! (the data terms are the same); with `D = ceil(log2 S)`:
 //! Broadcast `(2 + D)(α + B/8·β)`; Reduce `(2 + D)(α + B/8·β) + (7 +
 //! D)·B/8·γ`; Scatter and Gather `α + B/8·β + [S > 1](α + B/n·β)`.
 //! (ReduceScatter, AllGather, Scatter and Gather send a part's `S` blocks
@@ -55,11 +58,22 @@ use crate::engine::schedule::{Step, Transfer, TransferKind};
 /// NPUs per server (Atlas 800T A2).
 pub const PER_SERVER: usize = 8;
 
+/// The inter-server (level1) algorithm of AllReduce, ReduceScatter and
+/// AllGather (HCCL_ALGO's `level1:ring` / `level1:NHR`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level1 {
+    /// Ring between the servers (`hier`): `m - 1` steps per phase.
+    Ring,
+    /// NHR between the servers (`hier-nhr`): `ceil(log2 m)` steps per phase.
+    Nhr,
+}
+
 /// The hierarchical steps for `primitive` on `n = 8·S` ranks with root
 /// `root` (rooted primitives only) and the chunk count (one chunk per
-/// block). AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, Scatter,
-/// Gather.
-pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
+/// block). AllReduce, ReduceScatter, AllGather with `level1` between the
+/// servers; Broadcast, Reduce, Scatter, Gather (their own inter-server
+/// forms, `level1` ignored).
+pub fn steps(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (usize, Vec<Step>) {
     if primitive.rooted() {
         return (n, rooted(primitive, n, root));
     }
@@ -107,41 +121,53 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         }
         step(name, t)
     };
-    // Inter-server ring over the `servers` blocks of each part.
-    let ring = |kind: TransferKind, name: &str| -> Vec<Step> {
-        (0..servers.saturating_sub(1))
-            .map(|k| {
+    // The level1 algorithm's own schedule over the `servers` blocks of a
+    // part (one chunk per block), run in every lane `l` at once: its rank
+    // `i` is NPU `l` of server `i`, its block `b` the part's block `b`.
+    let inter = |p: Primitive| -> Vec<Step> {
+        if servers < 2 {
+            return Vec::new();
+        }
+        let (name, flat) = match level1 {
+            Level1::Ring => ("ring", super::ring::steps(p, servers, 0).1),
+            Level1::Nhr => ("NHR", super::nhr::steps(p, servers, 0).1),
+        };
+        flat.into_iter()
+            .map(|st| {
                 let mut t = Vec::new();
-                for s in 0..servers {
-                    for l in 0..g {
-                        let i = match kind {
-                            TransferKind::Reduce => (s + 2 * servers - k - 1) % servers,
-                            TransferKind::Copy => (s + servers - k) % servers,
-                        };
-                        t.push(Transfer {
-                            kind,
-                            ..Transfer::copy(s * g + l, ((s + 1) % servers) * g + l, block(l, i), 1)
-                        });
+                for l in 0..g {
+                    for x in &st.transfers {
+                        let (src, dst) = (x.src * g + l, x.dst * g + l);
+                        if contiguous {
+                            t.push(Transfer {
+                                kind: x.kind,
+                                ..Transfer::copy(src, dst, block(l, x.first), x.count)
+                            });
+                        } else {
+                            t.extend((x.first..x.first + x.count).map(|b| Transfer {
+                                kind: x.kind,
+                                ..Transfer::copy(src, dst, block(l, b), 1)
+                            }));
+                        }
                     }
                 }
-                step(name, t)
+                step(&format!("inter-server {} ({name})", st.phase), t)
             })
             .collect()
     };
     let mut steps = Vec::new();
     match primitive {
         Primitive::AllGather => {
-            steps.extend(ring(TransferKind::Copy, "inter-server AllGather"));
+            steps.extend(inter(Primitive::AllGather));
             steps.push(intra(TransferKind::Copy, "intra-server AllGather"));
         }
         Primitive::ReduceScatter => {
             steps.push(intra(TransferKind::Reduce, "intra-server ReduceScatter"));
-            steps.extend(ring(TransferKind::Reduce, "inter-server ReduceScatter"));
+            steps.extend(inter(Primitive::ReduceScatter));
         }
         _ => {
             steps.push(intra(TransferKind::Reduce, "intra-server ReduceScatter"));
-            steps.extend(ring(TransferKind::Reduce, "inter-server AllReduce"));
-            steps.extend(ring(TransferKind::Copy, "inter-server AllReduce"));
+            steps.extend(inter(Primitive::AllReduce));
             steps.push(intra(TransferKind::Copy, "intra-server AllGather"));
         }
     }

@@ -4,15 +4,16 @@
 //!
 //! | name | file | primitives | source |
 //! |---|---|---|---|
-//! | `ring` | [`ring`] | AllReduce, ReduceScatter, AllGather, Barrier, SendRecv | Patarasuk & Yuan 2009; NCCL ring; HCCL `Ring.md` |
+//! | `ring` | [`ring`] | AllReduce, ReduceScatter, AllGather, Broadcast, Reduce (chains along the ring), Barrier, SendRecv | Patarasuk & Yuan 2009; NCCL ring (`ncclPatternPipelineFrom/To`); HCCL `Ring.md` |
 //! | `mesh` | [`mesh`] | AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AlltoAll, AlltoAllV, Barrier | HCCL `Mesh.md` (full mesh, one shot per phase) |
 //! | `rhd` | [`rhd`] | AllReduce (any n, fold for non-powers of 2); ReduceScatter, AllGather (n = 2^k) | Thakur, Rabenseifner & Gropp 2005; HCCL H-D_R (`RHD.md`) |
 //! | `tree` | [`tree`] | Broadcast, Reduce, Scatter, Gather | binomial trees, MPICH `src/mpi/coll/*/..._binomial.c` |
 //! | `star` | [`star`] | Broadcast, Reduce, Scatter, Gather | HCCL `Star.md` (rooted, one step) |
 //! | `pairwise` | [`pairwise`] | AlltoAll, AlltoAllV | HCCL `Pairwise.md`; MPICH `alltoall_intra_pairwise.c` |
 //! | `nb` | [`nb`] | AllGather, ReduceScatter, AllReduce, Barrier, AlltoAll | Bruck et al. 1997; HCCL NB (`NB.md`); MPICH `alltoall_intra_brucks.c` |
-//! | `dbtree` | [`dbtree`] | AllReduce | NCCL double binary tree (Sanders, Speck & Träff 2009; NCCL `trees.cc`) |
+//! | `dbtree` | [`dbtree`] | AllReduce | NCCL's double binary tree over nodes with a chain inside each node (Sanders, Speck & Träff 2009; NCCL `trees.cc`, `connect.cc`) |
 //! | `hier` | [`hier`] | AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, Scatter, Gather on `8·S` ranks | HCCL A2 level0 Mesh + level1 ring / binomial decomposition |
+//! | `hier-nhr` | [`hier`] | AllReduce, ReduceScatter, AllGather on `8·S` ranks | HCCL A2 level0 Mesh + level1 NHR (HCCL's default level1 from 4 servers) |
 //! | `nhr` | [`nhr`] | AllReduce, ReduceScatter, AllGather, Broadcast | HCCL NHR (`NHR.md`, nonuniform hierarchical ring) |
 //! | `pipeline` | [`pipeline`] | AllReduce, ReduceScatter, AllGather on `8·S` ranks | HCCL Pipeline (`Pipeline.md`: inter-server ring overlapped with intra-server mesh) |
 //!
@@ -59,6 +60,8 @@ pub enum Algorithm {
     Dbtree,
     /// HCCL A2 hierarchy: intra-server Mesh, inter-server ring (8·S ranks).
     Hier,
+    /// HCCL A2 hierarchy with NHR between the servers (8·S ranks).
+    HierNhr,
     /// HCCL's nonuniform hierarchical ring: ceil(log2 n) steps, any n.
     Nhr,
     /// HCCL's Pipeline: inter-server ring overlapped with intra-server mesh (8·S ranks).
@@ -67,7 +70,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm, in UI order.
-    pub const ALL: [Algorithm; 11] = [
+    pub const ALL: [Algorithm; 12] = [
         Algorithm::Ring,
         Algorithm::Mesh,
         Algorithm::Rhd,
@@ -77,12 +80,13 @@ impl Algorithm {
         Algorithm::Nb,
         Algorithm::Dbtree,
         Algorithm::Hier,
+        Algorithm::HierNhr,
         Algorithm::Nhr,
         Algorithm::Pipeline,
     ];
 
     /// URL name (`ring`, `mesh`, `rhd`, `tree`, `star`, `pairwise`, `nb`,
-    /// `dbtree`, `hier`, `nhr`, `pipeline`).
+    /// `dbtree`, `hier`, `hier-nhr`, `nhr`, `pipeline`).
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ring => "ring",
@@ -94,6 +98,7 @@ impl Algorithm {
             Algorithm::Nb => "nb",
             Algorithm::Dbtree => "dbtree",
             Algorithm::Hier => "hier",
+            Algorithm::HierNhr => "hier-nhr",
             Algorithm::Nhr => "nhr",
             Algorithm::Pipeline => "pipeline",
         }
@@ -107,15 +112,16 @@ impl Algorithm {
     /// One sentence for the UI.
     pub fn summary(self) -> &'static str {
         match self {
-            Algorithm::Ring => "ring: each rank talks only to its successor; n-1 steps per phase, 1/n of the data per step",
+            Algorithm::Ring => "ring: each rank talks only to its successor; n-1 steps per phase, 1/n of the data per step (Broadcast / Reduce: a chain from / to the root, pipelined in slices)",
             Algorithm::Mesh => "mesh (HCCL's full-mesh algorithm): every rank talks to every peer at once; one step per phase",
             Algorithm::Rhd => "recursive halving-doubling (HCCL H-D_R, Rabenseifner): log2 n steps per phase, halving then doubling the data exchanged with a partner at distance 2^k",
             Algorithm::Tree => "binomial tree: the root's data fans out (or in) along a tree, ceil(log2 n) steps",
             Algorithm::Star => "star (HCCL Star): the root exchanges with every rank at once, one step",
             Algorithm::Pairwise => "pairwise exchange (HCCL Pairwise): in step k every rank sends to rank r+k, n-1 steps",
             Algorithm::Nb => "Bruck (HCCL NB): ceil(log2 n) steps for any n, each rank forwarding what it has to the rank 2^k away (AlltoAll: the pieces whose distance has bit k set)",
-            Algorithm::Dbtree => "double binary tree (NCCL): two trees, each reducing then broadcasting half of the data; about 2·log2 n steps",
+            Algorithm::Dbtree => "double binary tree (NCCL): two binary trees over the nodes, a chain of GPUs inside each node; each tree reduces then broadcasts half of the data",
             Algorithm::Hier => "hierarchical (HCCL on A2): mesh inside each 8-NPU server, ring (rooted: binomial tree) between servers on 1/8 of the data, mesh again",
+            Algorithm::HierNhr => "hierarchical with NHR (HCCL on A2 from 4 servers): mesh inside each server, NHR between servers (ceil(log2 servers) steps) on 1/8 of the data, mesh again",
             Algorithm::Nhr => "nonuniform hierarchical ring (HCCL NHR): ceil(log2 n) steps for any n, the first step moving half the data to the ring neighbour, each later step half as much twice as far",
             Algorithm::Pipeline => "pipeline (HCCL): the inter-server ring runs while each server's mesh forwards the block that arrived in the previous step; 8-NPU servers",
         }
@@ -132,7 +138,7 @@ impl Algorithm {
         match self {
             Algorithm::Ring => matches!(
                 primitive,
-                AllReduce | ReduceScatter | AllGather | Barrier | SendRecv
+                AllReduce | ReduceScatter | AllGather | Broadcast | Reduce | Barrier | SendRecv
             ),
             Algorithm::Mesh => match primitive {
                 AlltoAllV => ranks <= MAX_ALLTOALLV_RANKS,
@@ -159,6 +165,10 @@ impl Algorithm {
                 AllGather | ReduceScatter | AllReduce | Barrier | AlltoAll
             ),
             Algorithm::Dbtree => primitive == AllReduce,
+            Algorithm::HierNhr => {
+                ranks % hier::PER_SERVER == 0
+                    && matches!(primitive, AllReduce | ReduceScatter | AllGather)
+            }
             Algorithm::Hier => {
                 ranks % hier::PER_SERVER == 0
                     && matches!(
@@ -234,18 +244,35 @@ pub fn build(
     build_with_root(algorithm, primitive, ranks, 0)
 }
 
-/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks; a
-/// rooted primitive ([`Primitive::rooted`]) uses `root`, the others ignore
-/// it (their schedule has root 0).
+/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks of
+/// one node; a rooted primitive ([`Primitive::rooted`]) uses `root`, the
+/// others ignore it (their schedule has root 0). See [`build_on`].
 ///
-/// Errors: [`AlgorithmError::Unsupported`] (listing the applicable
-/// algorithms) if `!algorithm.supports(primitive, ranks)`;
-/// [`AlgorithmError::BadRoot`] if a rooted primitive's `root >= ranks`.
+/// Errors: as [`build_on`].
 pub fn build_with_root(
     algorithm: Algorithm,
     primitive: Primitive,
     ranks: usize,
     root: usize,
+) -> Result<Schedule, AlgorithmError> {
+    build_on(algorithm, primitive, ranks, root, &[ranks])
+}
+
+/// Builds the schedule of `algorithm` for `primitive` on `ranks` ranks laid
+/// out on nodes (servers) of `nodes[i]` consecutive ranks each
+/// ([`super::topology::Topology::nodes_of`]); only NCCL's `dbtree` depends
+/// on the nodes (its trees span nodes, a chain runs inside each). A
+/// `nodes` that does not sum to `ranks` is read as one node.
+///
+/// Errors: [`AlgorithmError::Unsupported`] (listing the applicable
+/// algorithms) if `!algorithm.supports(primitive, ranks)`;
+/// [`AlgorithmError::BadRoot`] if a rooted primitive's `root >= ranks`.
+pub fn build_on(
+    algorithm: Algorithm,
+    primitive: Primitive,
+    ranks: usize,
+    root: usize,
+    nodes: &[usize],
 ) -> Result<Schedule, AlgorithmError> {
     if !algorithm.supports(primitive, ranks) {
         let list: Vec<&str> = Algorithm::applicable(primitive, ranks)
@@ -271,15 +298,24 @@ pub fn build_with_root(
         });
     }
     let (chunks, steps) = match algorithm {
-        Algorithm::Ring => ring::steps(primitive, ranks),
+        Algorithm::Ring => ring::steps(primitive, ranks, root),
         Algorithm::Mesh => mesh::steps(primitive, ranks, root),
         Algorithm::Rhd => rhd::steps(primitive, ranks),
         Algorithm::Tree => tree::steps(primitive, ranks, root),
         Algorithm::Star => star::steps(primitive, ranks, root),
         Algorithm::Pairwise => pairwise::steps(primitive, ranks),
         Algorithm::Nb => nb::steps(primitive, ranks),
-        Algorithm::Dbtree => dbtree::steps(primitive, ranks),
-        Algorithm::Hier => hier::steps(primitive, ranks, root),
+        Algorithm::Dbtree => {
+            let one = [ranks];
+            let nodes = if nodes.iter().sum::<usize>() == ranks && !nodes.contains(&0) {
+                nodes
+            } else {
+                &one[..]
+            };
+            dbtree::steps(primitive, ranks, nodes)
+        }
+        Algorithm::Hier => hier::steps(primitive, ranks, root, hier::Level1::Ring),
+        Algorithm::HierNhr => hier::steps(primitive, ranks, root, hier::Level1::Nhr),
         Algorithm::Nhr => nhr::steps(primitive, ranks, root),
         Algorithm::Pipeline => pipeline::steps(primitive, ranks),
     };

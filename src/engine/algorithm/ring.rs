@@ -13,10 +13,19 @@
 //! - Barrier: the AllGather of one token per rank (`n-1` steps, no data).
 //! - SendRecv (nccl-tests `sendrecv`): one step, rank `r` sends its send
 //!   block to rank `r + 1`'s receive block.
+//! - Broadcast (NCCL's only Broadcast, `ncclPatternPipelineFrom`): a chain
+//!   along the ring from the root, `root -> root+1 -> … -> root-1`: in step
+//!   `k` rank `root + k` passes the whole buffer on (`n - 1` steps). NCCL
+//!   pipelines it in slices (the cost model's `slices`), which is what makes
+//!   it fast: `(k + n - 2)(α + S/k·β)` with `k` slices, one at a time.
+//! - Reduce (NCCL's `ncclPatternPipelineTo`): the chain ending at the root,
+//!   `root+1 -> root+2 -> … -> root`, each rank adding its input into the
+//!   partial sum it passes on.
 //!
 //! Cost (uncontended, Thakur, Rabenseifner & Gropp 2005):
 //! AllReduce `2(n-1)α + 2(n-1)/n·Sβ + (n-1)/n·Sγ`; RS/AG `(n-1)α + (n-1)/n·Sβ`
-//! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`.
+//! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`;
+//! Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` unsliced.
 
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
@@ -50,10 +59,29 @@ fn all_gather(n: usize) -> Vec<Step> {
     phase(n, TransferKind::Copy, "AllGather", |r, k| (r + n - k) % n)
 }
 
-/// The ring steps for `primitive` on `n >= 2` ranks, and the chunk count
-/// (one chunk per block). Only the primitives of [`super::Algorithm::supports`].
-pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
+/// The chain along the ring from (Broadcast) or to (Reduce) `root`.
+fn chain(primitive: Primitive, n: usize, root: usize) -> Vec<Step> {
+    (0..n - 1)
+        .map(|k| {
+            let t = if primitive == Primitive::Broadcast {
+                Transfer::copy((root + k) % n, (root + k + 1) % n, 0, n)
+            } else {
+                Transfer::reduce((root + k + 1) % n, (root + k + 2) % n, 0, n)
+            };
+            Step {
+                phase: format!("{} (chain)", primitive.title()),
+                transfers: vec![t],
+            }
+        })
+        .collect()
+}
+
+/// The ring steps for `primitive` on `n >= 2` ranks (Broadcast and Reduce
+/// from / to `root`; the others ignore it), and the chunk count (one chunk
+/// per block). Only the primitives of [`super::Algorithm::supports`].
+pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
     let steps = match primitive {
+        Primitive::Broadcast | Primitive::Reduce => chain(primitive, n, root),
         Primitive::ReduceScatter => reduce_scatter(n),
         Primitive::AllGather | Primitive::Barrier => {
             let mut s = all_gather(n);

@@ -59,8 +59,8 @@
 use super::{LinkBusy, Simulator, StepTiming, Timeline, TransferTiming};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Schedule, TransferKind};
-use crate::engine::select::format_bytes;
 use crate::engine::topology::Topology;
+use crate::engine::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -123,6 +123,12 @@ pub struct Slicing {
     pub window: u32,
     /// Why, in words (the library rule, the request, a cap).
     pub why: String,
+    /// Elements per slice when the library cuts by a fixed slice (NCCL's
+    /// `auto`): every transfer is cut into full slices of this many
+    /// elements and a shorter last one; `None`: each transfer of `c`
+    /// elements into slices of `ceil(c / slices)`.
+    #[serde(default)]
+    pub slice_elems: Option<u64>,
 }
 
 fn one() -> u32 {
@@ -136,6 +142,7 @@ impl Default for Slicing {
             slices: 1,
             window: 1,
             why: "unsliced: each step's transfers move whole, steps are synchronous".into(),
+            slice_elems: None,
         }
     }
 }
@@ -162,10 +169,13 @@ fn is_profile(topo: &Topology) -> bool {
 pub fn choose(
     schedule: &Schedule,
     topo: &Topology,
-    loop_elems: usize,
+    loop_elems: u64,
     es: u64,
     requested: Slices,
 ) -> Slicing {
+    // NCCL's fixed slice, in elements, when the transfers are cut by it
+    // (not capped): full slices and a shorter last one.
+    let mut fixed_slice: Option<u64> = None;
     let (k, mut why) = match requested {
         Slices::Fixed(k) => {
             let k = k.clamp(1, MAX_SLICES);
@@ -189,10 +199,17 @@ pub fn choose(
                     .steps
                     .iter()
                     .flat_map(|s| s.transfers.iter())
-                    .map(|t| schedule.range_elems(loop_elems, t.first, t.count).len() as u64 * es)
+                    .map(|t| {
+                        let r = schedule.range_elems_u64(loop_elems, t.first, t.count);
+                        (r.end - r.start) * es
+                    })
                     .max()
                     .unwrap_or(0);
-                let k = largest.div_ceil(slice).clamp(1, MAX_SLICES as u64) as u32;
+                let unclamped = largest.div_ceil(slice);
+                let k = unclamped.clamp(1, MAX_SLICES as u64) as u32;
+                if unclamped == k as u64 {
+                    fixed_slice = Some((slice / es).max(1));
+                }
                 (
                     k,
                     format!(
@@ -210,6 +227,7 @@ pub fn choose(
     let mut slices = k;
     if k > 1 && k as usize * transfers > SLICE_BUDGET {
         slices = (SLICE_BUDGET / transfers).max(1) as u32;
+        fixed_slice = None;
         why.push_str(&format!(
             "; capped to {slices} so that slices × {transfers} transfers stay within {SLICE_BUDGET} simulated sub-transfers"
         ));
@@ -236,6 +254,7 @@ pub fn choose(
         slices,
         window,
         why,
+        slice_elems: fixed_slice.filter(|_| slices > 1),
     }
 }
 
@@ -264,7 +283,7 @@ struct Tr {
     reduce: bool,
     route: usize,
     /// Element count.
-    count: usize,
+    count: u64,
     /// Group (rank, step) of the sender and of the receiver at this step.
     groups: [usize; 2],
     /// Groups released before this one may start (sender's and receiver's
@@ -280,10 +299,11 @@ impl Simulator<'_> {
     /// its last slice's done, so steps overlap.
     pub(super) fn run_sliced(
         &self,
-        elems: usize,
+        elems: u64,
         es: u64,
         k: usize,
         window: usize,
+        slice_elems: Option<u64>,
         record: bool,
     ) -> Timeline {
         let window = window.max(1);
@@ -312,7 +332,7 @@ impl Simulator<'_> {
         for (si, step) in schedule.steps.iter().enumerate() {
             let base = trs.len();
             for t in &step.transfers {
-                let r = schedule.range_elems(elems, t.first, t.count);
+                let r = schedule.range_elems_u64(elems, t.first, t.count);
                 let mut preds = 0;
                 for rank in [t.src, t.dst] {
                     if let Some(g) = last_group[rank] {
@@ -325,7 +345,7 @@ impl Simulator<'_> {
                     dst: t.dst,
                     reduce: t.kind == TransferKind::Reduce,
                     route: self.route_of[ti],
-                    count: r.len(),
+                    count: r.end - r.start,
                     groups: [0, 0],
                     preds,
                 });
@@ -349,11 +369,20 @@ impl Simulator<'_> {
             }
         }
         let n = trs.len() * k;
+        // Slice `j` of a transfer of `c` elements holds elements
+        // `[j·q, min((j+1)·q, c))`, `q = ceil(c / k)`: full slices and a
+        // shorter last one, as NCCL cuts a buffer into fixed-size chunks.
+        // (Near-equal slices would make one more element cost less time:
+        // one more slice shortens the pipeline's fill.) Trailing slices of
+        // a short transfer are empty and cost nothing.
         let slice_bytes = |id: usize| -> f64 {
             let t = &trs[id / k];
             let j = id % k;
-            let (c, kk) = (t.count as u64, k as u64);
-            ((c * (j as u64 + 1) / kk - c * j as u64 / kk) * es) as f64
+            let (c, kk) = (t.count, k as u64);
+            let q = slice_elems.unwrap_or_else(|| c.div_ceil(kk)).max(1);
+            let lo = (q * j as u64).min(c);
+            let hi = (q * (j as u64 + 1)).min(c);
+            ((hi - lo) * es) as f64
         };
         let mut wait: Vec<u32> = (0..n)
             .map(|id| trs[id / k].preds + u32::from(id % k >= window))
@@ -371,7 +400,15 @@ impl Simulator<'_> {
         let mut ready = vec![0.0f64; pending.len()];
         let mut busy_until = vec![0.0f64; ranks];
         let mut heap: BinaryHeap<Start> = BinaryHeap::new();
-        let alpha = |id: usize| self.routes[trs[id / k].route].latency_us;
+        // An empty slice pays no α: it is done as soon as it is released.
+        let empty: Vec<bool> = remaining.iter().map(|&r| r <= 0.0).collect();
+        let alpha = |id: usize| {
+            if empty[id] {
+                0.0
+            } else {
+                self.routes[trs[id / k].route].latency_us
+            }
+        };
         for id in 0..n {
             if wait[id] == 0 {
                 active_from[id] = alpha(id);
@@ -606,7 +643,7 @@ impl Simulator<'_> {
                     transfers.push(TransferTiming {
                         step: si,
                         index: i,
-                        bytes: trs[t].count as u64 * es,
+                        bytes: trs[t].count * es,
                         link: self.routes[route].hops[0].link,
                         start_us: release[t * k],
                         end_us: last_end,

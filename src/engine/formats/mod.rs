@@ -12,6 +12,7 @@
 
 pub mod hccl_test;
 pub mod nccl_tests;
+pub mod report;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -104,7 +105,13 @@ impl Collective {
             Collective::AllReduce => Some(Primitive::AllReduce),
             Collective::AllGather => Some(Primitive::AllGather),
             Collective::ReduceScatter => Some(Primitive::ReduceScatter),
-            _ => None,
+            Collective::Broadcast => Some(Primitive::Broadcast),
+            Collective::Reduce => Some(Primitive::Reduce),
+            Collective::AllToAll => Some(Primitive::AlltoAll),
+            Collective::SendRecv => Some(Primitive::SendRecv),
+            Collective::Gather => Some(Primitive::Gather),
+            Collective::Scatter => Some(Primitive::Scatter),
+            Collective::HyperCube | Collective::Other(_) => None,
         }
     }
 

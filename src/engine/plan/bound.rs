@@ -1,0 +1,151 @@
+//! The per-step bottleneck bound: an estimate that costs one walk over the
+//! transfers, for schedules too large to simulate event by event.
+
+use crate::engine::collective::Primitive;
+use crate::engine::cost::{Estimate, Timeline};
+use crate::engine::dtype::DType;
+use crate::engine::schedule::Schedule;
+use crate::engine::topology::Topology;
+
+/// The per-step bottleneck bound of a schedule, precomputed once so that
+/// any message size costs O(steps): for each step, the largest route
+/// latency of its transfers plus the most bytes any one link direction
+/// carries in it divided by that link's bandwidth; steps add up; HCCL
+/// buffer loops repeat it. Equals the closed forms on uncontended
+/// topologies and the simulation whenever the flows of a step start
+/// together and the busiest link stays busiest (max-min fair sharing
+/// cannot beat it). Routes: the direct link, else up the sender's switch
+/// port and down the receiver's (a non-blocking switch), else
+/// [`Topology::route`].
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// Per step: (largest route α µs, busiest link direction's µs per chunk byte).
+    steps: Vec<(f64, f64)>,
+    /// Busiest link direction over the collective, in chunks.
+    busiest_chunks: f64,
+    chunks: usize,
+    primitive: Primitive,
+    ranks: usize,
+    buffer: Option<u64>,
+}
+
+impl Bound {
+    /// Walks every transfer of `schedule` once.
+    ///
+    /// Errors: a sentence if two communicating ranks have no route.
+    pub fn of(schedule: &Schedule, topo: &Topology) -> Result<Bound, String> {
+        let mut pairs = std::collections::HashMap::with_capacity(topo.links.len());
+        let mut uplink: Vec<Option<usize>> = vec![None; topo.devices.len()];
+        for (i, l) in topo.links.iter().enumerate() {
+            pairs.insert((l.a.min(l.b), l.a.max(l.b)), i);
+            for (d, other) in [(l.a, l.b), (l.b, l.a)] {
+                if topo.is_device(d) && !topo.is_device(other) && uplink[d].is_none() {
+                    uplink[d] = Some(i);
+                }
+            }
+        }
+        let mut load = vec![0.0f64; 2 * topo.links.len()];
+        let mut total = vec![0.0f64; 2 * topo.links.len()];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut hops: Vec<usize> = Vec::with_capacity(4);
+        let mut steps = Vec::with_capacity(schedule.steps.len());
+        let dir = |link: usize, from: usize| 2 * link + usize::from(topo.links[link].a == from);
+        for step in &schedule.steps {
+            let mut alpha = 0.0f64;
+            for t in &step.transfers {
+                hops.clear();
+                if let Some(&l) = pairs.get(&(t.src.min(t.dst), t.src.max(t.dst))) {
+                    hops.push(dir(l, t.src));
+                } else if let (Some(u), Some(v)) = (
+                    uplink.get(t.src).copied().flatten(),
+                    uplink.get(t.dst).copied().flatten(),
+                ) {
+                    let (su, sv) = (&topo.links[u], &topo.links[v]);
+                    let sw_u = if su.a == t.src { su.b } else { su.a };
+                    let sw_v = if sv.a == t.dst { sv.b } else { sv.a };
+                    if sw_u == sw_v {
+                        hops.push(dir(u, t.src));
+                        hops.push(dir(v, sw_v));
+                    }
+                }
+                if hops.is_empty() {
+                    let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
+                    hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
+                }
+                let a: f64 = hops.iter().map(|h| topo.links[h / 2].latency_us).sum();
+                alpha = alpha.max(a);
+                for &h in &hops {
+                    if load[h] == 0.0 {
+                        touched.push(h);
+                    }
+                    load[h] += t.count as f64;
+                }
+            }
+            let mut per_byte = 0.0f64;
+            for &h in &touched {
+                per_byte = per_byte.max(load[h] / (topo.links[h / 2].bandwidth_gbps * 1e3));
+                total[h] += load[h];
+                load[h] = 0.0;
+            }
+            touched.clear();
+            steps.push((alpha, per_byte));
+        }
+        Ok(Bound {
+            steps,
+            busiest_chunks: total.iter().copied().fold(0.0, f64::max),
+            chunks: schedule.chunks.max(1),
+            primitive: schedule.primitive,
+            ranks: schedule.ranks,
+            buffer: topo.ccl_buffer_bytes,
+        })
+    }
+
+    /// The estimate for `bytes` of `dtype` (no timeline), the sum of the
+    /// steps' α (µs), and the busiest link direction's bytes.
+    pub fn estimate(&self, bytes: u64, dtype: DType) -> (Estimate, f64, u64) {
+        let es = dtype.size_bytes() as u64;
+        let (loops, loop_bytes) = match self.buffer {
+            Some(buf) if bytes > buf && buf >= es => {
+                let per = buf - buf % es;
+                (bytes.div_ceil(per), per)
+            }
+            _ => (1, bytes),
+        };
+        // The buffer is the message for most primitives, about twice it with
+        // send and receive areas (AlltoAll, SendRecv), empty for Barrier.
+        let buffer_bytes = self
+            .primitive
+            .buffer_elems_u64(self.ranks, loop_bytes / es.max(1)) as f64
+            * es as f64;
+        let chunk_bytes = buffer_bytes / self.chunks as f64;
+        let alpha: f64 = self.steps.iter().map(|s| s.0).sum();
+        let data: f64 = self.steps.iter().map(|s| s.1 * chunk_bytes).sum();
+        let time_us = (alpha + data) * loops as f64;
+        let algbw_gbps = if time_us > 0.0 {
+            bytes as f64 / (time_us * 1e3)
+        } else {
+            0.0
+        };
+        (
+            Estimate {
+                bytes,
+                time_us,
+                algbw_gbps,
+                busbw_gbps: algbw_gbps * self.primitive.busbw_factor(self.ranks),
+                timeline: Timeline {
+                    steps: Vec::new(),
+                    transfers: Vec::new(),
+                    routes: Vec::new(),
+                    link_busy: Vec::new(),
+                    loops,
+                    loop_bytes,
+                },
+                // The bound is unsliced (schedules this large exceed the
+                // slicing budget anyway, `cost::SLICE_BUDGET`).
+                slicing: Default::default(),
+            },
+            alpha * loops as f64,
+            (self.busiest_chunks * chunk_bytes * loops as f64) as u64,
+        )
+    }
+}

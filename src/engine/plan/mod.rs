@@ -1,0 +1,1092 @@
+//! The planning pipeline: `Config -> Plan`. The one place that decides
+//! `auto`, builds and verifies the schedule, estimates it with the
+//! configured slicing and compression, ranks the applicable algorithms and
+//! says why. The page, `cclsim` (predict, sweep, accuracy, fusion) and the
+//! tests all call it, so one question gets one answer everywhere.
+//!
+//! ## Stages
+//! 1. **Machine** ([`machine`]): the preset, the user's custom topology, or
+//!    the measured machine of a fitted profile (`topo=measured`); with a
+//!    profile, its link figures at this message size
+//!    ([`Profile::apply_at`]).
+//! 2. **Decision** ([`Decision`]): the user's algorithm, or `auto`:
+//!    - on a fitted profile measuring this collective on this many ranks,
+//!      the measured curve itself ([`Profile::predict_us`]: the library's
+//!      own choice as measured), with the segment it comes from;
+//!    - else the machine's library's own rule ([`Library::choose`]: HCCL's
+//!      selection by level and size, NCCL's tuning model, MPICH's
+//!      thresholds);
+//!    - else (no library, or none of its algorithms applies) the model's
+//!      fastest applicable algorithm.
+//! 3. **Schedule** ([`algorithm::build_on`], with the machine's nodes) and
+//!    its symbolic verification up to [`MAX_DRAWN_RANKS`] ranks.
+//! 4. **Estimate** ([`estimate`]): the event simulation with the configured
+//!    slicing when the schedule fits the simulation budget
+//!    ([`SIM_BUDGET_TRANSFERS`], [`SIM_BUDGET_STEP_TRANSFERS`]), else the
+//!    per-step bottleneck [`Bound`]; page and CLI share the budget, and the
+//!    estimate says which method made it ([`Method`]). With compression,
+//!    the compressed estimate is the headline.
+//! 5. **Ranking** ([`Plan::new`] only; [`Plan::headline`] skips it): every
+//!    applicable algorithm estimated the same way (the chosen one's row is
+//!    the headline's own estimate, uncompressed), labelled whether the
+//!    library runs it; rows whose schedules are too large to build here
+//!    are listed without a figure ([`BUILD_BUDGET_TRANSFERS`]).
+//!
+//! `auto` never simulates what a rule or the measured curve already
+//! decides: at 1024 ranks it costs at most the one estimate of the chosen
+//! algorithm.
+
+pub mod bound;
+pub mod holdout;
+
+pub use bound::Bound;
+
+use super::algorithm::{self, Algorithm};
+use super::calibrate::Profile;
+use super::collective::Primitive;
+use super::compress::Scheme;
+use super::compressed::{self, CompressedEstimate, CompressedSetup, Placement};
+use super::config::{AlgoChoice, Config, MEASURED};
+use super::cost::{self, Estimate, Slices, Timeline};
+use super::dtype::DType;
+use super::fusion::{self, BucketCost, FusionPlan, Tensor};
+use super::library::{Call, Library};
+use super::schedule::Schedule;
+use super::topology::Topology;
+use super::units::format_bytes;
+use super::verify::{self, Verified};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Most ranks a plan verifies symbolically and the page draws and animates
+/// rank by rank (the symbolic trace holds steps × ranks × chunks sets).
+pub const MAX_DRAWN_RANKS: usize = 64;
+
+/// Most transfers of a schedule an estimate simulates event by event
+/// (ring AllReduce on 1024 ranks has 2 095 104); larger schedules get the
+/// [`Bound`]. The simulation costs about 0.3 µs per transfer natively.
+pub const SIM_BUDGET_TRANSFERS: usize = 2_100_000;
+/// Most transfers of one step an estimate simulates (max-min fair rates
+/// are recomputed over every flow of a step at each event).
+pub const SIM_BUDGET_STEP_TRANSFERS: usize = 65_536;
+/// Most transfers (by [`transfers_upper`]) a schedule may have to be built
+/// for a ranking row; rows above it are listed without a figure.
+pub const BUILD_BUDGET_TRANSFERS: usize = 4_200_000;
+
+/// Why a plan could not be made.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum PlanError {
+    /// The machine: an unknown preset, a custom topology or profile that
+    /// does not apply, ranks that do not fit.
+    #[error("{0}")]
+    Machine(String),
+    /// The algorithm asked for does not implement the call.
+    #[error("{0}")]
+    Algorithm(String),
+    /// No algorithm implements the primitive on this many ranks.
+    #[error("no algorithm implements {primitive} on {ranks} ranks; {limit}")]
+    NoAlgorithm {
+        /// The primitive's title.
+        primitive: &'static str,
+        /// The rank count.
+        ranks: usize,
+        /// The rank counts the primitive runs on.
+        limit: String,
+    },
+    /// The schedule failed symbolic verification (a bug, never user input).
+    #[error("the {algorithm} schedule failed symbolic verification: {why}")]
+    Verify {
+        /// The algorithm.
+        algorithm: Algorithm,
+        /// The verifier's message.
+        why: String,
+    },
+    /// The cost model could not run (no route between two ranks).
+    #[error("{0}")]
+    Model(String),
+}
+
+/// How an estimate was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// [`cost::estimate_sliced`]: event-driven, link-level, max-min fair.
+    Simulated,
+    /// [`Bound`]: per step, largest route α + busiest link direction's
+    /// bytes / bandwidth (the schedule exceeds the simulation budget).
+    Bound,
+    /// The fitted profile's measured curve, segment `segment`.
+    Measured {
+        /// Index into [`Profile::segments`].
+        segment: usize,
+    },
+    /// Not estimated: the schedule is too large to build here.
+    Skipped,
+}
+
+impl Method {
+    /// A short name (`simulated`, `bound`, `measured`, `skipped`), as in
+    /// `cclsim --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Simulated => "simulated",
+            Method::Bound => "bound",
+            Method::Measured { .. } => "measured",
+            Method::Skipped => "skipped",
+        }
+    }
+}
+
+/// How the algorithm of a plan was decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// `auto`: the library's own rule, with its reason.
+    Library {
+        /// Why the library runs it (the rule and its source).
+        why: String,
+    },
+    /// `auto`: the fitted curve of the measured collective; the schedule
+    /// shown is the library's own choice on the measured machine.
+    Measured {
+        /// The segment of the fit the size falls in.
+        segment: usize,
+        /// Why the drawn algorithm is drawn.
+        drawn_why: String,
+    },
+    /// `auto`: the cost model's fastest (no library, or no algorithm of
+    /// the library applies).
+    Model {
+        /// Why there is no library rule here.
+        why: String,
+    },
+    /// The user's choice.
+    Fixed {
+        /// What `auto` would run, and why.
+        auto_would: Option<(Algorithm, String)>,
+    },
+}
+
+/// One row of the ranking.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Does the machine's library run it for this primitive?
+    pub runs_in_library: bool,
+    /// Its estimate (configured slicing, uncompressed); `None` when
+    /// skipped ([`Method::Skipped`]).
+    pub estimate: Option<Estimate>,
+    /// How it was made.
+    pub method: Method,
+    /// Steps of its schedule (0 if not built).
+    pub steps: usize,
+    /// Per-message latency in its time: Σ over steps of the step's largest
+    /// route α, times the buffer loops, µs.
+    pub latency_us: f64,
+}
+
+impl Candidate {
+    /// Its predicted time, µs (`NaN` if skipped).
+    pub fn time_us(&self) -> f64 {
+        self.estimate.as_ref().map_or(f64::NAN, |e| e.time_us)
+    }
+}
+
+/// The compression what-if of a plan.
+#[derive(Clone, Debug)]
+pub struct CompressedPlan {
+    /// Codec, placement, inputs.
+    pub setup: CompressedSetup,
+    /// The uncompressed collective's schedule (defines outputs and the
+    /// uncompressed bytes; equal to the plan's schedule for `hop`).
+    pub collective: Schedule,
+    /// The AllGather algorithm of `placement=once`.
+    pub gather_algorithm: Option<Algorithm>,
+    /// The modelled times and bytes.
+    pub estimate: CompressedEstimate,
+}
+
+/// The fusion what-if of a plan.
+#[derive(Clone, Debug)]
+pub struct FusionView {
+    /// The tensors AllReduced after a backward pass.
+    pub tensors: Vec<Tensor>,
+    /// Buckets (DDP's assignment) with their predicted costs (each bucket
+    /// planned like any AllReduce: `auto` on this machine); unfused and
+    /// fused totals; the crossover.
+    pub plan: FusionPlan,
+    /// The bucket the page runs for real by default.
+    pub run_bucket: Option<usize>,
+    /// The bucket whose size is this plan's message size (the real run is
+    /// that fused bucket), if any.
+    pub running: Option<usize>,
+}
+
+/// The model's view of one configuration.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The configuration it was made from.
+    pub config: Config,
+    /// The machine as modelled (with a profile's link figures at this size).
+    pub topology: Topology,
+    /// Whose choices `auto` follows.
+    pub library: Library,
+    /// The algorithm drawn, run and (unless measured) estimated.
+    pub algorithm: Algorithm,
+    /// How it was decided.
+    pub decision: Decision,
+    /// Its schedule (`None` for a model-only plan whose estimate needs none:
+    /// the measured curve above [`MAX_DRAWN_RANKS`] ranks).
+    pub schedule: Option<Schedule>,
+    /// Its symbolic trace; `None` above [`MAX_DRAWN_RANKS`] ranks.
+    pub verified: Option<Verified>,
+    /// The headline estimate (configured slicing; compressed when
+    /// compression is on). For a measured curve, time and bandwidths are
+    /// the curve's, the timeline the drawn schedule's simulation.
+    pub estimate: Estimate,
+    /// How the headline was made.
+    pub method: Method,
+    /// Per-message latency in the headline, µs.
+    pub latency_us: f64,
+    /// Every applicable algorithm, fastest first (empty for
+    /// [`Plan::headline`]).
+    pub ranking: Vec<Candidate>,
+    /// The verdict in one or two sentences.
+    pub verdict: String,
+    /// Details on demand: the ranking in words.
+    pub details: Vec<String>,
+    /// The fitted profile in use, described in one line.
+    pub profile: Option<String>,
+    /// The compression what-if, when `compress` is on.
+    pub compressed: Option<Arc<CompressedPlan>>,
+    /// The fusion what-if, when `fusion` is set.
+    pub fusion: Option<Arc<FusionView>>,
+}
+
+/// The schedule of a plan that has none (no steps).
+static NO_SCHEDULE: Schedule = Schedule {
+    primitive: Primitive::AllReduce,
+    algorithm: String::new(),
+    ranks: 0,
+    chunks: 0,
+    root: 0,
+    steps: Vec::new(),
+};
+
+/// Two plans of the same configuration are the same plan.
+impl PartialEq for Plan {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+    }
+}
+
+/// The machine of `config` at its message size: the preset, the custom
+/// topology or the measured machine (`topo=measured`, a star of the
+/// profile's rank count), with the profile's link figures if a profile is
+/// in use ([`Profile::apply_at`] / [`Profile::topology_at`]); its library is
+/// the profile's when there is one.
+///
+/// Errors: [`PlanError::Machine`].
+pub fn machine(config: &Config) -> Result<Topology, PlanError> {
+    let m = |e: String| PlanError::Machine(e);
+    let mut t = if config.topo == MEASURED {
+        let p = config
+            .profile
+            .as_ref()
+            .ok_or_else(|| m("topo=measured needs a fitted profile (profile=...)".into()))?;
+        let mut q = p.clone();
+        q.ranks = q.ranks.max(config.ranks);
+        let mut t = q.topology_at(config.bytes);
+        // The link figures of the measured rank count.
+        let (lat, bw) = p.link_params_at(config.bytes);
+        for l in &mut t.links {
+            l.bandwidth_gbps = bw;
+            l.latency_us = lat / 2.0;
+        }
+        t
+    } else {
+        let base = config.topology().map_err(m)?;
+        match &config.profile {
+            Some(p) => {
+                let mut t = p
+                    .apply_at(&base, config.bytes)
+                    .map_err(|e| m(e.to_string()))?;
+                t.library = p.library();
+                t
+            }
+            None => base,
+        }
+    };
+    if let Some(p) = &config.profile {
+        t.library = p.library();
+    }
+    t.check_ranks(config.ranks).map_err(|e| m(e.to_string()))?;
+    Ok(t)
+}
+
+/// An upper bound of the transfers of `algorithm`'s schedule for
+/// `primitive` on `n` ranks, without building it (a test checks it against
+/// every built schedule up to 64 ranks).
+pub fn transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> usize {
+    use Algorithm::*;
+    use Primitive::*;
+    let l = n.next_power_of_two().trailing_zeros() as usize + 1;
+    let m = n / 8 + 1;
+    match algorithm {
+        Ring => match primitive {
+            AllReduce => 2 * n * n,
+            Broadcast | Reduce | SendRecv => n,
+            _ => n * n,
+        },
+        Mesh | Pairwise => 2 * n * n,
+        Rhd | Tree | Nb => 8 * n * l,
+        Star => 2 * n,
+        Dbtree => 4 * n,
+        Hier | HierNhr | Pipeline => 128 * m * m + 128 * m,
+        Nhr => 2 * n * n + 4 * n * l,
+    }
+}
+
+/// The estimate of `schedule`: simulated with `slices` if it fits the
+/// budget, else the [`Bound`]; and the per-message latency in it, µs.
+///
+/// Errors: [`PlanError::Model`] (no route between two ranks).
+pub fn estimate(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+) -> Result<(Estimate, Method, f64), PlanError> {
+    let bound = Bound::of(schedule, topo).map_err(PlanError::Model)?;
+    let (b, latency_us, _) = bound.estimate(bytes, dtype);
+    let total = schedule.transfer_count();
+    let widest = schedule
+        .steps
+        .iter()
+        .map(|s| s.transfers.len())
+        .max()
+        .unwrap_or(0);
+    if total <= SIM_BUDGET_TRANSFERS && widest <= SIM_BUDGET_STEP_TRANSFERS {
+        let e = cost::estimate_sliced(schedule, topo, bytes, dtype, slices)
+            .map_err(|e| PlanError::Model(e.to_string()))?;
+        Ok((e, Method::Simulated, latency_us))
+    } else {
+        Ok((b, Method::Bound, latency_us))
+    }
+}
+
+/// The rank counts `primitive` runs on, in words (AlltoAllV's `n²` blocks
+/// cap it).
+pub fn rank_limit(primitive: Primitive) -> String {
+    match primitive {
+        Primitive::AlltoAllV => format!(
+            "AlltoAllV runs on 2..={} ranks (its per-pair counts make n² blocks)",
+            super::collective::MAX_ALLTOALLV_RANKS
+        ),
+        p => format!("{} runs on 2 or more ranks", p.title()),
+    }
+}
+
+/// The call a library's rule sees.
+fn call<'a>(config: &Config, topo: &'a Topology) -> Call<'a> {
+    Call {
+        topology: topo,
+        primitive: config.op,
+        ranks: config.ranks,
+        bytes: config.bytes,
+    }
+}
+
+/// Does the fitted profile of `config` measure exactly this call (the same
+/// collective on the same number of ranks)? Returns the profile.
+fn measured_curve(config: &Config) -> Option<&Profile> {
+    let p = config.profile.as_ref()?;
+    let same_op = p
+        .collective
+        .as_ref()
+        .and_then(|c| c.primitive())
+        .is_some_and(|x| x == config.op);
+    (same_op && p.ranks == config.ranks).then_some(p)
+}
+
+/// The segment of `p` whose fit `bytes` uses (the nearest one outside
+/// every measured range).
+fn segment_of(p: &Profile, bytes: u64) -> usize {
+    p.segments
+        .iter()
+        .position(|s| bytes <= s.last_bytes)
+        .unwrap_or(p.segments.len().saturating_sub(1))
+}
+
+/// An [`Estimate`] made of a time alone (no timeline).
+fn estimate_of_time(bytes: u64, time_us: f64, primitive: Primitive, ranks: usize) -> Estimate {
+    let algbw_gbps = if time_us > 0.0 && primitive != Primitive::Barrier {
+        bytes as f64 / (time_us * 1e3)
+    } else {
+        0.0
+    };
+    Estimate {
+        bytes,
+        time_us,
+        algbw_gbps,
+        busbw_gbps: algbw_gbps * primitive.busbw_factor(ranks),
+        timeline: Timeline {
+            steps: Vec::new(),
+            transfers: Vec::new(),
+            routes: Vec::new(),
+            link_busy: Vec::new(),
+            loops: 1,
+            loop_bytes: bytes,
+        },
+        slicing: Default::default(),
+    }
+}
+
+/// The estimate of one applicable algorithm as a ranking row.
+fn candidate(
+    config: &Config,
+    topo: &Topology,
+    library: Library,
+    a: Algorithm,
+) -> Result<Candidate, PlanError> {
+    let runs_in_library = library.runs(a, config.op) && allowed(topo, a);
+    if transfers_upper(a, config.op, config.ranks) > BUILD_BUDGET_TRANSFERS {
+        return Ok(Candidate {
+            algorithm: a,
+            runs_in_library,
+            estimate: None,
+            method: Method::Skipped,
+            steps: 0,
+            latency_us: 0.0,
+        });
+    }
+    let s = build(config, topo, a)?;
+    let (e, method, latency_us) = estimate(&s, topo, config.bytes, config.dtype, config.slices)?;
+    Ok(Candidate {
+        algorithm: a,
+        runs_in_library,
+        estimate: Some(e),
+        method,
+        steps: s.steps.len(),
+        latency_us,
+    })
+}
+
+/// May `auto` on `topo` pick `a` (a custom topology's algorithm list)?
+fn allowed(topo: &Topology, a: Algorithm) -> bool {
+    topo.algorithms.is_empty() || topo.algorithms.contains(&a)
+}
+
+fn build(config: &Config, topo: &Topology, a: Algorithm) -> Result<Schedule, PlanError> {
+    algorithm::build_on(
+        a,
+        config.op,
+        config.ranks,
+        config.root,
+        &topo.nodes_of(config.ranks),
+    )
+    .map_err(|e| PlanError::Algorithm(e.to_string()))
+}
+
+/// The applicable algorithms of `config`, in UI order.
+fn applicable(config: &Config) -> Result<Vec<Algorithm>, PlanError> {
+    let list = Algorithm::applicable(config.op, config.ranks);
+    if list.is_empty() {
+        return Err(PlanError::NoAlgorithm {
+            primitive: config.op.title(),
+            ranks: config.ranks,
+            limit: rank_limit(config.op),
+        });
+    }
+    Ok(list)
+}
+
+/// What `auto` decides for `config` on `topo`, and (for the model's
+/// choice) the ranking it made to decide. The only definition of `auto`.
+fn decide_auto(
+    config: &Config,
+    topo: &Topology,
+    library: Library,
+) -> Result<(Algorithm, Decision, Option<Vec<Candidate>>), PlanError> {
+    let list = applicable(config)?;
+    if let Some(c) = library.choose(&call(config, topo)) {
+        if let Some(p) = measured_curve(config) {
+            return Ok((
+                c.algorithm,
+                Decision::Measured {
+                    segment: segment_of(p, config.bytes),
+                    drawn_why: c.why,
+                },
+                None,
+            ));
+        }
+        return Ok((c.algorithm, Decision::Library { why: c.why }, None));
+    }
+    // The model's fastest among the allowed algorithms.
+    let why = match library {
+        Library::Model if topo.algorithms.is_empty() => {
+            "this machine names no library, so auto takes the cost model's fastest".to_string()
+        }
+        Library::Model => format!(
+            "this machine names no library, so auto takes the cost model's fastest of {}",
+            topo.algorithms
+                .iter()
+                .map(|a| a.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        l => format!(
+            "{} has no algorithm in this catalogue for {} here, so auto takes the cost model's fastest",
+            l.title(),
+            config.op.title()
+        ),
+    };
+    let pool: Vec<Algorithm> = {
+        let p: Vec<Algorithm> = list.iter().copied().filter(|&a| allowed(topo, a)).collect();
+        if p.is_empty() {
+            list
+        } else {
+            p
+        }
+    };
+    let mut rows = Vec::new();
+    for a in pool {
+        rows.push(candidate(config, topo, library, a)?);
+    }
+    sort(&mut rows);
+    let best = rows
+        .iter()
+        .find(|c| c.estimate.is_some())
+        .map(|c| c.algorithm)
+        .unwrap_or(rows[0].algorithm);
+    Ok((best, Decision::Model { why }, Some(rows)))
+}
+
+fn sort(rows: &mut [Candidate]) {
+    rows.sort_by(|x, y| {
+        let (a, b) = (x.time_us(), y.time_us());
+        match (a.is_nan(), b.is_nan()) {
+            (false, false) => a.total_cmp(&b),
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            (true, true) => std::cmp::Ordering::Equal,
+        }
+    });
+}
+
+/// "latency-bound: 62% of its time is per-message latency" or
+/// "bandwidth-bound: 80% of its time is moving data", for the share of a
+/// predicted time spent in per-message latency (0..=1).
+pub fn bound_phrase(latency_share: f64) -> String {
+    if latency_share >= 0.5 {
+        format!(
+            "latency-bound: {:.0}% of its time is per-message latency",
+            latency_share * 100.0
+        )
+    } else {
+        format!(
+            "bandwidth-bound: {:.0}% of its time is moving data",
+            (1.0 - latency_share) * 100.0
+        )
+    }
+}
+
+/// How much detail a plan computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    /// Everything: verification, ranking, what-ifs (the page).
+    Full,
+    /// The decision and the headline estimate (cclsim predict and sweep,
+    /// fusion buckets).
+    Headline,
+}
+
+impl Plan {
+    /// The full plan of `config`: machine, decision, schedule, verification
+    /// (up to [`MAX_DRAWN_RANKS`] ranks), headline estimate, the ranking of
+    /// every applicable algorithm, the compression and fusion what-ifs.
+    ///
+    /// Errors: [`PlanError`].
+    pub fn new(config: &Config) -> Result<Plan, PlanError> {
+        Plan::make(config, Scope::Full)
+    }
+
+    /// The same decision and headline estimate as [`Plan::new`], without
+    /// the ranking, the verification and the what-ifs: what `cclsim predict`
+    /// and `sweep` print.
+    ///
+    /// Errors: [`PlanError`].
+    pub fn headline(config: &Config) -> Result<Plan, PlanError> {
+        Plan::make(config, Scope::Headline)
+    }
+
+    fn make(config: &Config, scope: Scope) -> Result<Plan, PlanError> {
+        let topology = machine(config)?;
+        let library = topology.library;
+        let (algorithm, decision, model_rows) = match config.algo {
+            AlgoChoice::Auto => decide_auto(config, &topology, library)?,
+            AlgoChoice::Fixed(a) => {
+                if !a.supports(config.op, config.ranks) {
+                    return Err(
+                        match algorithm::build_on(
+                            a,
+                            config.op,
+                            config.ranks,
+                            config.root,
+                            &[config.ranks],
+                        ) {
+                            Err(e) => PlanError::Algorithm(e.to_string()),
+                            Ok(_) => PlanError::Algorithm(format!(
+                                "{a} does not implement {} on {} ranks",
+                                config.op.title(),
+                                config.ranks
+                            )),
+                        },
+                    );
+                }
+                let auto_would = match scope {
+                    Scope::Full => decide_auto(config, &topology, library)
+                        .ok()
+                        .map(|(x, d, _)| (x, decision_why(&d))),
+                    Scope::Headline => None,
+                };
+                (a, Decision::Fixed { auto_would }, None)
+            }
+        };
+        let measured = match &decision {
+            Decision::Measured { segment, .. } => measured_curve(config).map(|p| (p, *segment)),
+            _ => None,
+        };
+        // The schedule: always when drawn; for a measured curve above the
+        // drawn limit, none is needed.
+        let need_schedule = measured.is_none() || config.ranks <= MAX_DRAWN_RANKS;
+        let schedule = if need_schedule {
+            Some(build(config, &topology, algorithm)?)
+        } else {
+            None
+        };
+        let verified = match (&schedule, scope, config.ranks <= MAX_DRAWN_RANKS) {
+            (Some(s), Scope::Full, true) => {
+                Some(verify::verify(s).map_err(|e| PlanError::Verify {
+                    algorithm,
+                    why: e.to_string(),
+                })?)
+            }
+            _ => None,
+        };
+        let (mut estimate, mut method, latency_us) = match (&schedule, measured) {
+            (_, Some((p, segment))) => {
+                let t = p.predict_us(config.bytes);
+                let mut e = estimate_of_time(config.bytes, t, config.op, config.ranks);
+                if let (Some(s), Scope::Full) = (&schedule, scope) {
+                    // The drawn schedule's modelled timeline, for the animation.
+                    if let Ok((sim, _, _)) =
+                        self::estimate(s, &topology, config.bytes, config.dtype, config.slices)
+                    {
+                        e.timeline = sim.timeline;
+                        e.slicing = sim.slicing;
+                    }
+                }
+                let alpha = p.params_at(config.bytes).0;
+                (e, Method::Measured { segment }, alpha)
+            }
+            (Some(s), None) => {
+                self::estimate(s, &topology, config.bytes, config.dtype, config.slices)?
+            }
+            (None, None) => {
+                return Err(PlanError::Model(
+                    "no schedule to estimate (a measured curve was expected)".into(),
+                ))
+            }
+        };
+        // The ranking (full plans only).
+        let mut ranking = Vec::new();
+        if scope == Scope::Full {
+            let model_rows = model_rows.unwrap_or_default();
+            for a in applicable(config)? {
+                let row = if a == algorithm && measured.is_none() {
+                    Candidate {
+                        algorithm: a,
+                        runs_in_library: library.runs(a, config.op) && allowed(&topology, a),
+                        estimate: Some(estimate.clone()),
+                        method,
+                        steps: schedule.as_ref().map_or(0, |s| s.steps.len()),
+                        latency_us,
+                    }
+                } else if let Some(r) = model_rows.iter().find(|r| r.algorithm == a) {
+                    r.clone()
+                } else {
+                    candidate(config, &topology, library, a)?
+                };
+                ranking.push(row);
+            }
+            sort(&mut ranking);
+        }
+        // The what-ifs.
+        let mut compressed = None;
+        let mut fusion = None;
+        if scope == Scope::Full {
+            fusion = fusion_view(config)?.map(Arc::new);
+        }
+        if config.compress.scheme != Scheme::None {
+            if let Some(s) = &schedule {
+                let c = compressed_plan(config, &topology, algorithm, s.clone())?;
+                estimate = c.estimate.estimate.clone();
+                // The compressed time includes the codec work.
+                estimate.time_us = c.estimate.time_us;
+                let t = estimate.time_us;
+                let bw = if t > 0.0 {
+                    config.bytes as f64 / (t * 1e3)
+                } else {
+                    0.0
+                };
+                estimate.algbw_gbps = bw;
+                estimate.busbw_gbps = bw * config.op.busbw_factor(config.ranks);
+                method = Method::Simulated;
+                compressed = Some(Arc::new(c));
+            }
+        }
+        let (schedule, verified) = match (&compressed, scope) {
+            // placement=once draws and runs the AllGather of the codes.
+            (Some(cp), Scope::Full) if cp.gather_algorithm.is_some() => {
+                let g = &cp.gather_algorithm.unwrap_or(algorithm);
+                let s = algorithm::build(*g, Primitive::AllGather, config.ranks)
+                    .map_err(|e| PlanError::Algorithm(e.to_string()))?;
+                let v = if config.ranks <= MAX_DRAWN_RANKS {
+                    Some(verify::verify(&s).map_err(|e| PlanError::Verify {
+                        algorithm: *g,
+                        why: e.to_string(),
+                    })?)
+                } else {
+                    None
+                };
+                (Some(s), v)
+            }
+            _ => (schedule, verified),
+        };
+        let mut plan = Plan {
+            config: config.clone(),
+            library,
+            algorithm,
+            decision,
+            schedule,
+            verified,
+            estimate,
+            method,
+            latency_us,
+            ranking,
+            verdict: String::new(),
+            details: Vec::new(),
+            profile: config.profile.as_ref().map(Profile::describe),
+            compressed,
+            fusion,
+            topology,
+        };
+        plan.verdict = plan.make_verdict();
+        if scope == Scope::Full {
+            plan.details = plan.make_details();
+        }
+        Ok(plan)
+    }
+
+    /// The verdict: who chose what and why, and the predicted time.
+    fn make_verdict(&self) -> String {
+        let c = &self.config;
+        let share = if self.estimate.time_us > 0.0 {
+            (self.latency_us / self.estimate.time_us).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        let size = if c.op == Primitive::Barrier {
+            String::new()
+        } else {
+            format!(" of {}", format_bytes(c.bytes))
+        };
+        let time = format!(
+            "{:.2} µs for {}{size} on {} ranks",
+            self.estimate.time_us,
+            c.op.title(),
+            c.ranks
+        );
+        match &self.decision {
+            Decision::Library { why } => format!(
+                "{} runs {} here: {why}. Predicted {time} ({}).",
+                self.library.title(),
+                self.algorithm,
+                bound_phrase(share)
+            ),
+            Decision::Measured { segment, drawn_why } => {
+                let seg = self
+                    .config
+                    .profile
+                    .as_ref()
+                    .and_then(|p| p.segments.get(*segment));
+                format!(
+                    "{} as measured: the fitted curve{} gives {time}. The steps drawn are {}'s: {drawn_why}.",
+                    self.library.title(),
+                    seg.map_or(String::new(), |s| format!(
+                        " (segment {} of the fit, {}–{}: α {:.2} µs, {:.2} GB/s)",
+                        segment + 1,
+                        format_bytes(s.first_bytes),
+                        format_bytes(s.last_bytes),
+                        s.alpha_us,
+                        s.algbw_gbps
+                    )),
+                    self.algorithm
+                )
+            }
+            Decision::Model { why } => format!(
+                "{} is the model's fastest here ({why}). Predicted {time} ({}).",
+                self.algorithm,
+                bound_phrase(share)
+            ),
+            Decision::Fixed { auto_would } => {
+                let runs = self.library.runs(self.algorithm, c.op);
+                let not_lib = if runs || self.library == Library::Model {
+                    String::new()
+                } else {
+                    format!(
+                        " {} is not what {} runs for {}.",
+                        self.algorithm,
+                        self.library.title(),
+                        c.op.title()
+                    )
+                };
+                let would = match auto_would {
+                    Some((a, _)) if *a != self.algorithm => format!(
+                        " auto would run {a}{}.",
+                        self.ranking
+                            .iter()
+                            .find(|r| r.algorithm == *a)
+                            .and_then(|r| r.estimate.as_ref())
+                            .map_or(String::new(), |e| format!(" ({:.2} µs)", e.time_us))
+                    ),
+                    Some(_) => " It is also auto's choice.".to_string(),
+                    None => String::new(),
+                };
+                let derived = if self.config.profile.is_some() {
+                    " Derived from the profile's link figures, not measured."
+                } else {
+                    ""
+                };
+                format!(
+                    "Your choice: {}. Predicted {time} ({}).{derived}{not_lib}{would}",
+                    self.algorithm,
+                    bound_phrase(share)
+                )
+            }
+        }
+    }
+
+    /// The ranking in words, one line per row, and how the headline was made.
+    fn make_details(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.method {
+            Method::Bound => out.push(format!(
+                "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
+            )),
+            Method::Measured { .. } => out.push(
+                "The time is the fitted curve (cclsim fit), the library's own choice as measured; the animation follows the drawn schedule's modelled steps.".into(),
+            ),
+            _ => {}
+        }
+        if self.compressed.is_some() {
+            out.push(
+                "The headline includes compression; the ranking below is uncompressed.".into(),
+            );
+        }
+        for r in &self.ranking {
+            let lib = if r.runs_in_library || self.library == Library::Model {
+                String::new()
+            } else {
+                format!(" — not what {} runs", self.library.title())
+            };
+            let line = match &r.estimate {
+                Some(e) => format!(
+                    "{}: {} steps, {:.1} µs of latency → {:.2} µs, busbw {:.2} GB/s{}{lib}",
+                    r.algorithm,
+                    r.steps,
+                    r.latency_us,
+                    e.time_us,
+                    e.busbw_gbps,
+                    if r.method == Method::Bound { " (bound)" } else { "" }
+                ),
+                None => format!(
+                    "{}: not estimated here (its schedule would exceed {BUILD_BUDGET_TRANSFERS} transfers){lib}",
+                    r.algorithm
+                ),
+            };
+            out.push(line);
+        }
+        out
+    }
+
+    /// The schedule drawn and run, or an empty one (no steps) for a plan
+    /// that built none.
+    pub fn drawn_schedule(&self) -> &Schedule {
+        self.schedule.as_ref().unwrap_or(&NO_SCHEDULE)
+    }
+
+    /// Number of steps the page can show (0 for a model-only plan).
+    pub fn steps(&self) -> usize {
+        match (&self.verified, &self.schedule) {
+            (Some(_), Some(s)) => s.steps.len(),
+            _ => 0,
+        }
+    }
+
+    /// Is this plan drawn step by step (it has a symbolic trace)?
+    pub fn drawn(&self) -> bool {
+        self.verified.is_some()
+    }
+
+    /// Was the algorithm chosen by "auto"?
+    pub fn auto(&self) -> bool {
+        self.config.algo == AlgoChoice::Auto
+    }
+
+    /// What `auto` runs for this configuration (the plan's own algorithm
+    /// when auto, else what auto would run).
+    pub fn auto_algorithm(&self) -> Option<Algorithm> {
+        match &self.decision {
+            Decision::Fixed { auto_would } => auto_would.as_ref().map(|x| x.0),
+            _ => Some(self.algorithm),
+        }
+    }
+
+    /// Buffer loops of the run (1 if the message fits HCCL's buffer).
+    pub fn loops(&self) -> u64 {
+        self.estimate.timeline.loops.max(1)
+    }
+
+    /// Modelled time of one loop of the drawn steps, µs.
+    pub fn loop_us(&self) -> f64 {
+        self.estimate
+            .timeline
+            .steps
+            .iter()
+            .map(|s| s.end_us)
+            .fold(0.0, f64::max)
+            .max(if self.estimate.timeline.steps.is_empty() {
+                self.estimate.time_us
+            } else {
+                0.0
+            })
+    }
+
+    /// The headline time of `algorithm` for `config` at `bytes`: the same
+    /// decision and estimate as [`Plan::headline`] (the chart's curves).
+    ///
+    /// Errors: [`PlanError`].
+    pub fn at(config: &Config, algorithm: AlgoChoice, bytes: u64) -> Result<Plan, PlanError> {
+        let mut c = config.clone();
+        c.bytes = bytes;
+        c.algo = algorithm;
+        c.compress.scheme = Scheme::None;
+        c.fusion = None;
+        Plan::headline(&c)
+    }
+}
+
+/// Why `auto` decided as it did, in one sentence.
+fn decision_why(d: &Decision) -> String {
+    match d {
+        Decision::Library { why } => why.clone(),
+        Decision::Measured { .. } => "the fitted curve of the measured collective".into(),
+        Decision::Model { why } => why.clone(),
+        Decision::Fixed { .. } => String::new(),
+    }
+}
+
+/// The compression what-if of `config` on the chosen `algorithm`: with
+/// `placement=once`, the AllGather of the compressed inputs (the same
+/// algorithm if it implements AllGather, else auto's AllGather on this
+/// machine) is what runs.
+///
+/// Errors: [`PlanError::Model`] (a dtype or primitive compression does not
+/// apply to; no route).
+fn compressed_plan(
+    config: &Config,
+    topology: &Topology,
+    algorithm: Algorithm,
+    schedule: Schedule,
+) -> Result<CompressedPlan, PlanError> {
+    let model = |e: String| PlanError::Model(e);
+    let setup = CompressedSetup {
+        compression: config.compress,
+        placement: config.placement,
+        shape: config.grad,
+    };
+    compressed::check_applies(&setup, config.op, config.dtype).map_err(|e| model(e.to_string()))?;
+    let (run, gather_algorithm) = match setup.placement {
+        Placement::Hop => (schedule.clone(), None),
+        Placement::Once => {
+            let elems = config.elems();
+            let w = compressed::wire_len(&setup.compression, elems) as u64;
+            let gather = if algorithm.supports(Primitive::AllGather, config.ranks) {
+                algorithm
+            } else {
+                let mut c = config.clone();
+                c.op = Primitive::AllGather;
+                c.algo = AlgoChoice::Auto;
+                c.dtype = DType::Int8;
+                c.bytes = (config.ranks as u64 * w).max(1);
+                c.compress.scheme = Scheme::None;
+                c.fusion = None;
+                Plan::headline(&c)?.algorithm
+            };
+            let s = algorithm::build(gather, Primitive::AllGather, config.ranks)
+                .map_err(|e| PlanError::Algorithm(e.to_string()))?;
+            (s, Some(gather))
+        }
+    };
+    let estimate = compressed::estimate(
+        &schedule,
+        &run,
+        &setup,
+        topology,
+        config.bytes,
+        config.dtype,
+        config.slices,
+    )
+    .map_err(|e| model(e.to_string()))?;
+    Ok(CompressedPlan {
+        setup,
+        collective: schedule,
+        gather_algorithm,
+        estimate,
+    })
+}
+
+/// The fusion what-if of `config` (`None` without `fusion`): every bucket
+/// and every tensor planned as its own AllReduce with `auto`.
+///
+/// Errors: [`PlanError`] of a bucket's plan.
+fn fusion_view(config: &Config) -> Result<Option<FusionView>, PlanError> {
+    if config.op != Primitive::AllReduce {
+        return Ok(None);
+    }
+    let Some((tensors, buckets, run_bucket)) = config.fusion_buckets() else {
+        return Ok(None);
+    };
+    let es = config.dtype.size_bytes() as u64;
+    let plan = fusion::plan(&tensors, config.dtype, config.bucket, |bytes| {
+        let b = bytes.max(es);
+        let p = Plan::at(config, AlgoChoice::Auto, b)?;
+        Ok::<_, PlanError>(BucketCost {
+            bytes,
+            algorithm: p.algorithm,
+            time_us: p.estimate.time_us,
+            latency_us: p.latency_us,
+        })
+    })?;
+    let running = run_bucket
+        .filter(|&i| buckets[i].bytes == config.bytes)
+        .or_else(|| buckets.iter().position(|b| b.bytes == config.bytes));
+    Ok(Some(FusionView {
+        tensors,
+        plan,
+        run_bucket,
+        running,
+    }))
+}
