@@ -13,7 +13,6 @@
 //! ([`Topology::route`]). Topologies without switches (the 910B full mesh)
 //! are exactly what they were before switches existed.
 
-use super::library::Library;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -95,6 +94,22 @@ pub struct Link {
     pub bandwidth_gbps: f64,
     /// Per-message latency, µs: the model's `α`.
     pub latency_us: f64,
+}
+
+/// A collective library whose algorithm choices a machine follows (its
+/// names, the algorithms it runs and its own rule: [`super::library`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Library {
+    /// Huawei's HCCL (Ascend NPUs).
+    Hccl,
+    /// NVIDIA's NCCL (and AMD's RCCL, which keeps NCCL's algorithms).
+    Nccl,
+    /// An MPI library (MPICH's default selection).
+    Mpi,
+    /// No library: `auto` is the cost model's fastest algorithm.
+    #[default]
+    Model,
 }
 
 /// A machine: devices, links and the model's figures with their sources.

@@ -2,14 +2,17 @@
 //! steps, and the rule that picks `k` like the real libraries do.
 //!
 //! ## The pipelined model (`k ≥ 2`)
-//! - Every transfer of the schedule becomes `k` sub-transfers of near-equal
-//!   whole-element size (slice `j` of a transfer of `c` elements holds
-//!   elements `⌊c·j/k⌋ .. ⌊c·(j+1)/k⌋`); each pays its route's `α` and then
-//!   moves its bytes at the max-min fair rate, as in the unsliced model.
+//! - Every transfer of the schedule is cut into slices of `q` elements and
+//!   a shorter last one (`q` = NCCL's fixed slice with `auto`, else
+//!   `⌈c/k⌉` for a transfer of `c` elements), placed in `k` slots by the
+//!   fraction of the transfer they complete (details at `slice_bytes` in
+//!   `run_sliced`); each pays its route's `α` and then moves its bytes at
+//!   the max-min fair rate, as in the unsliced model.
 //! - A transfer sends its slices in order through a FIFO of `W` slots:
 //!   slice `j` is released when slice `j − W` of the same transfer has
-//!   arrived, so up to `W` slices are in flight per connection and share its
-//!   links fairly. NCCL (a topology without a CCL staging buffer): `W =
+//!   arrived, so up to `W` slices are in flight per connection: their `α`
+//!   overlaps, their data goes in order (only the earliest slice of a
+//!   connection moves data; the next follows when it has left). NCCL (a topology without a CCL staging buffer): `W =
 //!   NCCL_STEPS / SLICESTEPS` (8 / 2 = 4 for AllReduce, AllGather,
 //!   ReduceScatter; 8 / 1 = 8 otherwise: the connection's FIFO of
 //!   `NCCL_STEPS` buffer steps, `src/include/device.h`). HCCL (a topology
@@ -24,10 +27,18 @@
 //!   at `G` GB/s, as in the unsliced model.
 //!
 //! Closed forms this gives on uncontended links (tests assert them): a
-//! single-step algorithm takes `⌈k/W⌉·α + bytes·β` (the unsliced closed
-//! form plus at most `(k − 1)·α`); with `W = 1` a chain broadcast over `p`
-//! ranks `(k + p − 2)(α + S/k·β)` and a binomial-tree broadcast on a full
-//! mesh `(k + ⌈log2 p⌉ − 1)(α + S/k·β)`.
+//! single-step algorithm of `k` slices of `d = S/k·β` takes `α + k·d +
+//! ⌊(k−1)/W⌋·max(0, α − (W−1)·d)` (the unsliced closed form when the window
+//! hides `α`, plus a stall per window otherwise); with `W = 1` a chain
+//! broadcast over `p` ranks `(k + p − 2)(α + S/k·β)` and a binomial-tree
+//! broadcast on a full mesh `(k + ⌈log2 p⌉ − 1)(α + S/k·β)`.
+//!
+//! Known limit: in this asynchronous pipeline, flows of different steps
+//! overlap on a port, so a schedule whose transfers differ in size (rhd,
+//! nb, nhr) or a pipelined tree can finish a few % sooner when a message
+//! grows past a slice boundary (tests/plan.rs checks monotonicity where it
+//! holds: unsliced everywhere, sliced for ring, chains, mesh, star,
+//! pairwise).
 //!
 //! `k = 1` is not simulated here: it is the step-synchronous model of
 //! [`super::estimate`] (equal to the textbook closed forms), unchanged.
@@ -369,19 +380,28 @@ impl Simulator<'_> {
             }
         }
         let n = trs.len() * k;
-        // Slice `j` of a transfer of `c` elements holds elements
-        // `[j·q, min((j+1)·q, c))`, `q = ceil(c / k)`: full slices and a
-        // shorter last one, as NCCL cuts a buffer into fixed-size chunks.
-        // (Near-equal slices would make one more element cost less time:
-        // one more slice shortens the pipeline's fill.) Trailing slices of
-        // a short transfer are empty and cost nothing.
+        // A transfer of `c` elements is cut into `m = ceil(c / q)` slices of
+        // `q` elements, the last one shorter (`q = ceil(c / k)`, or NCCL's
+        // fixed slice): full slices and a shorter last one, as NCCL cuts a
+        // buffer into fixed-size chunks (near-equal slices would make one
+        // more element cost less time: one more slice shortens the
+        // pipeline's fill). The `m ≤ k` slices sit in `k` slots by the
+        // fraction of the transfer they complete: slot `j` holds slice `i`
+        // iff `floor(j·m/k) ≤ i < floor((j+1)·m/k)`, so slot `j` of every
+        // transfer ends at the same fraction `(j+1)/k` of its data and the
+        // slot-by-slot dependencies between steps follow the data (a
+        // transfer half the size of its predecessor sends its first slice
+        // after the predecessor's second). Empty slots cost nothing.
         let slice_bytes = |id: usize| -> f64 {
             let t = &trs[id / k];
             let j = id % k;
             let (c, kk) = (t.count, k as u64);
             let q = slice_elems.unwrap_or_else(|| c.div_ceil(kk)).max(1);
-            let lo = (q * j as u64).min(c);
-            let hi = (q * (j as u64 + 1)).min(c);
+            let m = c.div_ceil(q);
+            let first = j as u64 * m / kk;
+            let last = (j as u64 + 1) * m / kk;
+            let lo = (q * first).min(c);
+            let hi = (q * last).min(c);
             ((hi - lo) * es) as f64
         };
         let mut wait: Vec<u32> = (0..n)
@@ -425,6 +445,7 @@ impl Simulator<'_> {
         let mut touched: Vec<usize> = Vec::new();
         let mut on_link: Vec<Vec<usize>> = Vec::new();
         let mut frozen: Vec<bool> = Vec::new();
+        let mut held: Vec<bool> = Vec::new();
         let mut step_share = vec![0usize; nsteps];
         let mut active: Vec<usize> = Vec::new();
         let mut finished: Vec<(f64, usize)> = Vec::new();
@@ -456,7 +477,19 @@ impl Simulator<'_> {
                 // reported sharing; a transfer's own slices are not
                 // contention).
                 active.sort_unstable();
-                for &id in &active {
+                // A connection sends its slices in order (FIFO): only the
+                // earliest active slice of each transfer moves data; the
+                // later ones have paid their α and wait for the wire.
+                held.clear();
+                held.resize(active.len(), false);
+                for a in 1..active.len() {
+                    held[a] = active[a] / k == active[a - 1] / k;
+                }
+                for (a, &id) in active.iter().enumerate() {
+                    if held[a] {
+                        rate[id] = 0.0;
+                        continue;
+                    }
                     let t = id / k;
                     for &h in &route_hops[trs[t].route] {
                         if cnt[h] == 0 {
@@ -473,7 +506,10 @@ impl Simulator<'_> {
                     }
                 }
                 let shared = touched.iter().any(|&h| cnt[h] > 1);
-                for &id in &active {
+                for (a, &id) in active.iter().enumerate() {
+                    if held[a] {
+                        continue;
+                    }
                     let hops = &route_hops[trs[id / k].route];
                     let most = hops.iter().map(|&h| flows[h] as usize).max().unwrap_or(1);
                     let st = &mut step_share[trs[id / k].step];
@@ -489,13 +525,16 @@ impl Simulator<'_> {
                     on_link.resize_with(touched.len(), Vec::new);
                     on_link.iter_mut().for_each(Vec::clear);
                     frozen.clear();
-                    frozen.resize(active.len(), false);
+                    frozen.extend(held.iter().copied());
                     for (a, &id) in active.iter().enumerate() {
+                        if held[a] {
+                            continue;
+                        }
                         for &h in &route_hops[trs[id / k].route] {
                             on_link[local[h]].push(a);
                         }
                     }
-                    let mut left = active.len();
+                    let mut left = held.iter().filter(|h| !**h).count();
                     while left > 0 {
                         let mut best = usize::MAX;
                         let mut share = f64::INFINITY;
@@ -534,6 +573,7 @@ impl Simulator<'_> {
                 touched.clear();
                 let next_finish = active
                     .iter()
+                    .filter(|&&id| rate[id] > 0.0)
                     .map(|&id| now + remaining[id] / rate[id])
                     .fold(f64::INFINITY, f64::min);
                 let next_start = heap.peek().map_or(f64::INFINITY, |s| s.0);
@@ -541,6 +581,9 @@ impl Simulator<'_> {
                 let dt = next - now;
                 let tol = 1e-12 * next.abs().max(1.0);
                 active.retain(|&id| {
+                    if rate[id] <= 0.0 {
+                        return true;
+                    }
                     let fin = now + remaining[id] / rate[id];
                     if fin <= next + tol {
                         remaining[id] = 0.0;

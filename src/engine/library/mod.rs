@@ -19,23 +19,8 @@ pub mod nccl;
 
 use super::algorithm::Algorithm;
 use super::collective::Primitive;
+pub use super::topology::Library;
 use super::topology::Topology;
-use serde::{Deserialize, Serialize};
-
-/// A collective library whose algorithm choices a machine follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Library {
-    /// Huawei's HCCL (Ascend NPUs).
-    Hccl,
-    /// NVIDIA's NCCL (and AMD's RCCL, which keeps NCCL's algorithms).
-    Nccl,
-    /// An MPI library (MPICH's default selection).
-    Mpi,
-    /// No library: `auto` is the cost model's fastest algorithm.
-    #[default]
-    Model,
-}
 
 /// A library's choice for one call: the algorithm and why, in words.
 #[derive(Clone, Debug, PartialEq)]

@@ -338,6 +338,7 @@ pub fn transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> 
             _ => n * n,
         },
         Mesh | Pairwise => 2 * n * n,
+        Nb if primitive == AlltoAll => 2 * n * n,
         Rhd | Tree | Nb => 8 * n * l,
         Star => 2 * n,
         Dbtree => 4 * n,
