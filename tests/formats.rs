@@ -2,7 +2,7 @@
 //! on the synthetic hccl_test fixture: real numbers, every quirk.
 
 use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
-use ccl_playground::engine::formats::{parse_log, Collective, FormatError, Tool};
+use ccl_playground::engine::formats::{parse_log, Collective, Tool};
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> String {
@@ -210,20 +210,26 @@ fn fits_report_every_row_and_hold_out_accuracy() {
 }
 
 #[test]
-fn errors_name_the_line() {
+fn a_bad_row_rejects_its_table_and_the_others_are_still_read() {
     let text = fixture("nccl_h100_1node_5colls_16.txt").replace("313.66", "3l3.66");
-    match parse_log(&text).unwrap_err() {
-        FormatError::BadRow {
-            line,
-            text,
-            expected,
-        } => {
-            assert_eq!(line, 28);
-            assert!(text.starts_with("67108864") && text.contains("3l3.66"));
-            assert!(expected.contains("size count type redop root time"));
-        }
-        e => panic!("{e}"),
-    }
+    let log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 5);
+    assert_eq!(
+        log.tables[0].rejected.as_deref(),
+        Some(
+            "line 28: out-of-place time is `3l3.66`; expected a time in µs (a number ≥ 0, or N/A)"
+        )
+    );
+    assert!(log.tables[0].fittable_rows().is_empty());
+    assert_eq!(log.usable().len(), 4);
+    let p = Profile::fit_log(&log, Some(&Collective::AllGather), None, "bad row").unwrap();
+    assert_eq!(p.rows.len(), 10);
+    let e = Profile::fit_log(&log, Some(&Collective::AllReduce), None, "bad row").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("line 28: out-of-place time is `3l3.66`"),
+        "{e}"
+    );
 }
 
 proptest! {
