@@ -38,6 +38,7 @@
 pub mod hccl_test;
 pub mod launch;
 pub mod lines;
+pub mod nccl_json;
 pub mod nccl_tests;
 
 use serde::{Deserialize, Serialize};
@@ -667,6 +668,17 @@ pub fn parse_log(text: &str) -> Result<Log, FormatError> {
             cap: MAX_LOG_BYTES,
         });
     }
+    if let Some(start) = nccl_json::json_start(text) {
+        // A text log may start with a `{...}` line of its own (a Python
+        // dict of settings): JSON only if it reads as nccl-tests JSON.
+        return match nccl_json::parse(text, start) {
+            Ok(log) => Ok(log),
+            Err(json) => match parse_text(text) {
+                Err(FormatError::NoTable) => Err(json),
+                other => other,
+            },
+        };
+    }
     parse_text(text)
 }
 
@@ -678,7 +690,7 @@ fn parse_text(text: &str) -> Result<Log, FormatError> {
 }
 
 /// Orders tables by line, keeps tables repeated verbatim once.
-fn finish_log(mut tables: Vec<Table>) -> Result<Log, FormatError> {
+pub(crate) fn finish_log(mut tables: Vec<Table>) -> Result<Log, FormatError> {
     tables.sort_by_key(|t| t.line);
     let mut out: Vec<Table> = Vec::with_capacity(tables.len());
     for t in tables {
