@@ -40,6 +40,7 @@ pub mod launch;
 pub mod lines;
 pub mod nccl_json;
 pub mod nccl_tests;
+pub mod osu;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -686,6 +687,7 @@ fn parse_text(text: &str) -> Result<Log, FormatError> {
     let lines = lines::split(text);
     let mut tables = lines::read::<nccl_tests::Reader>(&lines);
     tables.extend(lines::read::<hccl_test::Reader>(&lines));
+    tables.extend(lines::read::<osu::Reader>(&lines));
     finish_log(tables)
 }
 
