@@ -533,8 +533,8 @@ pub(crate) fn measure_expected(column: &str) -> &'static str {
 /// ranks printing the same lines unlabelled).
 pub(crate) struct TableBuilder {
     table: Table,
-    /// Whitespace-normalised text of each accepted row.
-    keys: Vec<String>,
+    /// Hash of the whitespace-normalised text of each accepted row.
+    keys: Vec<u64>,
     first_error: Option<FormatError>,
     more_errors: usize,
     missing: Vec<usize>,
@@ -582,8 +582,11 @@ impl TableBuilder {
         match parse() {
             Ok(Some(r)) => {
                 self.table.rows.push(r);
-                self.keys
-                    .push(text.split_whitespace().collect::<Vec<_>>().join(" "));
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                for t in text.split_whitespace() {
+                    std::hash::Hash::hash(t, &mut h);
+                }
+                self.keys.push(std::hash::Hasher::finish(&h));
             }
             Ok(None) => self.missing.push(line),
             Err(e) => {
@@ -599,9 +602,9 @@ impl TableBuilder {
     /// If every row's text occurs the same number of times `k ≥ 2`, the
     /// output was printed `k` times: keep the first of each.
     fn dedupe(&mut self) {
-        let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut counts: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         for k in &self.keys {
-            *counts.entry(k.as_str()).or_insert(0) += 1;
+            *counts.entry(*k).or_insert(0) += 1;
         }
         let Some(&k) = counts.values().next() else {
             return;
@@ -609,12 +612,8 @@ impl TableBuilder {
         if k < 2 || counts.values().any(|&c| c != k) {
             return;
         }
-        let mut seen: HashSet<&str> = HashSet::new();
-        let keep: Vec<bool> = self
-            .keys
-            .iter()
-            .map(|key| seen.insert(key.as_str()))
-            .collect();
+        let mut seen: HashSet<u64> = HashSet::new();
+        let keep: Vec<bool> = self.keys.iter().map(|key| seen.insert(*key)).collect();
         let mut it = keep.iter();
         self.table.rows.retain(|_| *it.next().unwrap_or(&true));
         self.table.notes.push(format!(
