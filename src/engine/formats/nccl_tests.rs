@@ -277,9 +277,15 @@ impl Context {
     }
 }
 
-/// Lines NCCL itself prints (`NCCL_DEBUG=INFO`), possibly inside a table.
+/// Lines NCCL itself prints (`NCCL_DEBUG=INFO`: `host:pid:tid [dev] NCCL
+/// INFO …`), possibly inside a table. A data row with such text glued to
+/// it is not one of them: it starts with the size, and is reported.
 fn is_nccl_debug(line: &str) -> bool {
-    line.contains("NCCL INFO") || line.contains("NCCL WARN") || line.contains("NCCL TRACE")
+    (line.contains("NCCL INFO") || line.contains("NCCL WARN") || line.contains("NCCL TRACE"))
+        && line
+            .split_whitespace()
+            .next()
+            .is_some_and(|t| t.contains(':') || t == "NCCL")
 }
 
 /// Infers the collective of a table whose log names none, from what
@@ -533,6 +539,25 @@ mod tests {
             (Some(Collective::AllToAll), Some(8))
         );
         assert!(Context::from_command("echo hello").is_none());
+    }
+
+    #[test]
+    fn nccl_debug_lines_inside_a_table_are_skipped_but_glued_rows_reported() {
+        let info = "10.0.0.1:4242:4242 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n";
+        let text = OLD.replace("     8388608", &format!("{info}     8388608"));
+        let log = parse_log(&text).unwrap();
+        assert_eq!(
+            (log.tables[0].rows.len(), log.tables[0].rejected.clone()),
+            (2, None)
+        );
+        // NCCL's own line glued into a row (stderr and stdout on one
+        // terminal): the row is reported, not silently dropped.
+        let glued = OLD.replace("4615.5    1.82", "4615.5host0:1:1 [0] NCCL WARN x");
+        let log = parse_log(&glued).unwrap();
+        assert_eq!(
+            log.tables[0].rejected.as_deref(),
+            Some("line 4: out-of-place time is `4615.5host0:1:1`; expected a time in µs (a number ≥ 0, or N/A)")
+        );
     }
 
     #[test]
