@@ -400,12 +400,12 @@ fn fit_segments_blocked(points: &[Point]) -> Vec<Segment> {
         .collect();
     // cost[i][j]: blocks i..j (j exclusive) as one segment.
     let mut cost = vec![vec![f64::INFINITY; nb + 1]; nb + 1];
-    for i in 0..nb {
+    for (i, row) in cost.iter_mut().enumerate().take(nb) {
         let mut s = Sums::default();
-        for j in i..nb {
-            s.add(&blocks[j]);
+        for (j, block) in blocks.iter().enumerate().skip(i) {
+            s.add(block);
             if s.points >= MIN_SEGMENT_ROWS {
-                cost[i][j + 1] = s.cost();
+                row[j + 1] = s.cost();
             }
         }
     }
