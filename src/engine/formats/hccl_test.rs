@@ -237,6 +237,22 @@ data_size(Bytes):   aveg_time(us):   alg_bandwidth(GB/s):   check_result:\n\
     }
 
     #[test]
+    fn a_rank_reporting_a_failed_check_does_not_cut_the_table() {
+        let text = "mpirun -n 8 ./bin/all_reduce_test -b 8K -e 16K -f 2 -p 8\n\
+data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:\n\
+local rank_id 3, check result failed, 8192              | 30.50          | 0.26859              | failed\n\
+8192              | 30.50          | 0.26859              | failed\n\
+16384             | 31.20          | 0.52513              | success\n";
+        let t = parse_log(text).unwrap().tables.remove(0);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[0].out_of_place.check, "failed");
+        assert_eq!(
+            (t.rows[1].bytes, t.rows[1].out_of_place.time_us),
+            (16384, 31.2)
+        );
+    }
+
+    #[test]
     fn ranks_from_npus_per_node_and_nodes() {
         let c = Command::parse("mpirun -hosts a,b ./bin/all_reduce_test -p 8 -n 20").unwrap();
         assert_eq!(c.ranks, Some(16));

@@ -575,6 +575,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!((c.which, c.halves.len()), (Halves::InPlace, 1));
+        let c = Columns::from_header(
+            "size count type redop root time algbw busbw #wrong",
+            (true, false),
+        )
+        .unwrap();
+        assert_eq!(c.which, Halves::OutOfPlace);
         assert!(Columns::from_header("size of the buffer", (false, false)).is_none());
     }
 }
