@@ -100,7 +100,7 @@ pub struct FitRow {
 }
 
 /// A machine as one collective measured it: JSON, reusable as cost
-/// parameters ([`Profile::apply`], [`Profile::topology`]).
+/// parameters ([`Profile::apply`], [`Profile::topology_at`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// Where it comes from (file name, table line).

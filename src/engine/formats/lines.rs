@@ -13,7 +13,7 @@
 //! | `2024-05-01T12:00:00.123456789Z ` | `kubectl logs --timestamps` (RFC 3339) | none |
 //!
 //! A label names a stream (one rank's or one host's output); timestamps
-//! name none. [`read`] runs a reader per stream, so lines interleaved from
+//! name none. `read` runs a reader per stream, so lines interleaved from
 //! several ranks do not cut each other's tables; a launch line without a
 //! label (the shell command echoed before the run) applies to every stream.
 

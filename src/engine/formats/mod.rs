@@ -28,12 +28,15 @@
 //!   numbers are physically impossible (one rank, or an algbw above any
 //!   device's memory bandwidth) is rejected the same way. [`parse_log`]
 //!   fails only when nothing in the input is recognizable.
-//! - **Duplicated output is kept once**: a row repeated verbatim inside a
-//!   table (two ranks printing the same lines unlabelled) and a table
-//!   repeated verbatim (every rank printing it) are deduplicated, and the
-//!   table's notes say so.
+//! - **Duplicated output is kept once**: a table in which every row occurs
+//!   the same number of times `k ≥ 2` (two ranks printing the same lines
+//!   unlabelled) keeps one of each, and a table repeated with the same
+//!   measurements (every rank printing it) is kept once; the table's notes
+//!   say so. (Rows that merely repeat, like nccl-tests' `count 0` rows, are
+//!   kept.)
 //!
-//! Parsing never panics and runs in time linear in the input.
+//! Parsing never panics and runs in time linear in the input (up to
+//! [`MAX_LOG_BYTES`]).
 
 pub mod hccl_test;
 pub mod launch;
