@@ -45,21 +45,21 @@ mod cli {
     /// Largest message cclsim models, bytes (1 TiB).
     const MAX_BYTES: u64 = 1 << 40;
 
-    /// Every `println!` below goes through [`out`]: when stdout is closed
+    /// Every `println!` below goes through [`print_or_quit`]: when stdout is closed
     /// (`cclsim sweep … | head -2`) the process ends quietly with status 0
     /// instead of panicking on the broken pipe.
     macro_rules! println {
         () => {
-            out(format_args!("\n"))
+            print_or_quit(format_args!("\n"))
         };
         ($($arg:tt)*) => {
-            out(format_args!("{}\n", format_args!($($arg)*)))
+            print_or_quit(format_args!("{}\n", format_args!($($arg)*)))
         };
     }
 
     /// Writes to stdout; a closed pipe exits quietly (status 0), any other
     /// write error exits with status 1 and one line on stderr.
-    fn out(args: std::fmt::Arguments) {
+    fn print_or_quit(args: std::fmt::Arguments) {
         use std::io::Write;
         if let Err(e) = std::io::stdout().lock().write_fmt(args) {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
