@@ -412,3 +412,107 @@ fn slices_flag_defaults_to_the_library_rule_and_rejects_bad_values() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn files_have_a_size_cap_and_must_be_text() {
+    // /dev/zero and /dev/urandom never end: read at most cap + 1 bytes.
+    for (args, what) in [
+        (
+            vec![
+                "predict",
+                "--profile",
+                "/dev/zero",
+                "--op",
+                "allreduce",
+                "--bytes",
+                "1G",
+            ],
+            "/dev/zero is larger than 67108864 bytes (the cap for a profile)",
+        ),
+        (
+            vec![
+                "predict",
+                "--profile",
+                "/dev/urandom",
+                "--op",
+                "allreduce",
+                "--bytes",
+                "1G",
+            ],
+            "/dev/urandom is larger than 67108864 bytes (the cap for a profile)",
+        ),
+        (
+            vec!["fit", "/dev/zero"],
+            "/dev/zero is larger than 67108864 bytes (the cap for a log)",
+        ),
+    ] {
+        let (code, out, err) = cclsim(&args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(err.trim_end(), format!("cclsim: {what}"), "{args:?}");
+    }
+    let dir = std::env::temp_dir().join(format!("cclsim-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("latin1.log");
+    std::fs::write(&bad, b"# host caf\xe9\n").unwrap();
+    let (code, _, err) = cclsim(&["fit", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "cclsim: {} is not UTF-8 text (the byte at offset 10 is not valid UTF-8); a log is text",
+            bad.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_closed_stdout_ends_the_sweep_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cclsim"))
+        .args([
+            "sweep",
+            "--topo",
+            "h100-8",
+            "--op",
+            "allreduce",
+            "-b",
+            "8",
+            "-e",
+            "1G",
+            "-f",
+            "2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -2`: read two lines, then close the pipe.
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    for _ in 0..2 {
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        assert!(line.starts_with('#'), "{line}");
+    }
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn fit_reads_every_log_format_and_reports_bad_tables() {
+    let logs = |name: &str| format!("{}/tests/fixtures/logs/{name}", env!("CARGO_MANIFEST_DIR"));
+    // hccl_test rows with pipes: ranks from `mpirun -n 8`.
+    let (code, out, err) = cclsim(&["fit", &logs("01-hccl-test-pipe-rows.log"), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(
+        (v["tool"].as_str(), v["ranks"].as_u64()),
+        (Some("hccl_test"), Some(8))
+    );
+    assert_eq!(v["rows"][3]["measured_us"], 2630.2);
+}

@@ -1,8 +1,12 @@
-//! The log parsers on every real fixture (tests/fixtures/nccl-tests) and
-//! on the synthetic hccl_test fixture: real numbers, every quirk.
+//! The log parsers on every real fixture (tests/fixtures/nccl-tests), on
+//! the log variants (tests/fixtures/logs: real logs 01-03, samples 04-11
+//! made from the tools' print code) and on the synthetic hccl_test
+//! fixture: exact parsed numbers, every quirk.
 
-use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
-use ccl_playground::engine::formats::{parse_log, Collective, FormatError, Tool};
+use ccl_playground::engine::calibrate::{holdout_accuracy, CalibrateError, Profile};
+use ccl_playground::engine::formats::{
+    parse_log, Collective, FormatError, Halves, Log, Row, Table, Tool,
+};
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> String {
@@ -11,6 +15,59 @@ fn fixture(name: &str) -> String {
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn logs(name: &str) -> String {
+    let p = format!("{}/tests/fixtures/logs/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn read(name: &str) -> Log {
+    parse_log(&logs(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn names(log: &Log) -> Vec<&str> {
+    log.tables
+        .iter()
+        .map(|t| t.collective.as_ref().map_or("?", |c| c.name()))
+        .collect()
+}
+
+/// `(bytes, out-of-place µs, in-place µs)` of a row.
+fn times(r: &Row) -> (u64, f64, Option<f64>) {
+    (
+        r.bytes,
+        r.out_of_place.time_us,
+        r.in_place.as_ref().map(|m| m.time_us),
+    )
+}
+
+/// A table's measurements without line numbers (to compare extracts).
+fn values(t: &Table) -> Vec<Row> {
+    t.rows
+        .iter()
+        .map(|r| Row {
+            line: 0,
+            ..r.clone()
+        })
+        .collect()
+}
+
+/// The same fit: segments and every row's fitted time.
+fn same_fit(a: &Table, b: &Table) {
+    let (p, q) = (
+        Profile::fit_table(a, None, "x").unwrap(),
+        Profile::fit_table(b, None, "x").unwrap(),
+    );
+    assert_eq!(p.segments, q.segments);
+    let f = |p: &Profile| {
+        p.rows
+            .iter()
+            .map(|r| (r.bytes, r.fitted_us))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(f(&p), f(&q));
+    assert_eq!((p.ranks, &p.collective), (q.ranks, &q.collective));
 }
 
 fn hccl_fixture() -> String {
@@ -210,24 +267,56 @@ fn fits_report_every_row_and_hold_out_accuracy() {
 }
 
 #[test]
-fn errors_name_the_line() {
+fn a_bad_row_rejects_its_table_and_the_others_are_still_read() {
     let text = fixture("nccl_h100_1node_5colls_16.txt").replace("313.66", "3l3.66");
-    match parse_log(&text).unwrap_err() {
-        FormatError::BadRow {
-            line,
-            text,
-            expected,
-        } => {
-            assert_eq!(line, 28);
-            assert!(text.starts_with("67108864") && text.contains("3l3.66"));
-            assert!(expected.contains("size count type redop root time"));
-        }
-        e => panic!("{e}"),
-    }
+    let log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 5);
+    assert_eq!(
+        log.tables[0].rejected.as_deref(),
+        Some(
+            "line 28: out-of-place time is `3l3.66`; expected a time in µs (a number ≥ 0, or N/A)"
+        )
+    );
+    assert!(log.tables[0].fittable_rows().is_empty());
+    assert_eq!(log.usable().len(), 4);
+    let p = Profile::fit_log(&log, Some(&Collective::AllGather), None, "bad row").unwrap();
+    assert_eq!(p.rows.len(), 10);
+    let e = Profile::fit_log(&log, Some(&Collective::AllReduce), None, "bad row").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("line 28: out-of-place time is `3l3.66`"),
+        "{e}"
+    );
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn no_variant_panics_when_cut_or_mixed(
+        file in 0usize..7,
+        cut in 0usize..9000,
+        junk in "[0-9 .#a-zA-Z|:\\[\\]<>{},\"/\n-]{0,80}",
+    ) {
+        let name = [
+            "01-hccl-test-pipe-rows.log",
+            "02-srun-label-prefix.log",
+            "05b-per-iteration-columns.log",
+            "06c-mixed-timestamps-and-mpirun-tags.log",
+            "08a-interleaved-ranks-same-output.log",
+            "10-nccl-tests-json.json",
+            "11b-osu-four-collectives.log",
+        ][file];
+        let real = logs(name);
+        let at = real.char_indices().map(|(i, _)| i).find(|&i| i >= cut).unwrap_or(real.len());
+        let mixed = format!("{}{}{}", &real[..at], junk, &real[at..]);
+        if let Ok(log) = parse_log(&mixed) {
+            for t in log.usable() {
+                let _ = Profile::fit_table(t, Some(8), "prop");
+            }
+        }
+        let _ = parse_log(&real[..at]);
+    }
+
     #[test]
     fn parsing_never_panics(s in "\\PC{0,400}", cut in 0usize..6000, junk in "[0-9 .#a-z\\[\\]<>:,\n-]{0,80}") {
         let _ = parse_log(&s);
@@ -237,4 +326,425 @@ proptest! {
         let _ = parse_log(&mixed);
         let _ = parse_log(&format!("data_size aveg_time\n{junk}"));
     }
+}
+
+#[test]
+fn hccl_test_rows_with_pipes_read_and_fit_like_the_documented_layout() {
+    let log = read("01-hccl-test-pipe-rows.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.tool, t.collective.clone(), t.ranks, t.rows.len()),
+        (Tool::HcclTest, Some(Collective::AllReduce), Some(8), 4)
+    );
+    assert_eq!(times(&t.rows[0]), (8192, 764.55, None));
+    assert_eq!(times(&t.rows[3]), (67108864, 2630.20, None));
+    assert_eq!(t.rows[1].out_of_place.algbw_gbps, 0.54916);
+    assert_eq!(t.rows[3].out_of_place.check, "success");
+    let control = read("01-control-no-pipes.log");
+    assert_eq!(values(&control.tables[0]), values(t));
+    same_fit(t, &control.tables[0]);
+}
+
+#[test]
+fn srun_labels_are_stripped_and_the_collective_inferred() {
+    let log = read("02-srun-label-prefix.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len(), t.line),
+        (Some(Collective::AllReduce), Some(16), 11, 23)
+    );
+    assert_eq!(times(&t.rows[0]), (8 << 20, 215.3, Some(180.0)));
+    assert_eq!(times(&t.rows[10]), (8 << 30, 103530.0, Some(103538.0)));
+    assert_eq!(t.rows[0].out_of_place.check, "N/A");
+    assert_eq!(
+        t.notes,
+        ["the log names no collective; all_reduce inferred from busbw / algbw = 1.875 on 16 ranks with redop sum and root -1 (nccl-tests doc/PERFORMANCE.md)"]
+    );
+    let control = read("02-control-labels-stripped.log");
+    assert_eq!(values(&control.tables[0]), values(t));
+    same_fit(t, &control.tables[0]);
+}
+
+#[test]
+fn old_nccl_tests_columns_differ_per_test() {
+    let log = read("03-old-per-test-columns.log");
+    assert_eq!(
+        names(&log),
+        [
+            "all_reduce",
+            "all_gather",
+            "broadcast",
+            "reduce",
+            "reduce_scatter"
+        ]
+    );
+    assert!(log
+        .tables
+        .iter()
+        .all(|t| t.rows.len() == 25 && t.ranks == Some(2) && t.rejected.is_none()));
+    // all_gather: no redop, no root (11 tokens a row).
+    let ag = &log.tables[1];
+    let last = &ag.rows[24];
+    assert_eq!((last.redop.as_deref(), last.root), (None, None));
+    assert_eq!(times(last), (134217728, 87825.0, Some(85704.0)));
+    assert_eq!(last.out_of_place.check, "0e+00");
+    // size / time at the largest size; the printed algbw (0.76) is per rank.
+    assert_eq!(
+        (last.bytes as f64 / last.out_of_place.time_us / 1e3 * 100.0).round(),
+        153.0
+    );
+    let p = Profile::fit_table(ag, None, "03").unwrap();
+    assert!((p.algbw_gbps - 1.53).abs() < 0.02, "{}", p.describe());
+    // broadcast: root but no redop (12 tokens); reduce: both (13).
+    let bc = &log.tables[2];
+    assert_eq!(
+        (bc.rows[0].redop.as_deref(), bc.rows[0].root),
+        (None, Some(0))
+    );
+    assert_eq!(times(&bc.rows[24]), (134217728, 91250.0, Some(91248.0)));
+    let p = Profile::fit_table(bc, None, "03").unwrap();
+    assert!((p.algbw_gbps - 1.47).abs() < 0.03, "{}", p.describe());
+    let rd = &log.tables[3];
+    assert_eq!(
+        (rd.rows[0].redop.as_deref(), rd.rows[0].root),
+        (Some("sum"), Some(0))
+    );
+    assert_eq!(times(&rd.rows[24]), (134217728, 87680.0, Some(90443.0)));
+    // The single-test extracts read exactly like their table.
+    for (file, k) in [
+        ("03b-old-broadcast-only.log", 2),
+        ("03c-old-allgather-only.log", 1),
+        ("03d-old-reduce-only.log", 3),
+    ] {
+        let one = read(file);
+        assert_eq!(one.tables.len(), 1, "{file}");
+        assert_eq!(values(&one.tables[0]), values(&log.tables[k]), "{file}");
+        assert_eq!(one.tables[0].collective, log.tables[k].collective, "{file}");
+    }
+}
+
+#[test]
+fn cputime_header() {
+    let log = read("04-cputime-column.log");
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len(), t.halves),
+        (Some(Collective::AllReduce), Some(8), 25, Halves::Both)
+    );
+    assert_eq!(times(&t.rows[0]), (8, 13.09, Some(13.33)));
+    let last = &t.rows[24];
+    assert_eq!(times(last), (134217728, 497.93, Some(497.06)));
+    assert_eq!(
+        (last.out_of_place.algbw_gbps, last.out_of_place.busbw_gbps),
+        (269.55, Some(471.71))
+    );
+}
+
+#[test]
+fn timestamp_and_per_iteration_columns_are_skipped() {
+    let log = read("05a-timestamp-column.log");
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len()),
+        (Some(Collective::AllGather), Some(8), 11)
+    );
+    assert_eq!(times(&t.rows[0]), (1048576, 13.73, Some(13.77)));
+    assert_eq!(
+        (t.rows[0].count, t.rows[0].redop.as_deref()),
+        (Some(32768), Some("none"))
+    );
+    assert_eq!(times(&t.rows[10]), (1 << 30, 3033.03, Some(3004.23)));
+    assert_eq!(t.rows[10].in_place.as_ref().unwrap().check, "0");
+
+    let log = read("05b-per-iteration-columns.log");
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len()),
+        (Some(Collective::ReduceScatter), Some(8), 9)
+    );
+    // In-place time 14.97, not the out-of-place i_min 14.59 before it.
+    assert_eq!(times(&t.rows[0]), (1048576, 15.05, Some(14.97)));
+    assert_eq!(t.rows[0].in_place.as_ref().unwrap().algbw_gbps, 70.02);
+    assert_eq!(times(&t.rows[8]), (256 << 20, 733.50, Some(746.05)));
+}
+
+#[test]
+fn pdsh_kubectl_and_mixed_prefixes() {
+    for (file, first, last) in [
+        (
+            "06a-pdsh-host-prefix.log",
+            (45.87, 45.85),
+            (11606.8, 11767.6),
+        ),
+        (
+            "06b-kubectl-timestamps.log",
+            (44.81, 45.68),
+            (11502.1, 11244.6),
+        ),
+    ] {
+        let log = read(file);
+        assert_eq!(log.tables.len(), 1, "{file}");
+        let t = &log.tables[0];
+        assert_eq!(
+            (t.collective.clone(), t.ranks, t.rows.len(), t.line),
+            (Some(Collective::AllReduce), Some(16), 11, 27),
+            "{file}"
+        );
+        assert_eq!(
+            times(&t.rows[0]),
+            (1 << 20, first.0, Some(first.1)),
+            "{file}"
+        );
+        assert_eq!(
+            times(&t.rows[10]),
+            (1 << 30, last.0, Some(last.1)),
+            "{file}"
+        );
+        assert!(Profile::fit_table(t, None, file).is_ok());
+    }
+    let log = read("06c-mixed-timestamps-and-mpirun-tags.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len()),
+        (Some(Collective::Broadcast), Some(8), 10)
+    );
+    assert_eq!(
+        (t.rows[0].root, t.rows[0].redop.as_deref()),
+        (Some(0), Some("none"))
+    );
+    assert_eq!(times(&t.rows[0]), (1 << 20, 18.41, Some(18.06)));
+    assert_eq!(times(&t.rows[9]), (512 << 20, 1628.17, Some(1653.68)));
+}
+
+#[test]
+fn rccl_in_place_only_table() {
+    let log = read("07-rccl-in-place-only.log");
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len(), t.halves),
+        (Some(Collective::AllReduce), Some(8), 24, Halves::InPlace)
+    );
+    // The one timing is the in-place one, in `out_of_place` (the row's first).
+    assert_eq!(times(&t.rows[0]), (8, 18.12, None));
+    let last = &t.rows[23];
+    assert_eq!(times(last), (64 << 20, 435.6, None));
+    assert_eq!(
+        (last.out_of_place.algbw_gbps, last.out_of_place.busbw_gbps),
+        (154.07, Some(269.62))
+    );
+    let p = Profile::fit_table(t, None, "rccl").unwrap();
+    assert!((p.algbw_gbps - 160.0).abs() < 3.0, "{}", p.describe());
+}
+
+#[test]
+fn interleaved_ranks_keep_one_table_per_run() {
+    // Ranks 0 and 1 print the same output, tagged: one table, noted.
+    let log = read("08a-interleaved-ranks-same-output.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len(), t.line),
+        (Some(Collective::AllReduce), Some(8), 9, 34)
+    );
+    assert_eq!(times(&t.rows[0]), (1 << 20, 17.16, Some(16.76)));
+    assert_eq!(t.rows[0].line, 38);
+    assert_eq!(
+        t.notes,
+        [
+            "from the lines prefixed `[1,0]`",
+            "printed again at line 35 (kept once)"
+        ]
+    );
+    // Two independent 4-GPU runs, srun labels: two tables.
+    let log = read("08b-interleaved-ranks-two-runs.log");
+    assert_eq!(log.tables.len(), 2);
+    for (t, label, first, last) in [
+        (&log.tables[0], "0", 16.98, 1281.31),
+        (&log.tables[1], "1", 17.40, 1310.39),
+    ] {
+        assert_eq!((t.ranks, t.rows.len()), (Some(4), 9));
+        assert_eq!(
+            (t.rows[0].bytes, t.rows[0].out_of_place.time_us),
+            (1 << 20, first)
+        );
+        assert_eq!(
+            (t.rows[8].bytes, t.rows[8].out_of_place.time_us),
+            (256 << 20, last)
+        );
+        assert_eq!(t.notes, [format!("from the lines prefixed `{label}`")]);
+    }
+    // Unlabelled, every line twice: one table of 9 rows.
+    let log = read("08c-unlabelled-duplicated-lines.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len()),
+        (Some(Collective::AllGather), Some(8), 9)
+    );
+    assert_eq!(times(&t.rows[0]), (1 << 20, 13.91, Some(13.91)));
+    assert_eq!(times(&t.rows[8]), (256 << 20, 754.51, Some(749.52)));
+    assert_eq!(
+        t.notes,
+        ["every row printed 2 times (output of several ranks interleaved); kept once"]
+    );
+}
+
+#[test]
+fn one_bad_table_is_reported_and_the_good_ones_fit() {
+    let log = read("09-one-bad-table-among-good.log");
+    assert_eq!(names(&log), ["all_reduce", "all_gather", "reduce_scatter"]);
+    let bad = &log.tables[1];
+    assert_eq!(bad.label(), "all_gather, 8 ranks, 8 rows (line 52)");
+    assert_eq!(
+        bad.rejected.as_deref(),
+        Some("line 58: expected a row `size count type redop root time algbw busbw #wrong time algbw busbw #wrong` (13 columns), found `16777216        524288     float    none      -1    57.33  292.65  256.07` (and 1 more bad row(s))")
+    );
+    assert_eq!(log.rejected().len(), 1);
+    assert_eq!(log.usable().len(), 2);
+    assert_eq!(
+        times(&log.tables[0].rows[4]),
+        (16 << 20, 73.15, Some(74.25))
+    );
+    assert_eq!(
+        times(&log.tables[2].rows[4]),
+        (16 << 20, 56.79, Some(57.50))
+    );
+    for c in [Collective::AllReduce, Collective::ReduceScatter] {
+        let p = Profile::fit_log(&log, Some(&c), None, "09").unwrap();
+        assert_eq!((p.ranks, p.rows.len()), (8, 9));
+    }
+    match Profile::fit_log(&log, Some(&Collective::AllGather), None, "09") {
+        Err(CalibrateError::NoUsableTable(why)) => {
+            assert!(
+                why.contains("all_gather, 8 ranks, 8 rows (line 52): line 58: expected a row"),
+                "{why}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn nccl_tests_json_output() {
+    let log = read("10-nccl-tests-json.json");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.tool, t.collective.clone(), t.ranks, t.rows.len(), t.line),
+        (Tool::NcclTests, Some(Collective::AllReduce), Some(8), 24, 4)
+    );
+    let r = &t.rows[0];
+    assert_eq!(
+        (r.line, r.bytes, r.count, r.root),
+        (4, 8, Some(2), Some(-1))
+    );
+    assert_eq!(
+        (r.dtype.as_deref(), r.redop.as_deref()),
+        (Some("float"), Some("sum"))
+    );
+    assert_eq!(times(r), (8, 14.116007, Some(13.980691)));
+    assert_eq!(
+        (r.out_of_place.algbw_gbps, r.out_of_place.busbw_gbps),
+        (0.000567, Some(0.000992))
+    );
+    assert_eq!(r.out_of_place.check, "0");
+    assert_eq!(times(&t.rows[23]).0, 64 << 20);
+    assert_eq!(t.rows[23].out_of_place.time_us, 270.836667);
+    // Every row is on line 4; the fit still tells held-out rows apart.
+    let a = holdout_accuracy(t, None, 64 << 10).unwrap();
+    assert_eq!(a.rows, 6);
+    let p = Profile::fit_table_with(t, None, "json", |i| i % 2 == 0).unwrap();
+    assert_eq!(p.rows.iter().filter(|r| r.used).count(), 12);
+}
+
+#[test]
+fn osu_micro_benchmarks() {
+    let log = read("11a-osu-allreduce-full.log");
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (
+            t.tool,
+            t.collective.clone(),
+            t.ranks,
+            t.rows.len(),
+            t.halves
+        ),
+        (
+            Tool::Osu,
+            Some(Collective::AllReduce),
+            Some(16),
+            19,
+            Halves::OutOfPlace
+        )
+    );
+    let r = &t.rows[0];
+    assert_eq!(times(r), (4, 5.99, None));
+    assert_eq!(
+        (
+            r.dtype.as_deref(),
+            r.out_of_place.busbw_gbps,
+            r.out_of_place.check.as_str()
+        ),
+        (Some("MPI_CHAR"), None, "N/A")
+    );
+    assert_eq!(r.out_of_place.algbw_gbps, 4.0 / 5.99 / 1e3);
+    assert_eq!(times(&t.rows[18]), (1 << 20, 175.40, None));
+
+    let log = read("11b-osu-four-collectives.log");
+    assert_eq!(
+        names(&log),
+        ["all_gather", "alltoall", "broadcast", "reduce_scatter"]
+    );
+    for (t, (first, last)) in log.tables.iter().zip([
+        (5.94, 1765.51),
+        (8.07, 2123.17),
+        (3.47, 157.77),
+        (7.49, 143.49),
+    ]) {
+        assert_eq!((t.ranks, t.rows.len()), (Some(16), 21));
+        assert_eq!(times(&t.rows[0]), (1, first, None));
+        assert_eq!(times(&t.rows[20]), (1 << 20, last, None));
+    }
+
+    // Without the launch line OSU prints no rank count: the caller's.
+    let text = logs("11a-osu-allreduce-full.log").replace(
+        "$ mpirun -np 16 --map-by ppr:8:node ./osu_allreduce -f -m 4:1048576\n",
+        "",
+    );
+    let t = parse_log(&text).unwrap().tables.remove(0);
+    assert_eq!(t.ranks, None);
+    assert!(matches!(
+        Profile::fit_table(&t, None, "osu"),
+        Err(CalibrateError::NoRanks { line: 6 })
+    ));
+    assert_eq!(Profile::fit_table(&t, Some(16), "osu").unwrap().ranks, 16);
+}
+
+#[test]
+fn na_cells_are_missing_values() {
+    let text = "\
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+     1048576        262144     float     sum      -1    17.16     N/A     N/A    N/A    16.76   62.56  109.47    N/A
+     2097152        524288     float     sum      -1      N/A     N/A     N/A    N/A      N/A     N/A     N/A    N/A
+     4194304       1048576     float     sum      -1    25.00  167.77  293.60      0      nan     nan     nan    N/A
+";
+    let log = parse_log(text).unwrap();
+    let t = &log.tables[0];
+    assert_eq!(t.rows.len(), 2);
+    let m = &t.rows[0].out_of_place;
+    assert_eq!(
+        (m.time_us, m.algbw_gbps, m.busbw_gbps),
+        (17.16, 1048576.0 / 17.16 / 1e3, None)
+    );
+    assert_eq!(t.rows[1].in_place, None);
+    assert_eq!(t.notes, ["1 row(s) without a time (N/A) left out (line 3)"]);
+    assert_eq!(t.rejected, None);
+    assert_eq!(
+        parse_log("# size only\nnothing").unwrap_err(),
+        FormatError::NoTable
+    );
 }

@@ -57,6 +57,62 @@ mod cli {
         Csv,
     }
 
+    /// Every `println!` below goes through [`print_or_quit`]: when stdout is closed
+    /// (`cclsim sweep … | head -2`) the process ends quietly with status 0
+    /// instead of panicking on the broken pipe.
+    macro_rules! println {
+        () => {
+            print_or_quit(format_args!("\n"))
+        };
+        ($($arg:tt)*) => {
+            print_or_quit(format_args!("{}\n", format_args!($($arg)*)))
+        };
+    }
+
+    /// Writes to stdout; a closed pipe exits quietly (status 0), any other
+    /// write error exits with status 1 and one line on stderr.
+    fn print_or_quit(args: std::fmt::Arguments) {
+        use std::io::Write;
+        if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("cclsim: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }
+
+    /// Largest profile `--profile` reads, bytes (a fit of 100 000 rows is
+    /// about 20 MB of JSON).
+    const MAX_PROFILE_BYTES: usize = 64 << 20;
+
+    /// Reads a text file of at most `cap` bytes: `FILE is larger than N
+    /// bytes (the cap for a WHAT)` above it (reading at most `cap + 1`
+    /// bytes, so `/dev/zero` ends), and an error naming the first bad
+    /// byte if it is not UTF-8.
+    fn read_capped(p: &Path, cap: usize, what: &str) -> Res<String> {
+        use std::io::Read;
+        let file = std::fs::File::open(p)
+            .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
+        let mut buf = Vec::new();
+        file.take(cap as u64 + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
+        if buf.len() > cap {
+            return Err(format!(
+                "{} is larger than {cap} bytes (the cap for a {what})",
+                p.display()
+            ));
+        }
+        String::from_utf8(buf).map_err(|e| {
+            format!(
+                "{} is not UTF-8 text (the byte at offset {} is not valid UTF-8); a {what} is text",
+                p.display(),
+                e.utf8_error().valid_up_to()
+            )
+        })
+    }
+
     #[derive(Parser)]
     #[command(
         name = "cclsim",
@@ -204,7 +260,7 @@ mod cli {
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
-            /// Directory of logs (*.txt).
+            /// Directory of logs (*.txt, *.log, *.json).
             #[arg(default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nccl-tests"))]
             dir: PathBuf,
             /// Rank count for tables whose log does not print one.
@@ -219,8 +275,7 @@ mod cli {
     type Res<T> = Result<T, String>;
 
     fn load_profile(p: &Path) -> Res<Profile> {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| format!("cannot read profile {}: {e}", p.display()))?;
+        let text = read_capped(p, MAX_PROFILE_BYTES, "profile")?;
         let prof: Profile = serde_json::from_str(&text)
             .map_err(|e| format!("profile {} is not a cclsim profile: {e}", p.display()))?;
         prof.validate()
@@ -259,7 +314,7 @@ mod cli {
             q.append_pair("root", &r.to_string());
         }
         if let Some(path) = &m.topology {
-            let text = read_text(path, "custom topology", MAX_TOPOLOGY_FILE_BYTES)?;
+            let text = read_capped(path, MAX_TOPOLOGY_FILE_BYTES, "custom topology")?;
             let t = ccl_playground::engine::custom_topology::CustomTopology::parse(&text)
                 .map_err(|e| format!("--topology {}: {e}", path.display()))?;
             q.append_pair("topology", &t.to_json());
@@ -284,26 +339,7 @@ mod cli {
     }
 
     /// Most bytes of a custom topology file (the page's paste cap).
-    const MAX_TOPOLOGY_FILE_BYTES: u64 =
-        ccl_playground::engine::custom_topology::MAX_JSON_CHARS as u64;
-
-    /// Reads a UTF-8 text file of at most `cap` bytes.
-    fn read_text(p: &Path, what: &str, cap: u64) -> Res<String> {
-        use std::io::Read;
-        let f = std::fs::File::open(p)
-            .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
-        let mut buf = Vec::new();
-        f.take(cap + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
-        if buf.len() as u64 > cap {
-            return Err(format!(
-                "{what} {} is larger than {cap} bytes (the cap for a {what})",
-                p.display()
-            ));
-        }
-        String::from_utf8(buf).map_err(|_| format!("{what} {} is not UTF-8 text", p.display()))
-    }
+    const MAX_TOPOLOGY_FILE_BYTES: usize = ccl_playground::engine::custom_topology::MAX_JSON_CHARS;
 
     /// The plan of `c`, or its error as one line.
     fn plan(c: &Config) -> Res<Plan> {
@@ -448,21 +484,14 @@ mod cli {
         }
     }
 
-    /// Writes to stdout; a reader that went away (`| head`) ends the
-    /// program quietly with status 0, as Unix tools do.
+    /// Writes `text` to stdout through [`print_or_quit`].
     fn out(text: &str) -> Res<()> {
-        use std::io::Write;
-        let mut o = std::io::stdout().lock();
-        match o.write_all(text.as_bytes()).and_then(|_| o.flush()) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
-            Err(e) => Err(format!("cannot write to stdout: {e}")),
-        }
+        print_or_quit(format_args!("{text}"));
+        Ok(())
     }
 
     fn read_log(p: &Path) -> Res<formats::Log> {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| format!("cannot read log {}: {e}", p.display()))?;
+        let text = read_capped(p, formats::MAX_LOG_BYTES, "log")?;
         formats::parse_log(&text).map_err(|e| format!("{}: {e}", p.display()))
     }
 
@@ -492,6 +521,15 @@ mod cli {
         for t in &parsed.tables {
             if let Some(r) = &t.rejected {
                 println!("# skipped {}: {r}", t.label());
+            }
+        }
+        if let Some(t) = parsed
+            .tables
+            .iter()
+            .find(|t| p.source.ends_with(&format!("(table at line {})", t.line)))
+        {
+            for n in &t.notes {
+                println!("# note: {n}");
             }
         }
         println!("# {}", p.describe());
@@ -533,7 +571,10 @@ mod cli {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .filter(|p| {
+                p.extension()
+                    .is_some_and(|x| x == "txt" || x == "log" || x == "json")
+            })
             .collect();
         files.sort();
         let mut text = format!(
@@ -547,10 +588,17 @@ mod cli {
         let mut medians = Vec::new();
         let mut all = Vec::new();
         for f in &files {
-            let log = read_log(f)?;
             let name = f
                 .file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            // One unreadable file is reported; the others are still measured.
+            let log = match read_log(f) {
+                Ok(log) => log,
+                Err(e) => {
+                    println!("{name:<46} unreadable: {e}");
+                    continue;
+                }
+            };
             for t in &log.tables {
                 if let Some(r) = &t.rejected {
                     text.push_str(&format!(

@@ -14,6 +14,11 @@
 //! segment). Between two segments' size ranges the prediction follows the
 //! chord joining the two segments' fitted end points.
 //!
+//! The split search is exact up to [`EXACT_SEARCH_MAX_POINTS`] distinct
+//! sizes (repeated sizes are averaged first) and linear in the rows above
+//! (candidate splits bounded by [`MAX_BLOCKS`]; see [`fit_segments`]), so a
+//! 100 000-row log fits in well under a second.
+//!
 //! ## Robust least squares
 //! Each segment is fitted by iteratively reweighted least squares with
 //! Huber's loss (Huber 1964; Holland & Welsch 1977) on *relative* residuals
@@ -45,6 +50,11 @@ pub const MIN_SEGMENT_ROWS: usize = 3;
 /// run-to-run noise of nccl-tests (out-of-place vs in-place times of one
 /// row differ by about 0.5 %). The model choice never rewards going below it.
 pub const NOISE_FLOOR: f64 = 0.005;
+/// Most distinct sizes the exact split search runs on ([`fit_segments`]).
+pub const EXACT_SEARCH_MAX_POINTS: usize = 64;
+/// Most blocks (runs of sizes between candidate split points) of the
+/// bounded search above [`EXACT_SEARCH_MAX_POINTS`].
+pub const MAX_BLOCKS: usize = 64;
 /// Huber's tuning constant (95 % efficiency at the normal).
 const HUBER_K: f64 = 1.345;
 
@@ -91,7 +101,7 @@ pub struct FitRow {
 }
 
 /// A machine as one collective measured it: JSON, reusable as cost
-/// parameters ([`Profile::apply`], [`Profile::topology`]).
+/// parameters ([`Profile::apply`], [`Profile::topology_at`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// Where it comes from (file name, table line).
@@ -197,8 +207,9 @@ pub fn fit_line(points: &[Point]) -> (f64, f64) {
             .map(|&(s, t)| (t - a - b * s as f64) / t)
             .collect();
         let mut abs: Vec<f64> = r.iter().map(|x| x.abs()).collect();
-        abs.sort_by(f64::total_cmp);
-        let mad = abs[abs.len() / 2];
+        // The middle element (as after a full sort), in O(n).
+        let mid = abs.len() / 2;
+        let mad = *abs.select_nth_unstable_by(mid, f64::total_cmp).1;
         let scale = (mad / 0.6745).max(1e-3);
         for i in 0..points.len() {
             let u = (r[i] / scale).abs();
@@ -241,15 +252,212 @@ fn sq_rel_err(seg: &Segment, points: &[Point]) -> f64 {
 }
 
 /// Fits segments to points sorted by size (distinct sizes, positive times):
-/// dynamic programming over contiguous splits for each segment count
-/// `1..=MAX_SEGMENTS`, then the count with the lowest BIC
-/// `n·ln(max(RSS/n, NOISE_FLOOR²)) + (3K - 1)·ln n` (RSS over relative
-/// residuals; 2 parameters per segment + 1 per split point).
+/// for each segment count `K = 1..=MAX_SEGMENTS` the split with the least
+/// squared relative error (dynamic programming over contiguous splits),
+/// then the `K` with the lowest BIC `n·ln(max(RSS/n, NOISE_FLOOR²)) +
+/// (3K - 1)·ln n` (RSS over relative residuals; 2 parameters per segment
+/// + 1 per split point).
+///
+/// Up to [`EXACT_SEARCH_MAX_POINTS`] points (every real fixture: nccl-tests
+/// sweeps by factors of 2, 20–40 sizes) the search is exact: every
+/// contiguous run is fitted robustly. Above, it grows linearly with the
+/// points: split points are restricted to at most [`MAX_BLOCKS`] block
+/// boundaries (half-octave size buckets, large buckets cut evenly), each
+/// run of blocks is scored by the closed-form weighted least squares of
+/// [`fit_line`]'s first step (per-block sums, O(1) per run), and only the
+/// `K` chosen splits are refitted robustly and compared by BIC.
 pub fn fit_segments(points: &[Point]) -> Vec<Segment> {
     let n = points.len();
     if n < 2 * MIN_SEGMENT_ROWS {
         return vec![segment_of(points)];
     }
+    if n <= EXACT_SEARCH_MAX_POINTS {
+        fit_segments_exact(points)
+    } else {
+        fit_segments_blocked(points)
+    }
+}
+
+/// The BIC choice of the segment count from each count's RSS.
+fn choose_k(n: usize, kmax: usize, rss: impl Fn(usize) -> f64) -> usize {
+    let nf = n as f64;
+    let floor = NOISE_FLOOR * NOISE_FLOOR;
+    let bic = |k: usize| nf * (rss(k) / nf).max(floor).ln() + (3 * k - 1) as f64 * nf.ln();
+    (1..=kmax)
+        .filter(|&k| rss(k).is_finite())
+        .min_by(|&x, &y| bic(x).total_cmp(&bic(y)).then(x.cmp(&y)))
+        .unwrap_or(1)
+}
+
+/// Weighted sums of one run of points with weights `1/t²` and sizes
+/// scaled by `1/scale`: enough for the closed-form fit and its error.
+#[derive(Clone, Copy, Default)]
+struct Sums {
+    points: usize,
+    /// Σw, Σwx, Σwx², Σwt, Σwxt (Σwt² = points).
+    w: f64,
+    wx: f64,
+    wxx: f64,
+    wt: f64,
+    wxt: f64,
+}
+
+impl Sums {
+    fn of(points: &[Point], scale: f64) -> Sums {
+        let mut s = Sums::default();
+        for &(b, t) in points {
+            let (x, w) = (b as f64 / scale, 1.0 / (t * t).max(1e-12));
+            s.points += 1;
+            s.w += w;
+            s.wx += w * x;
+            s.wxx += w * x * x;
+            s.wt += w * t;
+            s.wxt += w * x * t;
+        }
+        s
+    }
+
+    fn add(&mut self, o: &Sums) {
+        self.points += o.points;
+        self.w += o.w;
+        self.wx += o.wx;
+        self.wxx += o.wxx;
+        self.wt += o.wt;
+        self.wxt += o.wxt;
+    }
+
+    /// Squared relative error of the weighted least-squares line (with
+    /// [`wls`]'s `a ≥ 0`, `b ≥ 0` rule).
+    fn cost(&self) -> f64 {
+        let det = self.w * self.wxx - self.wx * self.wx;
+        let (mut a, mut b) = if det.abs() > 1e-300 * self.w * self.wxx && det != 0.0 {
+            (
+                (self.wt * self.wxx - self.wx * self.wxt) / det,
+                (self.w * self.wxt - self.wx * self.wt) / det,
+            )
+        } else {
+            (self.wt / self.w, 0.0)
+        };
+        if b < 0.0 || !b.is_finite() {
+            b = 0.0;
+            a = self.wt / self.w;
+        }
+        if a < 0.0 || !a.is_finite() {
+            a = 0.0;
+            b = if self.wxx > 0.0 {
+                (self.wxt / self.wxx).max(0.0)
+            } else {
+                0.0
+            };
+        }
+        // Σw(a + bx - t)², expanded (Σwt² = points).
+        let c = a * a * self.w + 2.0 * a * b * self.wx + b * b * self.wxx
+            - 2.0 * a * self.wt
+            - 2.0 * b * self.wxt
+            + self.points as f64;
+        c.max(0.0)
+    }
+}
+
+/// Block starts for the bounded search: a new block at every half-octave
+/// size bucket, buckets of more than `n/16` points cut evenly, at most
+/// [`MAX_BLOCKS`] blocks (evenly thinned).
+fn block_starts(points: &[Point]) -> Vec<usize> {
+    let n = points.len();
+    let bucket = |b: u64| (2.0 * (b.max(1) as f64).log2()).floor() as i64;
+    let cap = n.div_ceil(16).max(MIN_SEGMENT_ROWS);
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n && bucket(points[j].0) == bucket(points[i].0) {
+            j += 1;
+        }
+        let mut k = i;
+        while k < j {
+            starts.push(k);
+            k += cap;
+        }
+        i = j;
+    }
+    if starts.len() > MAX_BLOCKS {
+        let m = starts.len();
+        starts = (0..MAX_BLOCKS)
+            .map(|k| starts[k * m / MAX_BLOCKS])
+            .collect();
+    }
+    starts
+}
+
+/// The bounded search (module doc; `n >` [`EXACT_SEARCH_MAX_POINTS`]).
+fn fit_segments_blocked(points: &[Point]) -> Vec<Segment> {
+    let n = points.len();
+    let starts = block_starts(points);
+    let nb = starts.len();
+    let end = |b: usize| if b + 1 < nb { starts[b + 1] } else { n };
+    let scale = points[n - 1].0.max(1) as f64;
+    let blocks: Vec<Sums> = (0..nb)
+        .map(|b| Sums::of(&points[starts[b]..end(b)], scale))
+        .collect();
+    // cost[i][j]: blocks i..j (j exclusive) as one segment.
+    let mut cost = vec![vec![f64::INFINITY; nb + 1]; nb + 1];
+    for (i, row) in cost.iter_mut().enumerate().take(nb) {
+        let mut s = Sums::default();
+        for (j, block) in blocks.iter().enumerate().skip(i) {
+            s.add(block);
+            if s.points >= MIN_SEGMENT_ROWS {
+                row[j + 1] = s.cost();
+            }
+        }
+    }
+    let kmax = MAX_SEGMENTS.min(n / MIN_SEGMENT_ROWS).min(nb);
+    let mut best = vec![vec![f64::INFINITY; nb + 1]; kmax + 1];
+    let mut from = vec![vec![0usize; nb + 1]; kmax + 1];
+    best[0][0] = 0.0;
+    for k in 1..=kmax {
+        for j in k..=nb {
+            for i in k - 1..j {
+                let c = best[k - 1][i] + cost[i][j];
+                if c < best[k][j] {
+                    best[k][j] = c;
+                    from[k][j] = i;
+                }
+            }
+        }
+    }
+    // Each count's split, refitted robustly; BIC on the robust errors.
+    let fits: Vec<Option<(Vec<Segment>, f64)>> = (0..=kmax)
+        .map(|k| {
+            if k == 0 || !best[k][nb].is_finite() {
+                return None;
+            }
+            let mut segs = Vec::with_capacity(k);
+            let mut rss = 0.0;
+            let mut j = nb;
+            for kk in (1..=k).rev() {
+                let i = from[kk][j];
+                let run = &points[starts[i]..if j < nb { starts[j] } else { n }];
+                let seg = segment_of(run);
+                rss += sq_rel_err(&seg, run);
+                segs.push(seg);
+                j = i;
+            }
+            segs.reverse();
+            Some((segs, rss))
+        })
+        .collect();
+    let rss = |k: usize| fits[k].as_ref().map_or(f64::INFINITY, |f| f.1);
+    let k = choose_k(n, kmax, rss);
+    fits.into_iter()
+        .nth(k)
+        .flatten()
+        .map_or_else(|| vec![segment_of(points)], |f| f.0)
+}
+
+/// The exact search: every contiguous run of points is fitted robustly
+/// (O(n²) fits, O(n²) memory; `n ≤` [`EXACT_SEARCH_MAX_POINTS`]).
+fn fit_segments_exact(points: &[Point]) -> Vec<Segment> {
+    let n = points.len();
     // cost[i][j]: squared relative error of one segment on points[i..j].
     let mut cost = vec![vec![f64::INFINITY; n + 1]; n + 1];
     let mut segs = vec![vec![None; n + 1]; n + 1];
@@ -276,13 +484,7 @@ pub fn fit_segments(points: &[Point]) -> Vec<Segment> {
             }
         }
     }
-    let nf = n as f64;
-    let floor = NOISE_FLOOR * NOISE_FLOOR;
-    let bic = |k: usize| nf * (best[k][n] / nf).max(floor).ln() + (3 * k - 1) as f64 * nf.ln();
-    let k = (1..=kmax)
-        .filter(|&k| best[k][n].is_finite())
-        .min_by(|&x, &y| bic(x).total_cmp(&bic(y)).then(x.cmp(&y)))
-        .unwrap_or(1);
+    let k = choose_k(n, kmax, |k| best[k][n]);
     let mut out = Vec::with_capacity(k);
     let mut j = n;
     for kk in (1..=k).rev() {
@@ -413,7 +615,9 @@ impl Profile {
         let collective = table.collective.clone();
         let coll = collective.clone().unwrap_or(Collective::AllReduce);
         let last = segments[segments.len() - 1].clone();
-        let used: Vec<usize> = chosen.iter().map(|r| r.line).collect();
+        // By identity: JSON rows may share a line.
+        let used: std::collections::HashSet<*const Row> =
+            chosen.iter().map(|r| *r as *const Row).collect();
         let rows: Vec<FitRow> = table
             .rows
             .iter()
@@ -431,7 +635,7 @@ impl Profile {
                     } else {
                         0.0
                     },
-                    used: !r.is_empty() && used.contains(&r.line),
+                    used: !r.is_empty() && used.contains(&(r as *const Row)),
                 }
             })
             .collect();
@@ -721,6 +925,30 @@ mod tests {
         let (a, b) = fit_line(&pts);
         assert!((a - 12.0).abs() < 0.05, "{a}");
         assert!((1.0 / (b * 1e3) - 50.0).abs() < 0.5);
+    }
+
+    #[test]
+    fn many_sizes_take_the_bounded_search_and_find_the_regimes() {
+        // 4000 distinct sizes (nccl-tests -i stepping), two regimes with a
+        // 1 % wobble: the bounded search finds the break and both lines.
+        let pts: Vec<Point> = (1..=4000u64)
+            .map(|k| {
+                let s = k * (64 << 10);
+                let wobble = 1.0 + 0.01 * (((k * 7919) % 13) as f64 / 6.0 - 1.0);
+                let t = if s < 64 << 20 {
+                    20.0 + s as f64 / 50e3
+                } else {
+                    60.0 + s as f64 / 150e3
+                };
+                (s, t * wobble)
+            })
+            .collect();
+        let segs = fit_segments(&pts);
+        assert_eq!(segs.len(), 2, "{segs:?}");
+        assert!((segs[1].algbw_gbps - 150.0).abs() < 1.5, "{segs:?}");
+        assert!((segs[0].algbw_gbps - 50.0).abs() < 0.5, "{segs:?}");
+        assert!(segs[0].last_bytes < 64 << 20 && segs[1].first_bytes >= 60 << 20);
+        assert!(block_starts(&pts).len() <= MAX_BLOCKS);
     }
 
     #[test]

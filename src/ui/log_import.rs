@@ -1,9 +1,12 @@
-//! Measurements in: paste or drop an nccl-tests / rccl-tests / hccl_test log
-//! ([`parse_log`]); the chosen table is fitted ([`Profile::fit_table`]),
-//! every row shown with its fit error, and the page can switch the model to
-//! the fitted profile ([`Profile::apply`]). The pasted text lives in the
-//! [`App`](super::app::App), so it is never lost while the page re-plans;
-//! parse errors name the line and its content.
+//! Measurements in: paste or drop an nccl-tests / rccl-tests (text or `-J`
+//! JSON), hccl_test or OSU micro-benchmarks log ([`parse_log`]); every table
+//! is listed, the ones that cannot be used with the reason (the line, the
+//! value and what was expected, or why the numbers are impossible); the
+//! chosen table is fitted ([`Profile::fit_table`]), its rows shown with
+//! their fit error (the first [`MAX_SHOWN_ROWS`]), and the page can switch
+//! the model to the fitted profile ([`Profile::apply`]). The pasted text
+//! lives in the [`App`](super::app::App), so it is never lost while the
+//! page re-plans.
 
 use super::chart::Overlay;
 use super::format;
@@ -14,6 +17,12 @@ use crate::engine::units::format_bytes;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
+
+/// Most fitted rows the card draws (a pasted log may have 100 000; the
+/// summary counts them all).
+pub const MAX_SHOWN_ROWS: usize = 500;
+/// Most measured points drawn on the chart (evenly thinned above).
+pub const MAX_CHART_POINTS: usize = 1000;
 
 /// The parsed log and its fit (recomputed when the text or the chosen
 /// table changes).
@@ -92,7 +101,7 @@ impl Import {
             .clone()
             .unwrap_or(crate::engine::formats::Collective::AllReduce);
         let factor = coll.busbw_factor(ranks);
-        let measured: Vec<(u64, f64)> = t
+        let all: Vec<(u64, f64)> = t
             .rows
             .iter()
             .filter(|r| !r.is_empty())
@@ -102,6 +111,8 @@ impl Import {
             })
             .filter(|p| p.1 > 0.0 && p.1.is_finite())
             .collect();
+        let step = all.len().div_ceil(MAX_CHART_POINTS).max(1);
+        let measured: Vec<(u64, f64)> = all.into_iter().step_by(step).collect();
         let fitted = match &self.fit {
             Some(Ok(p)) => measured
                 .iter()
@@ -202,16 +213,50 @@ pub fn log_import(p: &LogImportProps) -> Html {
     let imp = &p.import;
     let status = match &imp.parsed {
         None => {
-            html! { <p class="hint" id="log-status">{"Paste the output of nccl-tests (all_reduce_perf …), rccl-tests or hccl_test here, or drop the file. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it."}</p> }
+            html! { <p class="hint" id="log-status">{"Paste the output of nccl-tests (all_reduce_perf …, text or -J JSON), rccl-tests, hccl_test or the OSU micro-benchmarks here, or drop the file; launcher prefixes (mpirun, srun -l, pdsh, kubectl) are fine. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it."}</p> }
         }
         Some(Err(e)) => html! {
             <p class="inline-error" id="log-error" role="alert">{format!("Could not read this log: {e}")}</p>
         },
-        Some(Ok(log)) => html! {
-            <p class="hint" id="log-status" data-tables={log.tables.len().to_string()}>
-                {format!("{} table{} found.", log.tables.len(), if log.tables.len() == 1 { "" } else { "s" })}
-            </p>
-        },
+        Some(Ok(log)) => {
+            let bad = log.rejected().len();
+            html! {
+                <p class="hint" id="log-status" data-tables={log.tables.len().to_string()} data-rejected={bad.to_string()}>
+                    {format!("{} table{} found", log.tables.len(), if log.tables.len() == 1 { "" } else { "s" })}
+                    {if bad > 0 { format!(", {bad} of them not usable (below).") } else { ".".to_string() }}
+                </p>
+            }
+        }
+    };
+    // Every table with what happened to it: the bad ones with their reason,
+    // the good ones with the reader's notes.
+    let list = match &imp.parsed {
+        Some(Ok(log))
+            if log.tables.len() > 1
+                || !log.rejected().is_empty()
+                || log.tables.iter().any(|t| !t.notes.is_empty()) =>
+        {
+            html! {
+                <ul class="log-tables" id="log-tables">
+                    { for log.tables.iter().enumerate().map(|(i, t)| {
+                        let fitted = i == imp.table && matches!(imp.fit, Some(Ok(_)));
+                        let state = if t.rejected.is_some() { "bad" } else if fitted { "fitted" } else { "ok" };
+                        html! {
+                            <li class={classes!("log-table-item", state)} data-state={state} data-line={t.line.to_string()}>
+                                <span class="log-table-label">{format!("{} · {}", t.label(), t.tool)}</span>
+                                { match &t.rejected {
+                                    Some(r) => html! { <span class="log-table-why">{format!(" — not used: {r}")}</span> },
+                                    None if fitted => html! { <span class="log-table-why">{" — fitted below"}</span> },
+                                    None => html! {},
+                                } }
+                                { for t.notes.iter().map(|n| html! { <span class="log-table-note">{n.clone()}</span> }) }
+                            </li>
+                        }
+                    }) }
+                </ul>
+            }
+        }
+        _ => html! {},
     };
     let tables = match &imp.parsed {
         Some(Ok(log)) if log.tables.len() > 1 => html! {
@@ -219,7 +264,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 <select id="log-table" onchange={on_table}>
                     { for log.tables.iter().enumerate().map(|(i, t)| html! {
                         <option value={i.to_string()} selected={i == imp.table}>
-                            {format!("{}{}", t.label(), if t.rejected.is_some() { " — rejected" } else { "" })}
+                            {format!("{}{}", t.label(), if t.rejected.is_some() { " — not usable" } else { "" })}
                         </option>
                     }) }
                 </select>
@@ -239,7 +284,8 @@ pub fn log_import(p: &LogImportProps) -> Html {
         Some(Ok(prof)) => {
             let use_cb = p.on_use.clone();
             let back_cb = p.on_use.clone();
-            let rows = prof.rows.iter().map(|r| {
+            let hidden = prof.rows.len().saturating_sub(MAX_SHOWN_ROWS);
+            let rows = prof.rows.iter().take(MAX_SHOWN_ROWS).map(|r| {
                 let err = r.rel_err * 100.0;
                 let class = classes!("num", if !r.used { "muted" } else if err.abs() > 10.0 { "bad" } else if err.abs() > 5.0 { "warn" } else { "ok" });
                 html! {
@@ -277,6 +323,9 @@ pub fn log_import(p: &LogImportProps) -> Html {
                             <tbody>{ for rows }</tbody>
                         </table>
                     </div>
+                    if hidden > 0 {
+                        <p class="hint" id="fit-rows-hidden">{format!("{hidden} more rows not shown (cclsim fit prints them all).")}</p>
+                    }
                 </>
             }
         }
@@ -285,7 +334,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
         <section class="card log-import" id="log-import" aria-label="Measurements: paste or drop a log">
             <div class="card-head">
                 <h2>{"Your measurements"}</h2>
-                <span class="muted">{"nccl-tests · rccl-tests · hccl_test"}</span>
+                <span class="muted">{"nccl-tests · rccl-tests · hccl_test · OSU"}</span>
             </div>
             if let Some(desc) = &p.in_use {
                 <p class="profile-in-use" id="profile-in-use">{"Model uses: "}{desc.clone()}</p>
@@ -302,9 +351,10 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
                 aria-label="Log text" />
             {status}
+            {list}
             {tables}
             if let Some(r) = rejected {
-                <p class="inline-error" role="alert">{format!("This table is rejected: {r}")}</p>
+                <p class="inline-error" role="alert">{format!("This table cannot be used: {r}")}</p>
             }
             {fit}
         </section>

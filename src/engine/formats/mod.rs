@@ -1,20 +1,53 @@
-//! Measurement logs in: nccl-tests / rccl-tests output ([`nccl_tests`]) and
-//! Ascend `hccl_test` output ([`hccl_test`]), parsed into [`Log`]s of
-//! [`Table`]s of [`Row`]s that [`super::calibrate`] fits a profile to.
+//! Measurement logs in: nccl-tests / rccl-tests text output
+//! ([`nccl_tests`]) and `-J` JSON output ([`nccl_json`]), Ascend
+//! `hccl_test` output ([`hccl_test`]) and OSU micro-benchmarks collective
+//! latency output ([`osu`]), parsed into a [`Log`] of [`Table`]s of
+//! [`Row`]s that [`super::calibrate`] fits a profile to.
 //!
-//! Parsing never panics and never gives up on noise: shell prompts, NCCL
-//! INFO lines, `mpirun --tag-output` prefixes (`[1,0]<stdout>:`) and blank
-//! lines are skipped. A line that is inside a table and starts like a data
-//! row but is not one is an error naming the line, its text and what was
-//! expected. A table whose numbers are physically impossible (one rank, or
-//! an algbw above any device's memory bandwidth) is kept but marked
-//! [`Table::rejected`] with the reason, and is never fitted.
+//! ## What is read, and how
+//! - **Launcher prefixes** are stripped first ([`lines`]): mpirun
+//!   `--tag-output` (`[1,0]<stdout>:`), MPICH / Intel MPI `-prepend-rank`
+//!   (`[0] `), Slurm `srun -l` (` 0: `), pdsh (`host: `), `kubectl logs
+//!   --timestamps` (`2024-05-01T12:00:00.123456789Z `) and `--prefix`
+//!   (`[pod/p/c] `), in any mix. Lines with different rank / host labels
+//!   are read as separate streams, so output interleaved from several ranks
+//!   still gives whole tables; a launch line without a label applies to
+//!   every stream.
+//! - **Columns are found by their header names**, never by counting
+//!   tokens: `size count type redop root time|cputime algbw busbw
+//!   #wrong|error`, repeated for the out-of-place and in-place halves (the
+//!   line above the header says which halves are printed). Columns the
+//!   reader does not know (nccl-tests' `-S` timestamps, `-I`
+//!   per-iteration statistics, vendor extras) are skipped.
+//! - **`N/A` (or `nan`) cells are missing values**: a missing algbw is
+//!   computed as `size / time`, a missing busbw stays `None`, a row whose
+//!   time is missing is left out and noted ([`Table::notes`]).
+//! - **Each table stands alone.** A malformed row makes its table
+//!   [`Table::rejected`] with the line, the cell, its value and what was
+//!   expected; every other table of the input is still read. A table whose
+//!   numbers are physically impossible (one rank, or an algbw above any
+//!   device's memory bandwidth) is rejected the same way. [`parse_log`]
+//!   fails only when nothing in the input is recognizable.
+//! - **Duplicated output is kept once**: a table in which every row occurs
+//!   the same number of times `k ≥ 2` (two ranks printing the same lines
+//!   unlabelled) keeps one of each, and a table repeated with the same
+//!   measurements (every rank printing it) is kept once; the table's notes
+//!   say so. (Rows that merely repeat, like nccl-tests' `count 0` rows, are
+//!   kept.)
+//!
+//! Parsing never panics and runs in time linear in the input (up to
+//! [`MAX_LOG_BYTES`]).
 
 pub mod hccl_test;
+pub mod launch;
+pub mod lines;
+pub mod nccl_json;
 pub mod nccl_tests;
+pub mod osu;
 pub mod report;
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fmt;
 use thiserror::Error;
 
@@ -24,14 +57,37 @@ use thiserror::Error;
 /// nothing (the 1-GPU in-place no-op of the 2080 Ti log shows 5.7 million).
 pub const MAX_PLAUSIBLE_ALGBW_GBPS: f64 = 10_000.0;
 
+/// Largest input [`parse_log`] reads, bytes (64 MiB: about 500 000 rows of
+/// nccl-tests output). Larger input is [`FormatError::TooLarge`].
+pub const MAX_LOG_BYTES: usize = 64 << 20;
+
 /// Which program wrote a log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
-    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`).
+    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`), text or `-J` JSON.
     NcclTests,
     /// Huawei `hccl_test` (`*_test`).
     HcclTest,
+    /// OSU micro-benchmarks collective latency tests (`osu_allreduce`, …).
+    Osu,
+}
+
+impl Tool {
+    /// The program's name as its users write it (`nccl-tests`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tool::NcclTests => "nccl-tests",
+            Tool::HcclTest => "hccl_test",
+            Tool::Osu => "OSU micro-benchmarks",
+        }
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The collective a table measured, as the tools name it (`all_reduce_perf`
@@ -64,13 +120,14 @@ pub enum Collective {
 }
 
 impl Collective {
-    /// From a tool's base name without `_perf` / `_test` (`all_reduce`).
+    /// From a tool's base name without `_perf` / `_test` / `osu_`
+    /// (`all_reduce`, `allreduce`, `bcast`).
     pub fn from_tool_name(name: &str) -> Collective {
         match name.to_ascii_lowercase().as_str() {
             "all_reduce" | "allreduce" => Collective::AllReduce,
             "all_gather" | "allgather" => Collective::AllGather,
             "reduce_scatter" | "reducescatter" => Collective::ReduceScatter,
-            "broadcast" => Collective::Broadcast,
+            "broadcast" | "bcast" => Collective::Broadcast,
             "reduce" => Collective::Reduce,
             "alltoall" | "all_to_all" | "alltoallv" => Collective::AllToAll,
             "sendrecv" | "send_recv" => Collective::SendRecv,
@@ -155,36 +212,48 @@ impl fmt::Display for Collective {
 /// One timing of a row (out-of-place or in-place).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measure {
-    /// Average time of one collective, µs.
+    /// Average time of one collective, µs (nccl-tests `time`, or `cputime`
+    /// with `-C 1`; hccl_test `aveg_time`; OSU `Avg Latency(us)`).
     pub time_us: f64,
-    /// `size / time`, GB/s (1e9 bytes), as printed.
+    /// `size / time`, GB/s (1e9 bytes): as printed; computed from size and
+    /// time where the tool prints none (OSU) or prints `N/A`.
     pub algbw_gbps: f64,
-    /// busbw, GB/s, as printed (`None`: hccl_test prints none).
+    /// busbw, GB/s, as printed (`None`: not printed, as by hccl_test and
+    /// OSU, or `N/A`).
     pub busbw_gbps: Option<f64>,
     /// The check column as printed: `#wrong` count, old `error` value,
-    /// `N/A`, or hccl_test's `success` / `failed` / `NULL`.
+    /// `N/A`, hccl_test's `success` / `failed` / `NULL`, OSU's `Pass` /
+    /// `Fail`; `N/A` where the tool printed no check column.
     pub check: String,
 }
 
 /// One message size of a table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
-    /// 1-based line number in the input.
+    /// 1-based line number in the input (JSON: the line where the result
+    /// record starts).
     pub line: usize,
-    /// Message size, bytes (nccl-tests' `size`; hccl_test's `data_size`).
+    /// Message size, bytes, as the tool prints it: nccl-tests' `size`
+    /// (`doc/PERFORMANCE.md`; AllGather / AlltoAll: the whole receive /
+    /// send buffer, `n` times one rank's part); hccl_test's `data_size`
+    /// (one NPU's data); OSU's `Size` (osu_allgather / osu_alltoall: one
+    /// rank's / one pair's part).
     pub bytes: u64,
-    /// Elements (`count`; `None` for hccl_test).
+    /// Elements (`count`; `None` for hccl_test and OSU).
     pub count: Option<u64>,
-    /// Element type as printed (`float`, `double`, `fp32`), if printed.
+    /// Element type as printed (`float`, `double`, `fp32`, OSU's
+    /// `MPI_CHAR`), if printed.
     pub dtype: Option<String>,
     /// Reduce op as printed (`sum`, `none`), if printed.
     pub redop: Option<String>,
     /// Root rank (`-1` = none), if the table has a `root` column (old
-    /// nccl-tests tables have none).
+    /// nccl-tests tables of non-rooted collectives have none).
     pub root: Option<i64>,
-    /// Out-of-place timing (hccl_test: its only timing).
+    /// The row's first timing: out-of-place; in an in-place-only table
+    /// ([`Halves::InPlace`]) the in-place one; hccl_test's and OSU's only
+    /// timing.
     pub out_of_place: Measure,
-    /// In-place timing, if printed.
+    /// In-place timing, if the table prints both halves.
     pub in_place: Option<Measure>,
 }
 
@@ -196,6 +265,21 @@ impl Row {
     }
 }
 
+/// Which timings a table prints (nccl-tests: the line above the column
+/// header, `out-of-place  in-place`; rccl-tests `-O 0` prints in-place only).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Halves {
+    /// Out-of-place then in-place (nccl-tests' default).
+    #[default]
+    Both,
+    /// One timing, out-of-place (hccl_test and OSU have only this one).
+    OutOfPlace,
+    /// One timing, in-place (rccl-tests `-O 0`); [`Row::out_of_place`]
+    /// holds it.
+    InPlace,
+}
+
 /// One table: the rows of one run of one collective.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -204,16 +288,30 @@ pub struct Table {
     /// 1-based line of the table's header.
     pub line: usize,
     /// The collective, if the log names it (`# Collective test starting:
-    /// X_perf`, or the command line).
+    /// X_perf`, the command line, OSU's title), or, for nccl-tests tables
+    /// that name none, inferred from the printed busbw / algbw ratio (see
+    /// [`Table::notes`]).
     pub collective: Option<Collective>,
     /// Number of ranks, if derivable from the log (`# Using devices` rank
     /// lines; else `mpirun -np P` × `-g G` × `-t T`; else `-g G` × `-t T` of
-    /// a command without mpirun; hccl_test: `mpirun -n P`).
+    /// a command without mpirun; hccl_test: `mpirun -n P`, else its `-p`
+    /// NPUs per node × the launcher's node count; OSU: the launcher's
+    /// process count; JSON: devices × threads × GPUs of its `config`).
     pub ranks: Option<usize>,
     /// Rows in order.
     pub rows: Vec<Row>,
-    /// Why the table must not be fitted, if it must not.
+    /// Why the table must not be fitted, if it must not: a malformed row
+    /// (its line, the cell, the value and what was expected) or impossible
+    /// numbers.
     pub rejected: Option<String>,
+    /// Which timings the table prints.
+    #[serde(default)]
+    pub halves: Halves,
+    /// What the reader did that a user should know: rows left out (time
+    /// `N/A`), duplicates dropped, the collective inferred, the stream
+    /// (launcher label) the table came from.
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl Table {
@@ -269,6 +367,26 @@ impl Table {
             _ => None,
         };
     }
+
+    /// Do two tables hold the same measurements (ignoring line numbers and
+    /// notes)? Used to keep output printed by several ranks once.
+    fn same_measurements(&self, other: &Table) -> bool {
+        self.tool == other.tool
+            && self.collective == other.collective
+            && self.ranks == other.ranks
+            && self.halves == other.halves
+            && self.rejected.is_some() == other.rejected.is_some()
+            && self.rows.len() == other.rows.len()
+            && self.rows.iter().zip(&other.rows).all(|(a, b)| {
+                a.bytes == b.bytes
+                    && a.count == b.count
+                    && a.dtype == b.dtype
+                    && a.redop == b.redop
+                    && a.root == b.root
+                    && a.out_of_place == b.out_of_place
+                    && a.in_place == b.in_place
+            })
+    }
 }
 
 /// A parsed log: every table in file order.
@@ -286,12 +404,21 @@ impl Log {
             .filter(|t| t.rejected.is_none() && !t.fittable_rows().is_empty())
             .collect()
     }
+
+    /// Tables that are rejected, with their reasons.
+    pub fn rejected(&self) -> Vec<(&Table, &str)> {
+        self.tables
+            .iter()
+            .filter_map(|t| t.rejected.as_deref().map(|r| (t, r)))
+            .collect()
+    }
 }
 
-/// Why a log could not be parsed.
+/// Why a log, a table or a row could not be read.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum FormatError {
-    /// A line inside a table starts like a data row but is not one.
+    /// A line inside a table starts like a data row but has too few
+    /// columns.
     #[error("line {line}: expected {expected}, found `{text}`")]
     BadRow {
         /// 1-based line number.
@@ -301,8 +428,40 @@ pub enum FormatError {
         /// What a row of this table looks like.
         expected: String,
     },
+    /// One cell of a data row is not what its column holds.
+    #[error("line {line}: {column} is `{value}`; expected {expected}")]
+    BadCell {
+        /// 1-based line number.
+        line: usize,
+        /// The column, as its header names it (`out-of-place time`).
+        column: String,
+        /// The cell (truncated to 100 characters).
+        value: String,
+        /// What the column holds.
+        expected: String,
+    },
+    /// The input starts like JSON but is not valid JSON.
+    #[error(
+        "line {line}, column {column}: not valid JSON ({message}); expected nccl-tests `-J` output"
+    )]
+    Json {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde_json's description.
+        message: String,
+    },
+    /// Input larger than [`MAX_LOG_BYTES`].
+    #[error("the log is {bytes} bytes, larger than {cap} bytes (the cap for a log)")]
+    TooLarge {
+        /// Size of the input, bytes.
+        bytes: usize,
+        /// The cap, bytes.
+        cap: usize,
+    },
     /// No table in the input.
-    #[error("no table found: expected an nccl-tests header line (`#  size  count  type  redop  root  time  algbw  busbw ...`) or an hccl_test header (`data_size(Bytes) aveg_time(us) alg_bandwidth(GB/s) check_result`)")]
+    #[error("no table found: expected an nccl-tests / rccl-tests header line (`#  size  count  type  redop  root  time  algbw  busbw ...`), nccl-tests -J JSON (`{{\"version\": ..., \"results\": [...]}}`), an hccl_test header (`data_size(Bytes): | aveg_time(us): | alg_bandwidth(GB/s): | check_result:`) or an OSU header (`# Size  Avg Latency(us)`)")]
     NoTable,
 }
 
@@ -315,41 +474,251 @@ pub(crate) fn excerpt(s: &str) -> String {
     }
 }
 
-/// Strips an `mpirun --tag-output` prefix (`[1,0]<stdout>:`,
-/// `[1,3]<stderr>:`) from a line.
-pub(crate) fn strip_tag(line: &str) -> &str {
-    let l = line.trim_end_matches(['\r', '\n']);
-    if let Some(rest) = l.strip_prefix('[') {
-        if let Some(close) = rest.find("]<") {
-            let inside = &rest[..close];
-            let after = &rest[close + 2..];
-            if inside
-                .split(',')
-                .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
-            {
-                if let Some(gt) = after.find(">:") {
-                    return &after[gt + 2..];
+/// Is a cell a missing value (`N/A`, `nan`, `-nan`)?
+pub(crate) fn is_missing(cell: &str) -> bool {
+    cell.eq_ignore_ascii_case("n/a") || cell.eq_ignore_ascii_case("nan") || cell == "-nan"
+}
+
+/// A byte / element count cell: decimal digits.
+pub(crate) fn parse_count(cell: &str) -> Option<u64> {
+    if cell.is_empty() || cell.len() > 20 || !cell.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    cell.parse().ok()
+}
+
+/// A non-negative finite decimal (`764.55`, `1.2e+06`).
+pub(crate) fn parse_nonneg(cell: &str) -> Option<f64> {
+    let v: f64 = cell.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v)
+}
+
+/// Builds a [`Measure`] from its cells. `Ok(None)` if the time is missing
+/// (`N/A`); `Err((column, value))` names the first bad cell.
+pub(crate) fn measure(
+    bytes: u64,
+    time: &str,
+    algbw: Option<&str>,
+    busbw: Option<&str>,
+    check: Option<&str>,
+) -> Result<Option<Measure>, (&'static str, String)> {
+    if is_missing(time) {
+        return Ok(None);
+    }
+    let time_us = parse_nonneg(time).ok_or(("time", time.to_string()))?;
+    let computed = || {
+        if time_us > 0.0 {
+            bytes as f64 / (time_us * 1e3)
+        } else {
+            0.0
+        }
+    };
+    let algbw_gbps = match algbw {
+        Some(a) if !is_missing(a) => parse_nonneg(a).ok_or(("algbw", a.to_string()))?,
+        _ => computed(),
+    };
+    let busbw_gbps = match busbw {
+        Some(b) if !is_missing(b) => Some(parse_nonneg(b).ok_or(("busbw", b.to_string()))?),
+        _ => None,
+    };
+    Ok(Some(Measure {
+        time_us,
+        algbw_gbps,
+        busbw_gbps,
+        check: check.unwrap_or("N/A").to_string(),
+    }))
+}
+
+/// What a measure column holds, for error messages.
+pub(crate) fn measure_expected(column: &str) -> &'static str {
+    match column {
+        "time" => "a time in µs (a number ≥ 0, or N/A)",
+        _ => "a bandwidth in GB/s (a number ≥ 0, or N/A)",
+    }
+}
+
+/// Collects one table's rows: keeps the first malformed row as the
+/// table's rejection, notes rows without a time, and keeps output printed
+/// several times once (every row repeated the same number of times: two
+/// ranks printing the same lines unlabelled).
+pub(crate) struct TableBuilder {
+    table: Table,
+    /// Hash of the whitespace-normalised text of each accepted row.
+    keys: Vec<u64>,
+    first_error: Option<FormatError>,
+    more_errors: usize,
+    missing: Vec<usize>,
+    seen_any: bool,
+}
+
+impl TableBuilder {
+    pub(crate) fn new(tool: Tool, line: usize, halves: Halves) -> TableBuilder {
+        TableBuilder {
+            table: Table {
+                tool,
+                line,
+                collective: None,
+                ranks: None,
+                rows: Vec::new(),
+                rejected: None,
+                halves,
+                notes: Vec::new(),
+            },
+            keys: Vec::new(),
+            first_error: None,
+            more_errors: 0,
+            missing: Vec::new(),
+            seen_any: false,
+        }
+    }
+
+    pub(crate) fn table_mut(&mut self) -> &mut Table {
+        &mut self.table
+    }
+
+    /// Has no data line been seen yet?
+    pub(crate) fn is_blank(&self) -> bool {
+        !self.seen_any
+    }
+
+    /// One data line.
+    pub(crate) fn row(
+        &mut self,
+        line: usize,
+        text: &str,
+        parse: impl FnOnce() -> Result<Option<Row>, FormatError>,
+    ) {
+        self.seen_any = true;
+        match parse() {
+            Ok(Some(r)) => {
+                self.table.rows.push(r);
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                for t in text.split_whitespace() {
+                    std::hash::Hash::hash(t, &mut h);
+                }
+                self.keys.push(std::hash::Hasher::finish(&h));
+            }
+            Ok(None) => self.missing.push(line),
+            Err(e) => {
+                if self.first_error.is_none() {
+                    self.first_error = Some(e);
+                } else {
+                    self.more_errors += 1;
                 }
             }
         }
     }
-    l
+
+    /// If every row's text occurs the same number of times `k ≥ 2`, the
+    /// output was printed `k` times: keep the first of each.
+    fn dedupe(&mut self) {
+        let mut counts: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        for k in &self.keys {
+            *counts.entry(*k).or_insert(0) += 1;
+        }
+        let Some(&k) = counts.values().next() else {
+            return;
+        };
+        if k < 2 || counts.values().any(|&c| c != k) {
+            return;
+        }
+        let mut seen: HashSet<u64> = HashSet::new();
+        let keep: Vec<bool> = self.keys.iter().map(|key| seen.insert(*key)).collect();
+        let mut it = keep.iter();
+        self.table.rows.retain(|_| *it.next().unwrap_or(&true));
+        self.table.notes.push(format!(
+            "every row printed {k} times (output of several ranks interleaved); kept once"
+        ));
+    }
+
+    /// The finished table: rejected by its first bad row, else checked for
+    /// plausibility; notes on missing and duplicated rows.
+    pub(crate) fn finish(mut self) -> Table {
+        self.dedupe();
+        let mut t = self.table;
+        if !self.missing.is_empty() {
+            let lines: Vec<String> = self.missing.iter().take(5).map(|l| l.to_string()).collect();
+            t.notes.push(format!(
+                "{} row(s) without a time (N/A) left out (line {}{})",
+                self.missing.len(),
+                lines.join(", "),
+                if self.missing.len() > 5 { ", …" } else { "" }
+            ));
+        }
+        if let Some(e) = self.first_error {
+            t.rejected = Some(if self.more_errors > 0 {
+                format!("{e} (and {} more bad row(s))", self.more_errors)
+            } else {
+                e.to_string()
+            });
+        } else if t.rows.is_empty() {
+            t.rejected = Some(format!(
+                "no data rows after the header at line {} (the run printed none)",
+                t.line
+            ));
+        } else {
+            t.check_plausible();
+        }
+        t
+    }
 }
 
-/// Parses any supported log: hccl_test if a line has its header, else
-/// nccl-tests / rccl-tests.
+/// Parses any supported log: nccl-tests `-J` JSON if the first line that
+/// is not a `#` comment starts with `{`; else the text formats, every
+/// table of every tool in file order.
 ///
-/// Errors: [`FormatError::BadRow`] for a malformed row inside a table,
-/// [`FormatError::NoTable`] if there is no table.
+/// Errors: [`FormatError::TooLarge`] above [`MAX_LOG_BYTES`];
+/// [`FormatError::Json`] for malformed JSON input; [`FormatError::NoTable`]
+/// if nothing in the input is a table. Malformed rows are not errors of
+/// the log but of their table ([`Table::rejected`]).
 pub fn parse_log(text: &str) -> Result<Log, FormatError> {
-    if text
-        .lines()
-        .any(|l| l.contains("data_size") && l.contains("aveg_time"))
-    {
-        hccl_test::parse(text)
-    } else {
-        nccl_tests::parse(text)
+    if text.len() > MAX_LOG_BYTES {
+        return Err(FormatError::TooLarge {
+            bytes: text.len(),
+            cap: MAX_LOG_BYTES,
+        });
     }
+    if let Some(start) = nccl_json::json_start(text) {
+        // A text log may start with a `{...}` line of its own (a Python
+        // dict of settings): JSON only if it reads as nccl-tests JSON.
+        return match nccl_json::parse(text, start) {
+            Ok(log) => Ok(log),
+            Err(json) => match parse_text(text) {
+                Err(FormatError::NoTable) => Err(json),
+                other => other,
+            },
+        };
+    }
+    parse_text(text)
+}
+
+fn parse_text(text: &str) -> Result<Log, FormatError> {
+    let lines = lines::split(text);
+    let mut tables = lines::read::<nccl_tests::Reader>(&lines);
+    tables.extend(lines::read::<hccl_test::Reader>(&lines));
+    tables.extend(lines::read::<osu::Reader>(&lines));
+    finish_log(tables)
+}
+
+/// Orders tables by line, keeps tables repeated verbatim once.
+pub(crate) fn finish_log(mut tables: Vec<Table>) -> Result<Log, FormatError> {
+    tables.sort_by_key(|t| t.line);
+    let mut out: Vec<Table> = Vec::with_capacity(tables.len());
+    for t in tables {
+        match out.iter_mut().find(|k| k.same_measurements(&t)) {
+            Some(kept) => {
+                let note = format!("printed again at line {} (kept once)", t.line);
+                if kept.notes.len() < 20 {
+                    kept.notes.push(note);
+                }
+            }
+            None => out.push(t),
+        }
+    }
+    if out.is_empty() {
+        return Err(FormatError::NoTable);
+    }
+    Ok(Log { tables: out })
 }
 
 /// Parses a size with an optional binary suffix as the tools take it on
@@ -373,15 +742,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tags_and_sizes() {
-        assert_eq!(strip_tag("[1,0]<stdout>:#  size"), "#  size");
-        assert_eq!(strip_tag("[12,345]<stderr>:x"), "x");
-        assert_eq!(strip_tag("[a,0]<stdout>:x"), "[a,0]<stdout>:x");
-        assert_eq!(strip_tag("[1,0]<stdout"), "[1,0]<stdout");
+    fn sizes() {
         assert_eq!(parse_tool_size("1G"), Some(1 << 30));
         assert_eq!(parse_tool_size("1024M"), Some(1 << 30));
         assert_eq!(parse_tool_size("8"), Some(8));
         assert_eq!(parse_tool_size("x"), None);
         assert_eq!(parse_tool_size("99999999999999999999G"), None);
+    }
+
+    #[test]
+    fn measures_treat_na_as_missing() {
+        let m = measure(1000, "2.00", Some("N/A"), Some("N/A"), Some("N/A"))
+            .unwrap()
+            .unwrap();
+        assert_eq!((m.time_us, m.algbw_gbps, m.busbw_gbps), (2.0, 0.5, None));
+        assert_eq!(measure(1000, "N/A", None, None, None), Ok(None));
+        assert_eq!(
+            measure(1000, "fast", None, None, None),
+            Err(("time", "fast".to_string()))
+        );
+        assert_eq!(
+            measure(1000, "1.5e+03", Some("-1"), None, None),
+            Err(("algbw", "-1".to_string()))
+        );
+    }
+
+    #[test]
+    fn a_too_large_log_names_its_size_and_the_cap() {
+        let big = " ".repeat(MAX_LOG_BYTES + 1);
+        assert_eq!(
+            parse_log(&big).unwrap_err().to_string(),
+            format!(
+                "the log is {} bytes, larger than {} bytes (the cap for a log)",
+                MAX_LOG_BYTES + 1,
+                MAX_LOG_BYTES
+            )
+        );
     }
 }

@@ -153,6 +153,7 @@ impl Library {
         match tool {
             Tool::NcclTests => Library::Nccl,
             Tool::HcclTest => Library::Hccl,
+            Tool::Osu => Library::Mpi,
         }
     }
 }
