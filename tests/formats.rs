@@ -3,10 +3,11 @@
 //! made from the tools' print code) and on the synthetic hccl_test
 //! fixture: exact parsed numbers, every quirk.
 
-use ccl_playground::engine::calibrate::{holdout_accuracy, CalibrateError, Profile};
+use ccl_playground::engine::calibrate::{CalibrateError, Profile};
 use ccl_playground::engine::formats::{
     parse_log, Collective, FormatError, Halves, Log, Row, Table, Tool,
 };
+use ccl_playground::engine::plan::holdout::holdout;
 use proptest::prelude::*;
 
 fn fixture(name: &str) -> String {
@@ -250,9 +251,11 @@ fn fits_report_every_row_and_hold_out_accuracy() {
     assert_eq!(p.rows.len(), 32);
     assert_eq!(p.rows[0].measured_us, 12.90);
     assert!(p.median_rel_err < 0.05, "{}", p.describe());
-    let a = holdout_accuracy(t, Some(8), 64 << 10).unwrap();
-    assert_eq!(a.rows, 10);
-    assert!(a.median_rel_err < 0.05, "{a:?}");
+    // The user's path: fit the even sizes, predict the odd ones with auto
+    // (the log does not name its collective: `cclsim fit --op all_reduce`).
+    let a = holdout(t, Some(8), Some(&Collective::AllReduce), 64 << 10).unwrap();
+    assert_eq!(a.rows.len(), 10);
+    assert!(a.median() < 0.05, "{a:?}");
     // A fitted profile is JSON and comes back equal.
     let json = serde_json::to_string(&p).unwrap();
     let back: Profile = serde_json::from_str(&json).unwrap();
@@ -654,8 +657,8 @@ fn nccl_tests_json_output() {
     assert_eq!(times(&t.rows[23]).0, 64 << 20);
     assert_eq!(t.rows[23].out_of_place.time_us, 270.836667);
     // Every row is on line 4; the fit still tells held-out rows apart.
-    let a = holdout_accuracy(t, None, 64 << 10).unwrap();
-    assert_eq!(a.rows, 6);
+    let a = holdout(t, None, None, 64 << 10).unwrap();
+    assert_eq!(a.rows.len(), 6);
     let p = Profile::fit_table_with(t, None, "json", |i| i % 2 == 0).unwrap();
     assert_eq!(p.rows.iter().filter(|r| r.used).count(), 12);
 }

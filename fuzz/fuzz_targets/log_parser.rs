@@ -4,7 +4,8 @@
 //! never a panic. The corpus (corpus/log_parser/) holds one file of each
 //! format and variant.
 #![no_main]
-use ccl_playground::engine::calibrate::{holdout_accuracy, Profile};
+use ccl_playground::engine::calibrate::Profile;
+use ccl_playground::engine::plan::holdout::holdout;
 use ccl_playground::engine::formats::parse_log;
 use libfuzzer_sys::fuzz_target;
 
@@ -21,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
                     let _ = p.predict_us(1 << 20);
                     let _ = p.validate();
                 }
-                let _ = holdout_accuracy(t, Some(8), 0);
+                let _ = holdout(t, Some(8), None, 0);
             }
         }
         Err(e) => {

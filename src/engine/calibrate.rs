@@ -125,6 +125,14 @@ pub struct Profile {
     pub segments: Vec<Segment>,
     /// Every row of the table, measured vs fitted.
     pub rows: Vec<FitRow>,
+    /// The fit's residuals where it was fitted: `(bytes, ln(measured /
+    /// line))` at each fitted size (at most [`MAX_KNOTS`], averaged in
+    /// log-size buckets above). [`Profile::predict_us`] interpolates them,
+    /// so the profile reproduces what was measured where it was measured
+    /// and follows the measured curve's bends between two sizes (a
+    /// protocol switch, a bandwidth ramp) that the α-β lines smooth over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knots: Vec<(u64, f64)>,
     /// Median `|rel_err|` over the used rows.
     pub median_rel_err: f64,
     /// Max `|rel_err|` over the used rows.
@@ -500,6 +508,124 @@ fn fit_segments_exact(points: &[Point]) -> Vec<Segment> {
     out
 }
 
+/// Most residual knots a profile keeps (a 100 000-row log still links).
+pub const MAX_KNOTS: usize = 64;
+
+/// The residuals `ln(t / line(S))` of `points` (sorted, distinct sizes)
+/// against `segments`; above [`MAX_KNOTS`] points, averaged in equal
+/// log-size buckets (their geometric-mean size).
+fn knots_of(segments: &[Segment], points: &[Point]) -> Vec<(u64, f64)> {
+    let r: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|&&(s, t)| s > 0 && t > 0.0)
+        .map(|&(s, t)| {
+            let (a, b) = params_at(segments, s);
+            let line = a + s as f64 / (b * 1e3);
+            ((s as f64).ln(), (t / line).ln())
+        })
+        .filter(|x| x.1.is_finite())
+        .collect();
+    if r.len() <= MAX_KNOTS {
+        return r
+            .into_iter()
+            .map(|(x, y)| (x.exp().round() as u64, y))
+            .collect();
+    }
+    let (lo, hi) = (r[0].0, r[r.len() - 1].0);
+    let width = (hi - lo) / MAX_KNOTS as f64;
+    let mut out: Vec<(u64, f64)> = Vec::new();
+    let mut acc = (0.0, 0.0, 0usize, 0usize);
+    for (i, &(x, y)) in r.iter().enumerate() {
+        let bucket = (((x - lo) / width) as usize).min(MAX_KNOTS - 1);
+        if acc.2 > 0 && bucket != acc.3 {
+            out.push((
+                (acc.0 / acc.2 as f64).exp().round() as u64,
+                acc.1 / acc.2 as f64,
+            ));
+            acc = (0.0, 0.0, 0, bucket);
+        }
+        if acc.2 == 0 {
+            acc.3 = bucket;
+        }
+        acc.0 += x;
+        acc.1 += y;
+        acc.2 += 1;
+        if i + 1 == r.len() {
+            out.push((
+                (acc.0 / acc.2 as f64).exp().round() as u64,
+                acc.1 / acc.2 as f64,
+            ));
+        }
+    }
+    out
+}
+
+/// The monotone piecewise-cubic Hermite interpolant (PCHIP: Fritsch &
+/// Carlson, SIAM J. Numer. Anal. 1980; the slopes of SciPy's
+/// `PchipInterpolator`) of the points `(xs[i], ys[i])` (increasing `xs`,
+/// at least 2) at `x` within them.
+fn pchip(xs: &[f64], ys: &[f64], x: f64) -> f64 {
+    let n = xs.len();
+    let h: Vec<f64> = (0..n - 1).map(|i| xs[i + 1] - xs[i]).collect();
+    let d: Vec<f64> = (0..n - 1).map(|i| (ys[i + 1] - ys[i]) / h[i]).collect();
+    let slope = |i: usize| -> f64 {
+        if n == 2 {
+            return d[0];
+        }
+        if i == 0 || i == n - 1 {
+            // One-sided three-point end slope, kept shape-preserving.
+            let (h0, h1, d0, d1) = if i == 0 {
+                (h[0], h[1], d[0], d[1])
+            } else {
+                (h[n - 2], h[n - 3], d[n - 2], d[n - 3])
+            };
+            let m = ((2.0 * h0 + h1) * d0 - h0 * d1) / (h0 + h1);
+            if m.signum() != d0.signum() {
+                0.0
+            } else if d0.signum() != d1.signum() && m.abs() > 3.0 * d0.abs() {
+                3.0 * d0
+            } else {
+                m
+            }
+        } else if d[i - 1] * d[i] <= 0.0 {
+            0.0
+        } else {
+            let (w1, w2) = (2.0 * h[i] + h[i - 1], h[i] + 2.0 * h[i - 1]);
+            (w1 + w2) / (w1 / d[i - 1] + w2 / d[i])
+        }
+    };
+    let i = xs.partition_point(|&v| v <= x).clamp(1, n - 1) - 1;
+    let t = (x - xs[i]) / h[i];
+    let (m0, m1) = (slope(i), slope(i + 1));
+    let (t2, t3) = (t * t, t * t * t);
+    (2.0 * t3 - 3.0 * t2 + 1.0) * ys[i]
+        + (t3 - 2.0 * t2 + t) * h[i] * m0
+        + (-2.0 * t3 + 3.0 * t2) * ys[i + 1]
+        + (t3 - t2) * h[i] * m1
+}
+
+/// The residual at `bytes`: linear in `ln(bytes)` between the knots, the
+/// end knots' value outside them, 0 without knots.
+fn residual_at(knots: &[(u64, f64)], bytes: u64) -> f64 {
+    let (Some(first), Some(last)) = (knots.first(), knots.last()) else {
+        return 0.0;
+    };
+    if bytes <= first.0 {
+        return first.1;
+    }
+    if bytes >= last.0 {
+        return last.1;
+    }
+    let k = knots.partition_point(|k| k.0 <= bytes);
+    let (s0, r0) = knots[k - 1];
+    let (s1, r1) = knots[k];
+    if s1 <= s0 {
+        return r0;
+    }
+    let x = ((bytes as f64).ln() - (s0 as f64).ln()) / ((s1 as f64).ln() - (s0 as f64).ln());
+    r0 + x * (r1 - r0)
+}
+
 /// `(α µs, algbw GB/s)` at `bytes` for fitted segments: the segment whose
 /// measured range holds `bytes`; below the first / above the last, the
 /// first / last; between two segments, the chord through their fitted
@@ -612,6 +738,7 @@ impl Profile {
             });
         }
         let segments = fit_segments(&points);
+        let knots = knots_of(&segments, &points);
         let collective = table.collective.clone();
         let coll = collective.clone().unwrap_or(Collective::AllReduce);
         let last = segments[segments.len() - 1].clone();
@@ -657,6 +784,7 @@ impl Profile {
             median_rel_err: median(errs),
             segments,
             rows,
+            knots,
         })
     }
 
@@ -714,10 +842,29 @@ impl Profile {
         params_at(&self.segments, bytes)
     }
 
-    /// The fitted time of the measured collective at `bytes`, µs.
+    /// The fitted time of the measured collective at `bytes`, µs. Between
+    /// the fitted sizes: the monotone cubic (PCHIP, Fritsch & Carlson
+    /// 1980) through the measured times at the knots, in `ln(time)` over
+    /// `ln(bytes)`, so the profile reproduces what was measured where it was
+    /// measured and follows the curve's bends between two sizes (a protocol
+    /// switch, a bandwidth ramp) that the α-β lines smooth over. Outside
+    /// them (and without knots): the α-β line of the nearest segment
+    /// ([`Profile::params_at`]) times the end knot's residual.
     pub fn predict_us(&self, bytes: u64) -> f64 {
         let (a, b) = self.params_at(bytes);
-        a + bytes as f64 / (b * 1e3)
+        let line = |s: u64| {
+            let (a, b) = self.params_at(s);
+            a + s as f64 / (b * 1e3)
+        };
+        let k = &self.knots;
+        match (k.first(), k.last()) {
+            (Some(f), Some(l)) if k.len() >= 2 && bytes > f.0 && bytes < l.0 => {
+                let xs: Vec<f64> = k.iter().map(|&(s, _)| (s as f64).ln()).collect();
+                let ys: Vec<f64> = k.iter().map(|&(s, r)| line(s).ln() + r).collect();
+                pchip(&xs, &ys, (bytes as f64).ln()).exp()
+            }
+            _ => (a + bytes as f64 / (b * 1e3)) * residual_at(k, bytes).exp(),
+        }
     }
 
     fn collective_or_default(&self) -> Collective {
@@ -855,50 +1002,6 @@ impl Profile {
             self.max_rel_err * 100.0
         )
     }
-}
-
-/// One table's hold-out accuracy: fit on the even-indexed fittable rows,
-/// predict the odd ones.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Accuracy {
-    /// The table.
-    pub table: String,
-    /// Segments of the fit.
-    pub segments: usize,
-    /// Held-out rows with size ≥ `min_bytes`.
-    pub rows: usize,
-    /// Median `|rel err|` of those rows.
-    pub median_rel_err: f64,
-    /// Max `|rel err|` of those rows.
-    pub max_rel_err: f64,
-}
-
-/// Hold-out accuracy of `table`: fit on the even-indexed fittable rows,
-/// predict the odd ones, errors over held-out sizes ≥ `min_bytes`.
-///
-/// Errors: as [`Profile::fit_table_with`].
-pub fn holdout_accuracy(
-    table: &Table,
-    ranks: Option<usize>,
-    min_bytes: u64,
-) -> Result<Accuracy, CalibrateError> {
-    let p = Profile::fit_table_with(table, ranks, "holdout", |i| i % 2 == 0)?;
-    let fittable = table.fittable_rows();
-    let errs: Vec<f64> = fittable
-        .iter()
-        .enumerate()
-        .filter(|(i, r)| i % 2 == 1 && r.bytes >= min_bytes)
-        .map(|(_, r)| {
-            ((p.predict_us(r.bytes) - r.out_of_place.time_us) / r.out_of_place.time_us).abs()
-        })
-        .collect();
-    Ok(Accuracy {
-        table: table.label(),
-        segments: p.segments.len(),
-        rows: errs.len(),
-        max_rel_err: errs.iter().copied().fold(0.0, f64::max),
-        median_rel_err: median(errs),
-    })
 }
 
 #[cfg(test)]

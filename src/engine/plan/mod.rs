@@ -293,6 +293,13 @@ pub fn machine(config: &Config) -> Result<Topology, PlanError> {
             .profile
             .as_ref()
             .ok_or_else(|| m("topo=measured needs a fitted profile (profile=...)".into()))?;
+        let most = super::config::MAX_PROFILE_RANKS;
+        if config.ranks > most || p.ranks > most {
+            return Err(m(format!(
+                "the measured machine is modelled up to {most} ranks ({} asked, the profile measured {})",
+                config.ranks, p.ranks
+            )));
+        }
         let mut q = p.clone();
         q.ranks = q.ranks.max(config.ranks);
         let mut t = q.topology_at(config.bytes);
@@ -660,7 +667,8 @@ impl Plan {
         };
         // The schedule: always when drawn; for a measured curve above the
         // drawn limit, none is needed.
-        let need_schedule = measured.is_none() || config.ranks <= MAX_DRAWN_RANKS;
+        let need_schedule =
+            measured.is_none() || (scope == Scope::Full && config.ranks <= MAX_DRAWN_RANKS);
         let schedule = if need_schedule {
             Some(build(config, &topology, algorithm)?)
         } else {
