@@ -412,3 +412,80 @@ fn slices_flag_defaults_to_the_library_rule_and_rejects_bad_values() {
         );
     }
 }
+
+#[test]
+fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
+    for f in [
+        "../msccl/msccl_allreduce_binarytree_4gpu_simple.xml",
+        "../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml",
+        "../msccl/msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml",
+    ] {
+        let (code, out, err) = cclsim(&["msccl", &fixture(f), "--json"]);
+        assert_eq!(code, 0, "{f}: {err}");
+        let v = json(&out);
+        assert_eq!(v["verified"], true);
+        assert!(v["time_us"].as_f64().unwrap() > 0.0);
+        assert_eq!(v["topo"], "h100-8");
+    }
+    // The MSCCL ring on 4 H100s predicts exactly our ring (same transfers).
+    let (_, out, _) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"),
+        "--json",
+    ]);
+    let v = json(&out);
+    assert_eq!(v["auto"]["algorithm"], "ring");
+    assert!((v["time_us"].as_f64().unwrap() - v["auto"]["time_us"].as_f64().unwrap()).abs() < 1e-9);
+    // Text summary.
+    let (code, out, _) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml"),
+        "--bytes",
+        "1MiB",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("verified: every output chunk holds what AlltoAll requires"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the MSCCL runtime would not pick it at 1048576"),
+        "{out}"
+    );
+    // A broken file: exit 2 naming gpu / tb / step.
+    let dir = std::env::temp_dir().join(format!("cclsim-msccl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = std::fs::read_to_string(fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"))
+        .unwrap()
+        .replacen(r#"type="rrs""#, r#"type="rrx""#, 1);
+    let p = dir.join("bad.xml");
+    std::fs::write(&p, bad).unwrap();
+    let (code, _, err) = cclsim(&["msccl", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gpu 0 / tb 2 / step 0: type=\"rrx\""), "{err}");
+    // One that parses but computes the wrong thing: a reduce turned into a copy.
+    let wrong =
+        std::fs::read_to_string(fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"))
+            .unwrap()
+            .replacen(r#"type="rrcs""#, r#"type="rcs""#, 1);
+    std::fs::write(&p, wrong).unwrap();
+    let (code, _, err) = cclsim(&["msccl", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gpu "), "{err}");
+    // Export: re-import gives a verified schedule.
+    let (code, xml, err) = cclsim(&[
+        "msccl-export",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allgather",
+        "--algo",
+        "mesh",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&p, &xml).unwrap();
+    let (code, out, _) = cclsim(&["msccl", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["coll"], "allgather");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,6 +11,7 @@
 //! [`Table::rejected`] with the reason, and is never fitted.
 
 pub mod hccl_test;
+pub mod msccl;
 pub mod nccl_tests;
 pub mod report;
 
