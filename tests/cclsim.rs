@@ -489,3 +489,88 @@ fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
     assert_eq!(json(&out)["coll"], "allgather");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tune_outputs_parse_as_each_librarys_documented_syntax() {
+    use ccl_playground::engine::tune::{parse_hccl_algo, parse_nccl_list, parse_tuner_csv, LABEL};
+    let (code, out, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--format",
+        "nccl-env",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(LABEL));
+    let algo = out
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_ALGO="))
+        .unwrap();
+    let proto = out
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_PROTO="))
+        .unwrap();
+    assert_eq!(
+        parse_nccl_list(algo, true).unwrap()[0].0.as_deref(),
+        Some("AllReduce")
+    );
+    let protos = &parse_nccl_list(proto, false).unwrap()[0].2;
+    // The model moves from LL to LL128 to Simple as the size grows.
+    assert_eq!(protos, &["LL", "LL128", "Simple"]);
+    // The CSV: contiguous ranges from 0 covering everything.
+    let (code, out, _) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--format",
+        "nccl-tuner-csv",
+    ]);
+    assert_eq!(code, 0);
+    let rows = parse_tuner_csv(&out).unwrap();
+    assert_eq!(rows[0].1, 0);
+    assert!(rows.windows(2).all(|w| w[1].1 == w[0].2 + 1));
+    assert_eq!(rows.last().unwrap().2, 4294967295);
+    assert_eq!(
+        rows.iter().map(|r| r.4.as_str()).collect::<Vec<_>>(),
+        ["ll", "ll128", "simple"]
+    );
+    // HCCL on 4 servers: one per-op line.
+    let (code, out, _) = cclsim(&["tune", "--topo", "910b-4x8", "--op", "allreduce"]);
+    assert_eq!(code, 0);
+    let v = out
+        .lines()
+        .find_map(|l| l.strip_prefix("HCCL_ALGO="))
+        .unwrap()
+        .trim_matches('"');
+    assert_eq!(
+        parse_hccl_algo(v).unwrap(),
+        vec![(Some("allreduce".to_string()), "NHR".to_string())]
+    );
+    // Wrong library, or a collective the variables cannot set: exit 2.
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allgather",
+        "--format",
+        "nccl-env",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("runs HCCL, not NCCL"), "{err}");
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "alltoall",
+        "--format",
+        "nccl-tuner-csv",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("point-to-point"), "{err}");
+}

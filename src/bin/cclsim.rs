@@ -221,6 +221,25 @@ mod cli {
             #[arg(long)]
             json: bool,
         },
+        /// The model's recommendation for the modelled machine, over a size
+        /// sweep, in the syntax users hand-write: NCCL_ALGO / NCCL_PROTO, the
+        /// NCCL example tuner plugin's CSV, or HCCL_ALGO.
+        Tune {
+            #[command(flatten)]
+            m: Machine,
+            /// Smallest size.
+            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
+            min: String,
+            /// Largest size.
+            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
+            max: String,
+            /// Multiplication factor between sizes (≥ 2).
+            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
+            factor: u64,
+            /// nccl-env, nccl-tuner-csv or hccl (default: the machine's library).
+            #[arg(long)]
+            format: Option<String>,
+        },
         /// Write one of our schedules as MSCCL XML (re-imports to the same
         /// schedule).
         MscclExport {
@@ -924,6 +943,49 @@ mod cli {
         out(&t)
     }
 
+    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
+        use ccl_playground::engine::library::Library;
+        use ccl_playground::engine::tune::{self, Format};
+        let lo = parse_bytes(min).map_err(|e| format!("-b {min:?}: {e}"))?;
+        let hi = parse_bytes(max).map_err(|e| format!("-e {max:?}: {e}"))?;
+        if lo == 0 || lo > hi {
+            return Err(format!(
+                "-b {min:?} -e {max:?}: need 1 <= minbytes <= maxbytes"
+            ));
+        }
+        if factor < 2 {
+            return Err(format!("-f {factor}: the step factor must be at least 2"));
+        }
+        let c = config(m, min, "-b")?;
+        let topo = Plan::headline(&c).map_err(|e| e.to_string())?.topology;
+        let mut sizes = Vec::new();
+        let mut b = lo;
+        while b <= hi {
+            sizes.push(b);
+            match b.checked_mul(factor) {
+                Some(x) => b = x,
+                None => break,
+            }
+        }
+        if sizes.len() > 64 {
+            return Err(format!(
+                "{} sizes: at most 64 (raise -f or narrow -b/-e)",
+                sizes.len()
+            ));
+        }
+        let fmt = match format {
+            Some(f) => Format::parse(f).ok_or_else(|| {
+                format!("--format {f:?}: expected nccl-env, nccl-tuner-csv or hccl")
+            })?,
+            None if topo.library == Library::Hccl => Format::Hccl,
+            None => Format::NcclTunerCsv,
+        };
+        let choices = tune::sweep(&c, &sizes)?;
+        let nodes = topo.nodes_of(c.ranks).len();
+        let text = tune::render(fmt, &c, topo.library, nodes, &choices)?;
+        out(&text)
+    }
+
     fn msccl_export_cmd(m: &Machine, bytes: &str) -> Res<()> {
         use ccl_playground::engine::formats::msccl;
         let c = config(m, bytes, "--bytes")?;
@@ -997,6 +1059,13 @@ mod cli {
                 json,
             } => msccl_cmd(file, topo.as_deref(), bytes, dtype, *json),
             Cmd::MscclExport { m, bytes } => msccl_export_cmd(m, bytes),
+            Cmd::Tune {
+                m,
+                min,
+                max,
+                factor,
+                format,
+            } => tune_cmd(m, min, max, *factor, format.as_deref()),
             Cmd::Compress {
                 scheme,
                 block,

@@ -15,6 +15,7 @@ use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
 use super::log_import::{Import, LogImport};
+use super::msccl_card::MscclCard;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
 use super::run::{self, RunState, RunView};
@@ -698,6 +699,7 @@ impl Component for App {
                             in_use={self.config.custom.clone()}
                             on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
                             on_use={link.callback(|_| Msg::UseTopo)} />
+                        <MscclCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}

@@ -40,6 +40,7 @@ pub mod estimate_panel;
 pub mod format;
 pub mod gantt;
 pub mod log_import;
+pub mod msccl_card;
 pub mod playback;
 pub mod result_panel;
 pub mod run;

@@ -699,17 +699,18 @@ fn parse_step(a: &Attrs, p: &Program, g: &Gpu, t: &Tb) -> Result<XStep, MscclErr
             format!("type=\"{ty}\" receives but the thread block has recv=\"-1\""),
         );
     }
-    let dep =
-        match (depid, deps) {
-            (-1, _) => None,
-            (b, d) if b >= 0 && d >= 0 => Some((b as usize, d as usize)),
-            _ => return err(
+    let dep = match (depid, deps) {
+        (-1, _) => None,
+        (b, d) if b >= 0 && d >= 0 => Some((b as usize, d as usize)),
+        _ => {
+            return err(
                 &a.at,
                 format!(
                     "depid=\"{depid}\" deps=\"{deps}\": a dependency needs both (or depid=\"-1\")"
                 ),
-            ),
-        };
+            )
+        }
+    };
     let hint = match (
         a.opt_int("ccl_step", 0, i64::MAX)?,
         a.opt_int("ccl_seq", 0, i64::MAX)?,
