@@ -48,6 +48,7 @@ pub mod step_log;
 pub mod topologies;
 pub mod topology_layout;
 pub mod topology_view;
+pub mod tune_card;
 pub mod url;
 pub mod what_if;
 
