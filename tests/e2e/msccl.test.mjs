@@ -11,9 +11,9 @@ import { BASE, launchChromium } from './browser.mjs';
 
 const DIR = new URL('../fixtures/msccl/', import.meta.url).pathname;
 const FILES = [
-  ['msccl_allreduce_binarytree_4gpu_simple.xml', 'AllReduce'],
-  ['msccl_allreduce_ring_4gpu_4ch_simple.xml', 'AllReduce'],
-  ['msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml', 'AlltoAll'],
+  ['msccl_allreduce_binarytree_4gpu_simple.xml', 'AllReduce', 'allreduce_binary_tree'],
+  ['msccl_allreduce_ring_4gpu_4ch_simple.xml', 'AllReduce', 'allreduce_ring_4channelsperring'],
+  ['msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml', 'AlltoAll', 'alltoall_allpairs'],
 ];
 
 let browser;
@@ -36,9 +36,14 @@ async function open(url) {
 
 test('the three real MSCCL files import, verify and run on the workers', async () => {
   const page = await open(`${BASE}/?v=1&topo=h100-8`);
-  for (const [f, prim] of FILES) {
+  for (const [f, prim, name] of FILES) {
     await page.setInputFiles('#msccl-file', `${DIR}${f}`);
-    await page.waitForFunction(() => document.querySelector('#msccl')?.getAttribute('data-state') === 'verified', null, { timeout: 30_000 });
+    // This file's summary (the previous file's card is also "verified").
+    await page.waitForFunction((n) => {
+      const card = document.querySelector('#msccl');
+      return card?.getAttribute('data-state') === 'verified'
+        && card.querySelector('.msccl-summary strong')?.textContent === n;
+    }, name, { timeout: 30_000 });
     const verified = await page.textContent('#msccl-verified');
     assert.match(verified, new RegExp(`verified: every output chunk holds what ${prim} requires`), f);
     assert.match(await page.textContent('#msccl-estimate'), /Model on .*µs/, f);
