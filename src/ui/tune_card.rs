@@ -32,23 +32,32 @@ fn text_for(plan: &Plan, format: Format) -> Result<String, String> {
 pub fn tune_card(p: &TuneCardProps) -> Html {
     let nccl_csv = use_state(|| true);
     let copied = use_state(|| None::<String>);
+    // Eleven headline plans: only when the plan or the format changes, not
+    // on every re-render (playback redraws the page).
+    let text = use_memo((p.plan.clone(), *nccl_csv), |(plan, csv)| {
+        let plan = plan.as_ref()?;
+        let lib = plan.topology.library;
+        let format = match lib {
+            Library::Hccl => Some(Format::Hccl),
+            Library::Nccl if *csv => Some(Format::NcclTunerCsv),
+            Library::Nccl => Some(Format::NcclEnv),
+            _ => None,
+        };
+        Some(match format {
+            Some(f) => text_for(plan, f),
+            None => Err(format!(
+                "{} has no tuning variables to write ({} machine)",
+                lib.title(),
+                plan.config.topo
+            )),
+        })
+    });
     let Some(plan) = p.plan.clone() else {
         return html! {};
     };
     let lib = plan.topology.library;
-    let format = match lib {
-        Library::Hccl => Some(Format::Hccl),
-        Library::Nccl if *nccl_csv => Some(Format::NcclTunerCsv),
-        Library::Nccl => Some(Format::NcclEnv),
-        _ => None,
-    };
-    let text = match format {
-        Some(f) => text_for(&plan, f),
-        None => Err(format!(
-            "{} has no tuning variables to write ({} machine)",
-            lib.title(),
-            plan.config.topo
-        )),
+    let Some(text) = (*text).clone() else {
+        return html! {};
     };
     let on_toggle = {
         let v = nccl_csv.clone();
