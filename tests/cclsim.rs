@@ -516,3 +516,165 @@ fn fit_reads_every_log_format_and_reports_bad_tables() {
     );
     assert_eq!(v["rows"][3]["measured_us"], 2630.2);
 }
+
+#[test]
+fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
+    for f in [
+        "../msccl/msccl_allreduce_binarytree_4gpu_simple.xml",
+        "../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml",
+        "../msccl/msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml",
+    ] {
+        let (code, out, err) = cclsim(&["msccl", &fixture(f), "--json"]);
+        assert_eq!(code, 0, "{f}: {err}");
+        let v = json(&out);
+        assert_eq!(v["verified"], true);
+        assert!(v["time_us"].as_f64().unwrap() > 0.0);
+        assert_eq!(v["topo"], "h100-8");
+    }
+    // The MSCCL ring on 4 H100s predicts exactly our ring (same transfers).
+    let (_, out, _) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"),
+        "--json",
+    ]);
+    let v = json(&out);
+    assert_eq!(v["auto"]["algorithm"], "ring");
+    assert!((v["time_us"].as_f64().unwrap() - v["auto"]["time_us"].as_f64().unwrap()).abs() < 1e-9);
+    // Text summary.
+    let (code, out, _) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml"),
+        "--bytes",
+        "1MiB",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("verified: every output chunk holds what AlltoAll requires"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the MSCCL runtime would not pick it at 1048576"),
+        "{out}"
+    );
+    // A broken file: exit 2 naming gpu / tb / step.
+    let dir = std::env::temp_dir().join(format!("cclsim-msccl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = std::fs::read_to_string(fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"))
+        .unwrap()
+        .replacen(r#"type="rrs""#, r#"type="rrx""#, 1);
+    let p = dir.join("bad.xml");
+    std::fs::write(&p, bad).unwrap();
+    let (code, _, err) = cclsim(&["msccl", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gpu 0 / tb 2 / step 0: type=\"rrx\""), "{err}");
+    // One that parses but computes the wrong thing: a reduce turned into a copy.
+    let wrong =
+        std::fs::read_to_string(fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"))
+            .unwrap()
+            .replacen(r#"type="rrcs""#, r#"type="rcs""#, 1);
+    std::fs::write(&p, wrong).unwrap();
+    let (code, _, err) = cclsim(&["msccl", p.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gpu "), "{err}");
+    // Export: re-import gives a verified schedule.
+    let (code, xml, err) = cclsim(&[
+        "msccl-export",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allgather",
+        "--algo",
+        "mesh",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&p, &xml).unwrap();
+    let (code, out, _) = cclsim(&["msccl", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["coll"], "allgather");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tune_outputs_parse_as_each_librarys_documented_syntax() {
+    use ccl_playground::engine::tune::{parse_hccl_algo, parse_nccl_list, parse_tuner_csv, LABEL};
+    let (code, out, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--format",
+        "nccl-env",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(LABEL));
+    let algo = out
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_ALGO="))
+        .unwrap();
+    let proto = out
+        .lines()
+        .find_map(|l| l.strip_prefix("NCCL_PROTO="))
+        .unwrap();
+    assert_eq!(
+        parse_nccl_list(algo, true).unwrap()[0].0.as_deref(),
+        Some("AllReduce")
+    );
+    let protos = &parse_nccl_list(proto, false).unwrap()[0].2;
+    // The model moves from LL to LL128 to Simple as the size grows.
+    assert_eq!(protos, &["LL", "LL128", "Simple"]);
+    // The CSV: contiguous ranges from 0 covering everything.
+    let (code, out, _) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--format",
+        "nccl-tuner-csv",
+    ]);
+    assert_eq!(code, 0);
+    let rows = parse_tuner_csv(&out).unwrap();
+    assert_eq!(rows[0].1, 0);
+    assert!(rows.windows(2).all(|w| w[1].1 == w[0].2 + 1));
+    assert_eq!(rows.last().unwrap().2, 4294967295);
+    assert_eq!(
+        rows.iter().map(|r| r.4.as_str()).collect::<Vec<_>>(),
+        ["ll", "ll128", "simple"]
+    );
+    // HCCL on 4 servers: one per-op line.
+    let (code, out, _) = cclsim(&["tune", "--topo", "910b-4x8", "--op", "allreduce"]);
+    assert_eq!(code, 0);
+    let v = out
+        .lines()
+        .find_map(|l| l.strip_prefix("HCCL_ALGO="))
+        .unwrap()
+        .trim_matches('"');
+    assert_eq!(
+        parse_hccl_algo(v).unwrap(),
+        vec![(Some("allreduce".to_string()), "NHR".to_string())]
+    );
+    // Wrong library, or a collective the variables cannot set: exit 2.
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "910b-8",
+        "--op",
+        "allgather",
+        "--format",
+        "nccl-env",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("runs HCCL, not NCCL"), "{err}");
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "alltoall",
+        "--format",
+        "nccl-tuner-csv",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("point-to-point"), "{err}");
+}

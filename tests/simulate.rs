@@ -129,6 +129,7 @@ fn unequal_flows_share_fairly_then_the_survivor_speeds_up() {
         ranks: 2,
         chunks: 4,
         root: 0,
+        scratch: 0,
         steps: vec![Step {
             phase: "AllGather".into(),
             transfers: vec![t(0, 1), t(1, 3)],

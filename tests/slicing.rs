@@ -96,6 +96,7 @@ fn chain_broadcast(p: usize) -> Schedule {
         ranks: p,
         chunks: p,
         root: 0,
+        scratch: 0,
         steps: (0..p - 1)
             .map(|i| Step {
                 phase: format!("hop {i}"),

@@ -257,6 +257,54 @@ mod cli {
             #[arg(long)]
             json: bool,
         },
+        /// Import an MSCCL algorithm XML file: verify it, predict its time on
+        /// a machine, print a summary (exit 2 naming the element when it
+        /// cannot be imported or does not implement its collective).
+        Msccl {
+            /// The MSCCL XML file (<algo> <gpu> <tb> <step>).
+            file: PathBuf,
+            /// Topology preset (default: h100-8 up to 8 GPUs, else
+            /// 910b-{S}x8 with enough servers).
+            #[arg(long)]
+            topo: Option<String>,
+            /// Message size S to predict (nccl-tests' size).
+            #[arg(long, default_value = "1MiB")]
+            bytes: String,
+            /// Element type.
+            #[arg(long, default_value = "fp32")]
+            dtype: String,
+            /// Print JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// The model's recommendation for the modelled machine, over a size
+        /// sweep, in the syntax users hand-write: NCCL_ALGO / NCCL_PROTO, the
+        /// NCCL example tuner plugin's CSV, or HCCL_ALGO.
+        Tune {
+            #[command(flatten)]
+            m: Machine,
+            /// Smallest size.
+            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
+            min: String,
+            /// Largest size.
+            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
+            max: String,
+            /// Multiplication factor between sizes (≥ 2).
+            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
+            factor: u64,
+            /// nccl-env, nccl-tuner-csv or hccl (default: the machine's library).
+            #[arg(long)]
+            format: Option<String>,
+        },
+        /// Write one of our schedules as MSCCL XML (re-imports to the same
+        /// schedule).
+        MscclExport {
+            #[command(flatten)]
+            m: Machine,
+            /// Message size for `--algo auto`'s choice.
+            #[arg(long, default_value = "1MiB")]
+            bytes: String,
+        },
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
@@ -823,6 +871,177 @@ mod cli {
         Ok(())
     }
 
+    /// Most bytes of an MSCCL file.
+    const MAX_MSCCL_FILE_BYTES: u64 = 64 << 20;
+
+    fn msccl_cmd(file: &Path, topo: Option<&str>, bytes: &str, dtype: &str, json: bool) -> Res<()> {
+        use ccl_playground::engine::cost::Slices;
+        use ccl_playground::engine::formats::msccl;
+        use ccl_playground::engine::plan;
+        use ccl_playground::engine::verify::verify;
+        let text = read_capped(file, MAX_MSCCL_FILE_BYTES as usize, "MSCCL file")?;
+        let imp = msccl::import(&text).map_err(|e| format!("msccl {}: {e}", file.display()))?;
+        let s = &imp.schedule;
+        verify(s).map_err(|e| format!("msccl {}: {}", file.display(), imp.explain(&e)))?;
+        let dtype = DType::from_name(&dtype.to_ascii_lowercase()).ok_or_else(|| {
+            format!("--dtype {dtype:?}: expected fp32, fp16, bf16, int32 or int8")
+        })?;
+        let b = parse_bytes(bytes).map_err(|e| format!("--bytes {bytes:?}: {e}"))?;
+        let topo_name = match topo {
+            Some(t) => t.to_string(),
+            None if s.ranks <= 8 => "h100-8".into(),
+            None => format!("910b-{}x8", s.ranks.div_ceil(8).max(2)),
+        };
+        let machine =
+            Topology::preset(&topo_name).map_err(|e| format!("--topo {topo_name:?}: {e}"))?;
+        let (e, method, _) = plan::estimate(s, &machine, b, dtype, Slices::Auto)
+            .map_err(|e| format!("--topo {topo_name:?}: {e}"))?;
+        // The machine's own choice for the same call, for comparison.
+        let q = format!(
+            "v=1&op={}&algo=auto&ranks={}&topo={}&bytes={b}&dtype={}",
+            s.primitive.name(),
+            s.ranks,
+            topo_name,
+            dtype.name()
+        );
+        let (cfg, errs) = Config::from_query(&q);
+        let auto = if errs.iter().any(|x| !x.is_notice()) {
+            None
+        } else {
+            Plan::headline(&cfg).ok()
+        };
+        let net = s
+            .steps
+            .iter()
+            .flat_map(|x| &x.transfers)
+            .filter(|t| t.src != t.dst)
+            .count();
+        let local = s.transfer_count() - net;
+        let p = &imp.program;
+        let in_range = p.bytes_range.map(|(lo, hi)| lo <= b && b <= hi);
+        if json {
+            let v = serde_json::json!({
+                "name": p.name, "coll": p.coll, "proto": p.proto, "ngpus": p.ngpus,
+                "nchannels": p.nchannels, "nchunksperloop": p.nchunksperloop,
+                "thread_blocks": imp.thread_blocks, "xml_steps": imp.xml_steps,
+                "verified": true, "primitive": s.primitive.name(), "chunks": s.chunks,
+                "chunk_factor": imp.chunk_factor, "scratch_chunks": s.scratch,
+                "steps": s.steps.len(), "transfers": net, "local_transfers": local,
+                "granule_elems": s.granule(),
+                "topo": topo_name, "bytes": b, "dtype": dtype.name(),
+                "time_us": e.time_us, "algbw_gbps": e.algbw_gbps, "busbw_gbps": e.busbw_gbps,
+                "method": method.name(),
+                "bytes_range": p.bytes_range, "in_bytes_range": in_range,
+                "auto": auto.as_ref().map(|a| serde_json::json!({"algorithm": a.algorithm.name(), "time_us": a.estimate.time_us})),
+                "notes": imp.notes,
+            });
+            return out(&format!("{v}\n"));
+        }
+        let mut t = String::new();
+        t.push_str(&format!(
+            "{} ({}, {} on {} GPUs, proto {}, {} channels, {} thread blocks, {} steps in the file)\n",
+            if p.name.is_empty() { "(unnamed)" } else { &p.name },
+            file.display(),
+            p.coll,
+            p.ngpus,
+            p.proto,
+            p.nchannels,
+            imp.thread_blocks,
+            imp.xml_steps
+        ));
+        t.push_str(&format!(
+            "schedule: {} on {} ranks, {} chunks ({} per MSCCL chunk) + {} scratch, {} steps, {} transfers + {} local copies/reduces\n",
+            s.primitive.title(),
+            s.ranks,
+            s.chunks,
+            imp.chunk_factor,
+            s.scratch,
+            s.steps.len(),
+            net,
+            local
+        ));
+        t.push_str(&format!(
+            "verified: every output chunk holds what {} requires\n",
+            s.primitive.title()
+        ));
+        t.push_str(&format!(
+            "predicted on {topo_name} at {} {}: {:.2} us, algbw {:.2} GB/s, busbw {:.2} GB/s ({})\n",
+            format_bytes(b),
+            dtype.name(),
+            e.time_us,
+            e.algbw_gbps,
+            e.busbw_gbps,
+            method.name()
+        ));
+        if let Some(a) = &auto {
+            t.push_str(&format!(
+                "the machine's own choice (auto): {} {:.2} us\n",
+                a.algorithm.name(),
+                a.estimate.time_us
+            ));
+        }
+        if let (Some(false), Some((lo, hi))) = (in_range, p.bytes_range) {
+            t.push_str(&format!(
+                "note: the file is for {lo}..={hi} bytes; the MSCCL runtime would not pick it at {b}\n"
+            ));
+        }
+        for n in &imp.notes {
+            t.push_str(&format!("note: {n}\n"));
+        }
+        out(&t)
+    }
+
+    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
+        use ccl_playground::engine::library::Library;
+        use ccl_playground::engine::tune::{self, Format};
+        let lo = parse_bytes(min).map_err(|e| format!("-b {min:?}: {e}"))?;
+        let hi = parse_bytes(max).map_err(|e| format!("-e {max:?}: {e}"))?;
+        if lo == 0 || lo > hi {
+            return Err(format!(
+                "-b {min:?} -e {max:?}: need 1 <= minbytes <= maxbytes"
+            ));
+        }
+        if factor < 2 {
+            return Err(format!("-f {factor}: the step factor must be at least 2"));
+        }
+        let c = config(m, min, "-b")?;
+        let topo = Plan::headline(&c).map_err(|e| e.to_string())?.topology;
+        let mut sizes = Vec::new();
+        let mut b = lo;
+        while b <= hi {
+            sizes.push(b);
+            match b.checked_mul(factor) {
+                Some(x) => b = x,
+                None => break,
+            }
+        }
+        if sizes.len() > 64 {
+            return Err(format!(
+                "{} sizes: at most 64 (raise -f or narrow -b/-e)",
+                sizes.len()
+            ));
+        }
+        let fmt = match format {
+            Some(f) => Format::parse(f).ok_or_else(|| {
+                format!("--format {f:?}: expected nccl-env, nccl-tuner-csv or hccl")
+            })?,
+            None if topo.library == Library::Hccl => Format::Hccl,
+            None => Format::NcclTunerCsv,
+        };
+        let choices = tune::sweep(&c, &sizes)?;
+        let nodes = topo.nodes_of(c.ranks).len();
+        let text = tune::render(fmt, &c, topo.library, nodes, &choices)?;
+        out(&text)
+    }
+
+    fn msccl_export_cmd(m: &Machine, bytes: &str) -> Res<()> {
+        use ccl_playground::engine::formats::msccl;
+        let c = config(m, bytes, "--bytes")?;
+        let p = Plan::new(&c).map_err(|e| e.to_string())?;
+        let xml = msccl::export(p.drawn_schedule()).map_err(|e| e.to_string())?;
+        out(&xml)
+    }
+
     pub fn main() -> i32 {
         let cli = match Cli::try_parse() {
             Ok(c) => c,
@@ -880,6 +1099,21 @@ mod cli {
                 dtype,
                 json,
             } => fusion_cmd(topo, *ranks, fusion, bucket.as_deref(), dtype, *json),
+            Cmd::Msccl {
+                file,
+                topo,
+                bytes,
+                dtype,
+                json,
+            } => msccl_cmd(file, topo.as_deref(), bytes, dtype, *json),
+            Cmd::MscclExport { m, bytes } => msccl_export_cmd(m, bytes),
+            Cmd::Tune {
+                m,
+                min,
+                max,
+                factor,
+                format,
+            } => tune_cmd(m, min, max, *factor, format.as_deref()),
             Cmd::Compress {
                 scheme,
                 block,

@@ -1253,6 +1253,7 @@ mod tests {
                 },
             ],
             rows: vec![],
+            knots: vec![],
             median_rel_err: 0.012345,
             max_rel_err: 0.0567,
         }

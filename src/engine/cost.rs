@@ -57,7 +57,8 @@ pub struct TransferTiming {
     /// Bytes moved.
     pub bytes: u64,
     /// The link it crosses (index into [`Topology::links`]); for a route
-    /// through switches, its first hop (see `route`).
+    /// through switches, its first hop (see `route`); `usize::MAX` for a
+    /// local copy or reduce (`src == dst`, no link).
     pub link: usize,
     /// Start, µs from the collective's start.
     pub start_us: f64,
@@ -267,7 +268,11 @@ impl<'a> Simulator<'a> {
             let i = match index.get(&(t.src, t.dst)) {
                 Some(&i) => i,
                 None => {
-                    let r = topo.route_with(&adj, t.src, t.dst)?;
+                    let r = if t.src == t.dst {
+                        Route::local()
+                    } else {
+                        topo.route_with(&adj, t.src, t.dst)?
+                    };
                     routes.push(r);
                     index.insert((t.src, t.dst), routes.len() - 1);
                     routes.len() - 1
@@ -394,7 +399,10 @@ impl<'a> Simulator<'a> {
                         step: si,
                         index: i,
                         bytes: sizes[i],
-                        link: self.routes[route].hops[0].link,
+                        link: self.routes[route]
+                            .hops
+                            .first()
+                            .map_or(usize::MAX, |h| h.link),
                         start_us: t0,
                         end_us: f.end,
                         done_us: done[i],

@@ -180,13 +180,15 @@ pub fn transfer_payload(
     let t = &schedule.steps[step].transfers[i];
     let r = schedule.range_elems(elems, t.first, t.count);
     let raw = &buffers[t.src][r.start * es..r.end * es];
-    Ok(match codec {
+    // A local transfer (src == dst) never crosses a wire: no codec.
+    Ok(match codec.filter(|_| t.src != t.dst) {
         Some(c) => {
             let w = encode(c, dtype, raw)?;
             let mut data = vec![0u8; raw.len()];
             decode(c, dtype, &w, &mut data)?;
             (data, w.len() as u64)
         }
+        None if t.src == t.dst => (raw.to_vec(), 0),
         None => (raw.to_vec(), raw.len() as u64),
     })
 }

@@ -24,5 +24,6 @@ pub mod library;
 pub mod plan;
 pub mod schedule;
 pub mod topology;
+pub mod tune;
 pub mod units;
 pub mod verify;

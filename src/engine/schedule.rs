@@ -141,8 +141,24 @@ pub struct Schedule {
     /// Root rank of a rooted primitive (0 otherwise; serde default 0).
     #[serde(default)]
     pub root: usize,
+    /// Scratch chunks per rank after the collective's `chunks` (serde
+    /// default 0): no input before, no requirement after. Chunk
+    /// `chunks + j` has the size of chunk 0 and lies after the collective's
+    /// buffer. An imported MSCCL program keeps its scratch buffer, an
+    /// out-of-place output and per-operation temporaries there
+    /// ([`super::formats::msccl`]). A transfer into or out of a scratch chunk
+    /// is of the same shape by definition: such a schedule runs where all
+    /// chunks have one size (MSCCL's own rule: the message divides into its
+    /// chunks; [`Schedule::granule`]), and the executor and the workers
+    /// refuse other sizes ([`Schedule::transfer_fits`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scratch: usize,
     /// Steps in order.
     pub steps: Vec<Step>,
+}
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
 }
 
 /// One rank's part of a step, in the order a rank performs it.
@@ -186,8 +202,52 @@ impl Schedule {
     /// Elements in each rank's buffer for a message of `elems` elements
     /// ([`Primitive::buffer_elems`]; `elems` for most primitives, about
     /// `2·elems` where there are send and receive areas).
+    /// Scratch chunks ([`Schedule::scratch`]) come after it.
     pub fn buffer_elems(&self, elems: usize) -> usize {
-        self.primitive.buffer_elems(self.ranks, elems)
+        self.buffer_elems_u64(elems as u64) as usize
+    }
+
+    /// [`Schedule::buffer_elems`] in 64 bits.
+    pub fn buffer_elems_u64(&self, elems: u64) -> u64 {
+        let base = self.primitive.buffer_elems_u64(self.ranks, elems);
+        if self.scratch == 0 || self.chunks == 0 {
+            return base;
+        }
+        let c0 = self.chunk_elems_u64(elems, 0);
+        base + self.scratch as u64 * (c0.end - c0.start)
+    }
+
+    /// Chunks per rank including scratch (`chunks + scratch`).
+    pub fn total_chunks(&self) -> usize {
+        self.chunks + self.scratch
+    }
+
+    /// Is `chunk` a scratch chunk ([`Schedule::scratch`])?
+    pub fn is_scratch(&self, chunk: usize) -> bool {
+        chunk >= self.chunks
+    }
+
+    /// The message sizes (elements of `S`) at which every chunk of this
+    /// layout has the same size are the multiples of this number: `chunks`
+    /// for the even layouts (n blocks of `S/n`), `chunks / 2` for AlltoAll
+    /// (each send block is `S/n`), `chunks / 2` for SendRecv. A schedule
+    /// with scratch chunks runs at these sizes only.
+    pub fn granule(&self) -> usize {
+        match self.primitive {
+            Primitive::AlltoAll | Primitive::SendRecv => (self.chunks / 2).max(1),
+            _ => self.chunks.max(1),
+        }
+    }
+
+    /// Do all chunks (scratch included) have the same size for a message of
+    /// `elems` elements?
+    pub fn uniform_at(&self, elems: usize) -> bool {
+        let len = |c| {
+            let r = self.chunk_elems_u64(elems as u64, c);
+            r.end - r.start
+        };
+        let l0 = len(0);
+        (1..self.chunks).all(|c| len(c) == l0)
     }
 
     /// Element range of `chunk` in a rank's buffer for a message of `elems`
@@ -201,6 +261,13 @@ impl Schedule {
     /// [`Schedule::chunk_elems`] in 64 bits (the cost model's messages
     /// exceed `usize` on wasm32).
     pub fn chunk_elems_u64(&self, elems: u64, chunk: usize) -> Range<u64> {
+        if chunk >= self.chunks && self.chunks > 0 {
+            let base = self.primitive.buffer_elems_u64(self.ranks, elems);
+            let len = self.chunk_elems_u64(elems, 0);
+            let len = len.end - len.start;
+            let j = (chunk - self.chunks) as u64;
+            return base + j * len..base + (j + 1) * len;
+        }
         let k = self.chunks_per_block().max(1);
         let block = self.primitive.block_range_u64(self.ranks, elems, chunk / k);
         let inner = part_range_u64(block.end - block.start, k, chunk % k);
@@ -233,7 +300,7 @@ impl Schedule {
     /// weight and the same index within their blocks. A transfer may only
     /// move a chunk into a chunk of the same shape.
     pub fn same_shape(&self, a: usize, b: usize) -> bool {
-        if a == b {
+        if a == b || self.is_scratch(a) || self.is_scratch(b) {
             return true;
         }
         let k = self.chunks_per_block().max(1);
@@ -267,7 +334,8 @@ impl Schedule {
     /// elements? The executor and the worker machine refuse a transfer that
     /// does not fit.
     pub fn transfer_fits(&self, t: &Transfer, elems: usize) -> bool {
-        let fits = |first: usize| first.checked_add(t.count).is_some_and(|e| e <= self.chunks);
+        let total = self.total_chunks();
+        let fits = |first: usize| first.checked_add(t.count).is_some_and(|e| e <= total);
         t.src < self.ranks
             && t.dst < self.ranks
             && fits(t.first)
@@ -282,7 +350,9 @@ impl Schedule {
     }
 
     /// What `rank` does, in order: per step, first all its sends (in listed
-    /// order), then all its receives (in listed order). A worker that runs
+    /// order), then all its receives (in listed order). A local transfer
+    /// (`src == dst`, an MSCCL `cpy` / `re`) is a send to itself and a
+    /// receive from itself. A worker that runs
     /// these in order, with sends never blocking, cannot deadlock on a schedule
     /// whose steps only depend on earlier steps.
     pub fn rank_ops(&self, rank: usize) -> Vec<RankOp> {
@@ -335,6 +405,7 @@ mod tests {
             ranks: 2,
             chunks: 4,
             root: 0,
+            scratch: 0,
             steps: vec![Step {
                 phase: "AllGather".into(),
                 transfers: vec![Transfer::copy(0, 1, 0, 2), Transfer::copy(1, 0, 2, 2)],

@@ -60,6 +60,19 @@ pub struct Route {
     pub bandwidth_gbps: f64,
 }
 
+impl Route {
+    /// A rank's route to itself: a local copy or reduce (MSCCL's `cpy` /
+    /// `re`) crosses no link and pays no `α`; the model charges only its
+    /// reduce work (the topology's `reduce_gbps`), like any reduce.
+    pub fn local() -> Route {
+        Route {
+            hops: Vec::new(),
+            latency_us: 0.0,
+            bandwidth_gbps: f64::INFINITY,
+        }
+    }
+}
+
 impl LinkKind {
     /// Display name (`HCCS`, ...).
     pub fn title(self) -> &'static str {

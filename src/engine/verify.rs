@@ -7,13 +7,17 @@
 //! origin `j`) and the expression tree that computes it (an [`Expr`] in an
 //! arena, e.g. `((x0[c] + x1[c]) + x2[c])`), following the step semantics in
 //! [`super::schedule`]. The schedule is valid iff
-//! - every transfer names existing ranks and chunks, `src != dst`, and moves
-//!   every chunk into a chunk of the same shape ([`Schedule::same_shape`]);
+//! - every transfer names existing ranks and chunks (scratch chunks
+//!   included, [`Schedule::scratch`]) and moves every chunk into a chunk of
+//!   the same shape ([`Schedule::same_shape`]); a transfer with `src == dst`
+//!   is a local copy or reduce on that rank (MSCCL's `cpy` / `re`);
 //! - no transfer sends a chunk that holds nothing yet;
 //! - no reduce combines two values that share a contribution (that would
 //!   count a rank twice) or that come from different input chunks;
 //! - no chunk receives twice in one step when one of them is a copy (the
-//!   result would depend on message order);
+//!   result would depend on message order), except a rank's own local copy
+//!   listed first and reduces after it (MSCCL's `rrc` / `rrs` with a
+//!   separate source: the local operand is read while the message arrives);
 //! - at the end every output chunk holds exactly the contributions and the
 //!   origin [`Primitive::expected_after`] requires (so AlltoAll and Scatter
 //!   are proven to deliver the right rank's right piece, not just "one
@@ -244,13 +248,19 @@ fn describe(set: &RankSet, origin: usize, chunk: usize) -> String {
 ///
 /// Errors: the first [`VerifyError`] found, in step order.
 pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
-    let (n, c) = (schedule.ranks, schedule.chunks);
+    let n = schedule.ranks;
+    let c = schedule.total_chunks();
     let blocks = schedule.blocks();
-    if n == 0 || c == 0 || blocks == 0 || c % blocks != 0 || schedule.root >= n {
+    if n == 0
+        || schedule.chunks == 0
+        || blocks == 0
+        || schedule.chunks % blocks != 0
+        || schedule.root >= n
+    {
         return Err(VerifyError::BadShape {
             primitive: schedule.primitive,
             ranks: n,
-            chunks: c,
+            chunks: schedule.chunks,
             blocks,
             root: schedule.root,
         });
@@ -260,7 +270,7 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
         .map(|r| {
             (0..c)
                 .map(|ch| {
-                    if schedule.holds_input(r, ch) {
+                    if ch < schedule.chunks && schedule.holds_input(r, ch) {
                         exprs.push(Expr::Input { rank: r, chunk: ch });
                         Cell {
                             set: RankSet::single(r),
@@ -300,9 +310,6 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
                     "rank {} -> {} but there are {n} ranks",
                     t.src, t.dst
                 )));
-            }
-            if t.src == t.dst {
-                return Err(bad(format!("rank {} sends to itself", t.src)));
             }
             if t.count == 0 || t.first + t.count > c || t.dst_first + t.count > c {
                 return Err(bad(format!(
@@ -344,7 +351,13 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
         for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
             for (ch, incoming) in t.dst_chunks().zip(cells) {
                 if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
-                    if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
+                    let local_copy_first = kind == TransferKind::Copy
+                        && step.transfers[first].src == t.dst
+                        && t.kind == TransferKind::Reduce;
+                    if local_copy_first {
+                        // The reduces after a local copy apply in listed order.
+                        written.insert((t.dst, ch), (first, TransferKind::Reduce));
+                    } else if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
                         return Err(VerifyError::WriteConflict {
                             step: si,
                             dst: t.dst,
@@ -407,9 +420,9 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
         trace.push(snapshot(&state));
     }
 
-    // Postcondition.
+    // Postcondition (scratch chunks have none).
     for (r, row) in state.iter().enumerate() {
-        for (ch, cell) in row.iter().enumerate() {
+        for (ch, cell) in row.iter().enumerate().take(schedule.chunks) {
             let Some((ranks, origin)) = schedule.expected_after(r, ch) else {
                 continue;
             };

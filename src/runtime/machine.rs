@@ -81,8 +81,8 @@ pub enum MachineError {
     #[error("a buffer of {elems} {dtype} elements does not fit in memory")]
     TooLarge { elems: usize, dtype: DType },
     /// A transfer of this rank names a rank or chunk outside the schedule,
-    /// sends to itself, or lands in chunks of another size.
-    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} (to chunk {dst_first}) is outside the schedule, a self-transfer, or changes size")]
+    /// or lands in chunks of another size.
+    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} (to chunk {dst_first}) is outside the schedule or changes size")]
     BadTransfer {
         step: usize,
         src: usize,
@@ -148,6 +148,10 @@ pub struct RankMachine<P> {
     scratch: Vec<u8>,
     queues: HashMap<usize, VecDeque<(ChunkHeader, P)>>,
     samples: Vec<Vec<Option<f64>>>,
+    /// Chunks sampled per row: the collective's, not scratch.
+    sampled: usize,
+    /// Local transfers (`src == dst`): sent to itself, in order.
+    local: VecDeque<(ChunkHeader, Vec<u8>)>,
     /// Hop compression: every payload is encoded on send, decoded on receive.
     codec: Option<Compression>,
     /// Once compression: after the AllGather of compressed inputs, the
@@ -210,7 +214,7 @@ impl<P: Payload> RankMachine<P> {
                 .iter()
                 .filter(|t| t.src == rank || t.dst == rank)
             {
-                if t.src == t.dst || !schedule.transfer_fits(t, elems) {
+                if !schedule.transfer_fits(t, elems) {
                     return Err(MachineError::BadTransfer {
                         step,
                         src: t.src,
@@ -222,7 +226,7 @@ impl<P: Payload> RankMachine<P> {
                 }
             }
         }
-        let chunk_ranges = (0..schedule.chunks)
+        let chunk_ranges = (0..schedule.total_chunks())
             .map(|c| schedule.chunk_elems(elems, c))
             .collect();
         let mut m = RankMachine {
@@ -237,6 +241,8 @@ impl<P: Payload> RankMachine<P> {
             scratch: Vec::new(),
             queues: HashMap::new(),
             samples: Vec::with_capacity(schedule.steps.len() + 1),
+            sampled: schedule.chunks,
+            local: VecDeque::new(),
             codec: None,
             once: None,
             wire: Vec::new(),
@@ -353,6 +359,13 @@ impl<P: Payload> RankMachine<P> {
                 } => {
                     let r = self.range_elems(first, count);
                     let raw = &self.buffer[r.start * es..r.end * es];
+                    if to == self.rank {
+                        // A local copy / reduce: no wire, no codec.
+                        let header = ChunkHeader { step, first, count };
+                        self.local.push_back((header, raw.to_vec()));
+                        self.next += 1;
+                        continue;
+                    }
                     match &self.codec {
                         Some(c) => {
                             self.wire = compressed::encode(c, self.dtype, raw)?;
@@ -369,6 +382,32 @@ impl<P: Payload> RankMachine<P> {
                     kind,
                     at,
                 } => {
+                    if from == self.rank {
+                        let want = ChunkHeader { step, first, count };
+                        let r = self.range_elems(at, count);
+                        let (a, b) = (r.start * es, r.end * es);
+                        match self.local.pop_front() {
+                            Some((got, data)) if got == want && data.len() == b - a => match kind {
+                                TransferKind::Copy => self.buffer[a..b].copy_from_slice(&data),
+                                TransferKind::Reduce => {
+                                    reduce_into(self.dtype, self.op, &mut self.buffer[a..b], &data)
+                                }
+                            },
+                            _ => {
+                                return Err(MachineError::Mismatch {
+                                    from,
+                                    want_step: step,
+                                    want_first: first,
+                                    want_count: count,
+                                    got_step: step,
+                                    got_first: first,
+                                    got_count: 0,
+                                })
+                            }
+                        }
+                        self.next += 1;
+                        continue;
+                    }
                     let Some(queue) = self.queues.get_mut(&from).filter(|q| !q.is_empty()) else {
                         return Ok(Progress::Waiting { from });
                     };
@@ -486,8 +525,7 @@ impl<P: Payload> RankMachine<P> {
     }
 
     fn record(&mut self) {
-        let row = self
-            .chunk_ranges
+        let row = self.chunk_ranges[..self.sampled]
             .iter()
             .map(|r| (!r.is_empty()).then(|| self.dtype.read_f64(&self.buffer, r.start)))
             .collect();
@@ -679,6 +717,7 @@ mod tests {
             ranks: 2,
             chunks: 2,
             root: 0,
+            scratch: 0,
             steps: vec![
                 Step {
                     phase: "a".into(),
@@ -815,10 +854,13 @@ mod tests {
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
             Err(MachineError::BadTransfer { step: 0, .. })
         ));
-        bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1);
+        bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1).to_chunk(7);
         assert!(matches!(
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
             Err(MachineError::BadTransfer { .. })
         ));
+        // A local copy (src == dst, MSCCL's cpy) is a transfer like any other.
+        bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1);
+        assert!(RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4).is_ok());
     }
 }

@@ -15,11 +15,13 @@ use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
 use super::log_import::{Import, LogImport};
+use super::msccl_card::MscclCard;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
 use super::run::{self, RunState, RunView};
 use super::step_log::StepLog;
 use super::topology_view::TopologyView;
+use super::tune_card::TuneCard;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::check::RankReport;
@@ -698,6 +700,8 @@ impl Component for App {
                             in_use={self.config.custom.clone()}
                             on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
                             on_use={link.callback(|_| Msg::UseTopo)} />
+                        <MscclCard plan={plan.clone()} />
+                        <TuneCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}

@@ -40,6 +40,7 @@ pub mod estimate_panel;
 pub mod format;
 pub mod gantt;
 pub mod log_import;
+pub mod msccl_card;
 pub mod playback;
 pub mod result_panel;
 pub mod run;
@@ -47,6 +48,7 @@ pub mod step_log;
 pub mod topologies;
 pub mod topology_layout;
 pub mod topology_view;
+pub mod tune_card;
 pub mod url;
 pub mod what_if;
 

@@ -325,6 +325,7 @@ pub fn build_on(
         ranks,
         chunks,
         root,
+        scratch: 0,
         steps,
     })
 }

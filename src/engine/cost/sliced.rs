@@ -687,7 +687,10 @@ impl Simulator<'_> {
                         step: si,
                         index: i,
                         bytes: trs[t].count * es,
-                        link: self.routes[route].hops[0].link,
+                        link: self.routes[route]
+                            .hops
+                            .first()
+                            .map_or(usize::MAX, |h| h.link),
                         start_us: release[t * k],
                         end_us: last_end,
                         done_us: ids.map(|id| done[id]).fold(f64::NEG_INFINITY, f64::max),

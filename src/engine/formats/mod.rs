@@ -41,6 +41,7 @@
 pub mod hccl_test;
 pub mod launch;
 pub mod lines;
+pub mod msccl;
 pub mod nccl_json;
 pub mod nccl_tests;
 pub mod osu;

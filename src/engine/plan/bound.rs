@@ -52,7 +52,8 @@ impl Bound {
         let dir = |link: usize, from: usize| 2 * link + usize::from(topo.links[link].a == from);
         for step in &schedule.steps {
             let mut alpha = 0.0f64;
-            for t in &step.transfers {
+            for t in step.transfers.iter().filter(|t| t.src != t.dst) {
+                // Local copies and reduces (src == dst) cross no link.
                 hops.clear();
                 if let Some(&l) = pairs.get(&(t.src.min(t.dst), t.src.max(t.dst))) {
                     hops.push(dir(l, t.src));

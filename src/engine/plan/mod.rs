@@ -269,6 +269,7 @@ static NO_SCHEDULE: Schedule = Schedule {
     ranks: 0,
     chunks: 0,
     root: 0,
+    scratch: 0,
     steps: Vec::new(),
 };
 

@@ -1,0 +1,575 @@
+//! Tuning you can paste: the model's choice for each message size of a
+//! sweep ([`Plan::headline`] with `algo=auto`, the one definition of auto)
+//! written in the syntax users hand-write for the machine's library, and
+//! validators of each syntax from its documentation.
+//!
+//! - **NCCL environment** (`NCCL_ALGO`, `NCCL_PROTO`): NVIDIA/nccl
+//!   `src/graph/tuning.cc` `parseList`: `[<list>;]<func>:<list>;...`, a list
+//!   is comma-separated names (case-insensitive) optionally led by `^`
+//!   (everything but); only the first entry may lack a `<func>:` prefix.
+//!   Functions `Broadcast, Reduce, AllGather, ReduceScatter, AllReduce`,
+//!   algorithms `Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree,
+//!   PAT`, protocols `LL, LL128, Simple` (`src/init.cc`). These variables are
+//!   global: they cannot change with the message size. What we write
+//!   restricts each collective to the algorithms (protocols) the model picks
+//!   anywhere in the sweep, and leaves the per-size choice to NCCL.
+//! - **NCCL tuner plugin CSV** (NVIDIA/nccl `plugins/tuner/example`,
+//!   README and `nccl_tuner.conf`): one line per size range,
+//!   `collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]]`,
+//!   `#` comments; collectives `broadcast, reduce, allgather,
+//!   reducescatter, allreduce`; algorithms `tree, ring, collnet_direct,
+//!   collnet_chain, nvls, nvls_tree, pat`; protocols `ll, ll128, simple`;
+//!   `-1` = any / NCCL's default. This is how per-size-range choices are
+//!   expressed (`NCCL_TUNER_CONFIG_FILE` points the plugin at the file).
+//! - **HCCL** (`HCCL_ALGO`, Huawei CANN environment-variable reference,
+//!   "HCCL_ALGO"): `level0:NA;level1:<algo>` for every op, or
+//!   `<op>=level0:NA;level1:<algo>` joined by `/`; ops `allgather,
+//!   reducescatter, allreduce, broadcast, reduce, scatter, alltoall`;
+//!   level1 (between servers) `ring, H-D_R, NHR, NHR_V1, NB, AHC, pipeline,
+//!   pairwise`; level0 (inside a server) only `NA`. One algorithm per op,
+//!   no size ranges, and nothing to set on one server.
+
+use super::algorithm::Algorithm;
+use super::collective::Primitive;
+use super::config::{AlgoChoice, Config};
+use super::library::nccl::{Protocol, Shape};
+use super::library::{Call, Library};
+use super::plan::Plan;
+use super::units::format_bytes;
+
+/// What to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `NCCL_ALGO` / `NCCL_PROTO` lines.
+    NcclEnv,
+    /// The example tuner plugin's CSV.
+    NcclTunerCsv,
+    /// `HCCL_ALGO`.
+    Hccl,
+}
+
+impl Format {
+    /// Parses `nccl-env`, `nccl-tuner-csv`, `hccl`.
+    pub fn parse(s: &str) -> Option<Format> {
+        match s {
+            "nccl-env" => Some(Format::NcclEnv),
+            "nccl-tuner-csv" => Some(Format::NcclTunerCsv),
+            "hccl" => Some(Format::Hccl),
+            _ => None,
+        }
+    }
+    /// The library whose syntax it is.
+    pub fn library(self) -> Library {
+        match self {
+            Format::Hccl => Library::Hccl,
+            _ => Library::Nccl,
+        }
+    }
+}
+
+/// The model's choice at one size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// Message size S, bytes.
+    pub bytes: u64,
+    /// The algorithm auto runs.
+    pub algorithm: Algorithm,
+    /// NCCL's protocol, where the model picks one (AllReduce's tuning model).
+    pub protocol: Option<Protocol>,
+    /// Predicted time, µs.
+    pub time_us: f64,
+}
+
+/// The headline label every output carries.
+pub const LABEL: &str = "the model's recommendation for the modelled machine";
+
+/// The model's choice at each size: `config` with `algo=auto` and each
+/// `bytes` in turn.
+///
+/// Errors: the plan's error, as a sentence.
+pub fn sweep(config: &Config, sizes: &[u64]) -> Result<Vec<Choice>, String> {
+    let mut out = Vec::with_capacity(sizes.len());
+    for &b in sizes {
+        let mut c = config.clone();
+        c.algo = AlgoChoice::Auto;
+        c.bytes = b;
+        let p = Plan::headline(&c).map_err(|e| e.to_string())?;
+        let protocol =
+            (p.topology.library == Library::Nccl && c.op == Primitive::AllReduce).then(|| {
+                let call = Call {
+                    topology: &p.topology,
+                    primitive: c.op,
+                    ranks: c.ranks,
+                    bytes: b,
+                };
+                Shape::of(&call).pick_allreduce(b).0.protocol
+            });
+        out.push(Choice {
+            bytes: b,
+            algorithm: p.algorithm,
+            protocol,
+            time_us: p.estimate.time_us,
+        });
+    }
+    Ok(out)
+}
+
+/// NCCL's name of our algorithm (`NCCL_ALGO` spelling), if NCCL has it.
+pub fn nccl_algo(a: Algorithm) -> Option<&'static str> {
+    match a {
+        Algorithm::Ring => Some("Ring"),
+        Algorithm::Dbtree => Some("Tree"),
+        Algorithm::Nb => Some("PAT"),
+        _ => None,
+    }
+}
+
+/// NCCL's function name (`NCCL_ALGO` prefix), for the collectives it tunes.
+pub fn nccl_func(p: Primitive) -> Option<&'static str> {
+    match p {
+        Primitive::Broadcast => Some("Broadcast"),
+        Primitive::Reduce => Some("Reduce"),
+        Primitive::AllGather => Some("AllGather"),
+        Primitive::ReduceScatter => Some("ReduceScatter"),
+        Primitive::AllReduce => Some("AllReduce"),
+        _ => None,
+    }
+}
+
+fn proto_env(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Ll => "LL",
+        Protocol::Ll128 => "LL128",
+        Protocol::Simple => "Simple",
+    }
+}
+
+/// HCCL's level1 name of our algorithm, if `HCCL_ALGO` can select it.
+pub fn hccl_level1(a: Algorithm) -> Option<&'static str> {
+    match a {
+        Algorithm::Hier | Algorithm::Ring => Some("ring"),
+        Algorithm::Rhd => Some("H-D_R"),
+        Algorithm::Nhr | Algorithm::HierNhr => Some("NHR"),
+        Algorithm::Nb => Some("NB"),
+        Algorithm::Pipeline => Some("pipeline"),
+        Algorithm::Pairwise => Some("pairwise"),
+        _ => None,
+    }
+}
+
+/// Consecutive sizes with the same choice, as byte ranges: `(min, max,
+/// choice)`; the first starts at 0, each ends at its last size, the last
+/// at `u32::MAX` (the plugin's "all sizes") or its last size if larger.
+pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
+    let mut v: Vec<(u64, u64, &Choice)> = Vec::new();
+    for c in choices {
+        match v.last_mut() {
+            Some(last) if last.2.algorithm == c.algorithm && last.2.protocol == c.protocol => {
+                last.1 = c.bytes
+            }
+            _ => {
+                let lo = v.last().map_or(0, |l| l.1 + 1);
+                v.push((lo, c.bytes, c));
+            }
+        }
+    }
+    if let Some(last) = v.last_mut() {
+        last.1 = last.1.max(u32::MAX as u64);
+    }
+    v
+}
+
+/// Writes the choices in `format`'s syntax, commented with the per-size
+/// table and [`LABEL`].
+///
+/// Errors: a sentence when the format is not the machine's library's, or
+/// the library cannot set this collective that way.
+pub fn render(
+    format: Format,
+    config: &Config,
+    library: Library,
+    nodes: usize,
+    choices: &[Choice],
+) -> Result<String, String> {
+    let op = config.op;
+    if library != format.library() {
+        return Err(format!(
+            "--format {}: the machine {} runs {}, not {}; use --format {}",
+            match format {
+                Format::NcclEnv => "nccl-env",
+                Format::NcclTunerCsv => "nccl-tuner-csv",
+                Format::Hccl => "hccl",
+            },
+            config.topo,
+            library.title(),
+            format.library().title(),
+            if library == Library::Hccl {
+                "hccl"
+            } else {
+                "nccl-env or nccl-tuner-csv"
+            }
+        ));
+    }
+    let mut t = format!(
+        "# {LABEL}: {} on {} ranks of {} ({}), {} per size\n",
+        op.title(),
+        config.ranks,
+        config.topo,
+        library.title(),
+        config.dtype.name()
+    );
+    for c in choices {
+        t.push_str(&format!(
+            "#   {:>10}  {}{}  {:.2} us\n",
+            format_bytes(c.bytes),
+            c.algorithm.name(),
+            c.protocol
+                .map(|p| format!("/{}", p.name()))
+                .unwrap_or_default(),
+            c.time_us
+        ));
+    }
+    match format {
+        Format::NcclEnv | Format::NcclTunerCsv => {
+            let Some(func) = nccl_func(op) else {
+                return Err(format!("--op {}: NCCL_ALGO and the tuner plugin cover allreduce, allgather, reducescatter, broadcast and reduce; NCCL runs {} as point-to-point sends, which they do not select", op.name(), op.title()));
+            };
+            for c in choices {
+                if nccl_algo(c.algorithm).is_none() {
+                    return Err(format!(
+                        "at {}: the model picks {}, which is not an NCCL algorithm",
+                        format_bytes(c.bytes),
+                        c.algorithm.name()
+                    ));
+                }
+            }
+            if format == Format::NcclEnv {
+                let mut algos: Vec<&str> = Vec::new();
+                let mut protos: Vec<&str> = Vec::new();
+                for c in choices {
+                    let a = nccl_algo(c.algorithm).expect("checked");
+                    if !algos.contains(&a) {
+                        algos.push(a);
+                    }
+                    if let Some(p) = c.protocol {
+                        if !protos.contains(&proto_env(p)) {
+                            protos.push(proto_env(p));
+                        }
+                    }
+                }
+                t.push_str("# NCCL_ALGO / NCCL_PROTO are global (no size ranges): these restrict\n# NCCL to what the model picks anywhere in the sweep and leave the per-size\n# choice to NCCL's tuner; for per-size ranges use --format nccl-tuner-csv.\n");
+                t.push_str(&format!("NCCL_ALGO={func}:{}\n", algos.join(",")));
+                if protos.is_empty() {
+                    t.push_str(
+                        "# NCCL_PROTO: the model does not pick a protocol for this collective\n",
+                    );
+                } else {
+                    t.push_str(&format!("NCCL_PROTO={func}:{}\n", protos.join(",")));
+                }
+            } else {
+                t.push_str("# NCCL example tuner plugin (plugins/tuner/example), NCCL_TUNER_CONFIG_FILE=<this file>\n");
+                t.push_str("# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
+                if choices.iter().any(|c| c.protocol.is_none()) {
+                    t.push_str("# protocol: the model does not pick one for this collective; simple is written (the plugin's default)\n");
+                }
+                for (lo, hi, c) in ranges(choices) {
+                    let a = nccl_algo(c.algorithm)
+                        .expect("checked")
+                        .to_ascii_lowercase();
+                    let p = c
+                        .protocol
+                        .map_or("simple", |p| p.name())
+                        .to_ascii_lowercase();
+                    t.push_str(&format!(
+                        "{},{lo},{hi},{a},{p},-1,{nodes},{},-1,-1\n",
+                        func.to_ascii_lowercase(),
+                        config.ranks
+                    ));
+                }
+            }
+        }
+        Format::Hccl => {
+            let hop = match op {
+                Primitive::AllGather
+                | Primitive::ReduceScatter
+                | Primitive::AllReduce
+                | Primitive::Broadcast
+                | Primitive::Reduce
+                | Primitive::Scatter
+                | Primitive::AlltoAll => op.name(),
+                _ => {
+                    return Err(format!(
+                        "--op {}: HCCL_ALGO sets allgather, reducescatter, allreduce, broadcast, reduce, scatter and alltoall",
+                        op.name()
+                    ))
+                }
+            };
+            if nodes <= 1 {
+                t.push_str("# HCCL_ALGO sets the algorithm between servers (level1; level0 inside a\n# server is only NA): on one server there is nothing to set. HCCL picks\n# its intra-server algorithm itself.\n");
+                return Ok(t);
+            }
+            // One algorithm per op: the one chosen at the most sizes.
+            let mut count: Vec<(&str, usize, u64, u64)> = Vec::new();
+            for c in choices {
+                let Some(a) = hccl_level1(c.algorithm) else {
+                    return Err(format!(
+                        "at {}: the model picks {}, which HCCL_ALGO cannot select",
+                        format_bytes(c.bytes),
+                        c.algorithm.name()
+                    ));
+                };
+                match count.iter_mut().find(|x| x.0 == a) {
+                    Some(x) => {
+                        x.1 += 1;
+                        x.3 = c.bytes;
+                    }
+                    None => count.push((a, 1, c.bytes, c.bytes)),
+                }
+            }
+            let best = count.iter().max_by_key(|x| x.1).expect("non-empty sweep");
+            if count.len() > 1 {
+                t.push_str("# HCCL_ALGO holds one algorithm per op, no size ranges. The model's choice\n# changes with size:\n");
+                for (a, k, lo, hi) in &count {
+                    t.push_str(&format!(
+                        "#   {a}: {k} sizes ({}..{})\n",
+                        format_bytes(*lo),
+                        format_bytes(*hi)
+                    ));
+                }
+                t.push_str(&format!("# The line pins {}, chosen at the most sizes; leaving HCCL_ALGO unset\n# lets HCCL switch by size itself.\n", best.0));
+            }
+            t.push_str(&format!(
+                "HCCL_ALGO=\"{hop}=level0:NA;level1:{}\"\n",
+                best.0
+            ));
+        }
+    }
+    Ok(t)
+}
+
+// ------------------------------------------------------------- validators
+
+const NCCL_FUNCS: [&str; 5] = [
+    "Broadcast",
+    "Reduce",
+    "AllGather",
+    "ReduceScatter",
+    "AllReduce",
+];
+const NCCL_ALGOS: [&str; 7] = [
+    "Tree",
+    "Ring",
+    "CollNetDirect",
+    "CollNetChain",
+    "NVLS",
+    "NVLSTree",
+    "PAT",
+];
+const NCCL_PROTOS: [&str; 3] = ["LL", "LL128", "Simple"];
+
+/// Checks an `NCCL_ALGO` (`algos = true`) or `NCCL_PROTO` value against
+/// `parseList`'s grammar; returns `(prefix, negated, names)` per entry.
+///
+/// Errors: a sentence naming the token.
+pub fn parse_nccl_list(
+    value: &str,
+    algos: bool,
+) -> Result<Vec<(Option<String>, bool, Vec<String>)>, String> {
+    let elems: &[&str] = if algos { &NCCL_ALGOS } else { &NCCL_PROTOS };
+    let mut out = Vec::new();
+    for (i, entry) in value.split(';').enumerate() {
+        if entry.is_empty() {
+            return Err(format!("empty entry in {value:?}"));
+        }
+        let (prefix, list) = match entry.split_once(':') {
+            Some((p, l)) => (Some(p), l),
+            None if i == 0 => (None, entry),
+            None => {
+                return Err(format!(
+                    "entry {entry:?}: all entries except the first must have a prefix"
+                ))
+            }
+        };
+        if let Some(p) = prefix {
+            if !NCCL_FUNCS.iter().any(|f| f.eq_ignore_ascii_case(p)) {
+                return Err(format!("unrecognized prefix token {p:?}"));
+            }
+        }
+        let (neg, list) = match list.strip_prefix('^') {
+            Some(l) => (true, l),
+            None => (false, list),
+        };
+        let mut names = Vec::new();
+        for e in list.split(',') {
+            if !elems.iter().any(|x| x.eq_ignore_ascii_case(e)) {
+                return Err(format!("unrecognized element token {e:?}"));
+            }
+            names.push(e.to_string());
+        }
+        out.push((prefix.map(str::to_string), neg, names));
+    }
+    Ok(out)
+}
+
+/// Checks an example tuner plugin CSV: 8 to 10 fields per non-comment
+/// line, known collective / algorithm / protocol, integer sizes with
+/// `min <= max`, integer or `-1` counts. Returns the rows' `(collective,
+/// min, max, algorithm, protocol)`.
+///
+/// Errors: a sentence naming the line and field.
+#[allow(clippy::type_complexity)]
+pub fn parse_tuner_csv(text: &str) -> Result<Vec<(String, u64, u64, String, String)>, String> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').collect();
+        if !(8..=10).contains(&f.len()) {
+            return Err(format!(
+                "line {}: {} fields, expected 8 to 10",
+                i + 1,
+                f.len()
+            ));
+        }
+        if ![
+            "broadcast",
+            "reduce",
+            "allgather",
+            "reducescatter",
+            "allreduce",
+        ]
+        .contains(&f[0])
+        {
+            return Err(format!("line {}: collective_type {:?}", i + 1, f[0]));
+        }
+        let num = |k: usize| -> Result<u64, String> {
+            f[k].parse::<u64>().map_err(|_| {
+                format!(
+                    "line {}: field {} {:?} is not a byte count",
+                    i + 1,
+                    k + 1,
+                    f[k]
+                )
+            })
+        };
+        let (lo, hi) = (num(1)?, num(2)?);
+        if lo > hi {
+            return Err(format!("line {}: min_bytes {lo} > max_bytes {hi}", i + 1));
+        }
+        if ![
+            "tree",
+            "ring",
+            "collnet_direct",
+            "collnet_chain",
+            "nvls",
+            "nvls_tree",
+            "pat",
+        ]
+        .contains(&f[3])
+        {
+            return Err(format!("line {}: algorithm {:?}", i + 1, f[3]));
+        }
+        if !["ll", "ll128", "simple"].contains(&f[4]) {
+            return Err(format!("line {}: protocol {:?}", i + 1, f[4]));
+        }
+        for (k, v) in f.iter().enumerate().skip(5) {
+            let ok = v.parse::<i64>().is_ok_and(|x| x == -1 || x >= 0);
+            if !ok {
+                return Err(format!(
+                    "line {}: field {} {v:?} is not a count or -1",
+                    i + 1,
+                    k + 1
+                ));
+            }
+        }
+        rows.push((f[0].to_string(), lo, hi, f[3].to_string(), f[4].to_string()));
+    }
+    Ok(rows)
+}
+
+/// Checks an `HCCL_ALGO` value: `level0:NA;level1:<algo>[;level2:<algo>]`
+/// or `<op>=...` entries joined by `/`. Returns `(op, level1)` per entry
+/// (`op` None for the global form).
+///
+/// Errors: a sentence naming the token.
+pub fn parse_hccl_algo(value: &str) -> Result<Vec<(Option<String>, String)>, String> {
+    const OPS: [&str; 7] = [
+        "allgather",
+        "reducescatter",
+        "allreduce",
+        "broadcast",
+        "reduce",
+        "scatter",
+        "alltoall",
+    ];
+    const L1: [&str; 8] = [
+        "ring", "H-D_R", "NHR", "NHR_V1", "NB", "AHC", "pipeline", "pairwise",
+    ];
+    let levels = |s: &str| -> Result<String, String> {
+        let parts: Vec<&str> = s.split(';').collect();
+        if parts.len() < 2 || parts[0] != "level0:NA" {
+            return Err(format!("{s:?}: expected level0:NA;level1:<algo>"));
+        }
+        let Some(a) = parts[1].strip_prefix("level1:") else {
+            return Err(format!("{:?}: expected level1:<algo>", parts[1]));
+        };
+        if !L1.contains(&a) {
+            return Err(format!("level1 {a:?}: expected one of {}", L1.join(", ")));
+        }
+        Ok(a.to_string())
+    };
+    if !value.contains('=') {
+        return Ok(vec![(None, levels(value)?)]);
+    }
+    let mut out = Vec::new();
+    for e in value.split('/') {
+        let Some((op, rest)) = e.split_once('=') else {
+            return Err(format!("{e:?}: expected <op>=level0:NA;level1:<algo>"));
+        };
+        if !OPS.contains(&op) {
+            return Err(format!("op {op:?}: expected one of {}", OPS.join(", ")));
+        }
+        out.push((Some(op.to_string()), levels(rest)?));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validators_accept_the_documented_examples_and_refuse_typos() {
+        // tuning.cc's own examples.
+        assert!(parse_nccl_list(
+            "ring,collnetdirect;allreduce:tree,collnetdirect;broadcast:ring",
+            true
+        )
+        .is_ok());
+        assert!(parse_nccl_list("LL,Simple;allreduce:^LL", false).is_ok());
+        assert!(parse_nccl_list("^LL128;allreduce:LL128", false).is_ok());
+        assert!(parse_nccl_list("allreduce:tree;ring", true).is_err());
+        assert!(parse_nccl_list("allreduce:trees", true).is_err());
+        assert!(parse_nccl_list("alltoall:ring", true).is_err());
+        // The plugin's example conf lines.
+        let conf = "# c\nallreduce,0,65536,tree,simple,2,1,-1,-1,1\nbroadcast,0,32768,tree,simple,-1,1,-1\nallgather,0,4294967295,ring,simple,4,2,-1\n";
+        assert_eq!(parse_tuner_csv(conf).unwrap().len(), 3);
+        assert!(parse_tuner_csv("allreduce,10,5,ring,simple,-1,1,8").is_err());
+        assert!(parse_tuner_csv("allreduce,0,5,ring,fast,-1,1,8").is_err());
+        // CANN's examples.
+        assert_eq!(
+            parse_hccl_algo("level0:NA;level1:H-D_R").unwrap(),
+            vec![(None, "H-D_R".into())]
+        );
+        assert_eq!(
+            parse_hccl_algo("alltoall=level0:NA;level1:pairwise/allreduce=level0:NA;level1:ring")
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(parse_hccl_algo("level0:ring;level1:ring").is_err());
+        assert!(parse_hccl_algo("alltoallv=level0:NA;level1:pairwise").is_err());
+    }
+}

@@ -1,0 +1,347 @@
+//! The "MSCCL" card: paste or load an MSCCL algorithm XML file
+//! ([`crate::engine::formats::msccl`]), see it verified and estimated on the
+//! page's machine (h100-8 or a 910B cluster if it has too few devices),
+//! run it on the rank workers with every rank checked bit for bit; and
+//! download the page's current schedule as MSCCL XML.
+//!
+//! Self-contained: its own state; the app passes only the current plan.
+
+use crate::engine::check::Checker;
+use crate::engine::cost::Slices;
+use crate::engine::dtype::{DType, ReduceOp};
+use crate::engine::formats::msccl::{self, Imported};
+use crate::engine::plan::{self, Plan};
+use crate::engine::topology::Topology;
+use crate::engine::units::format_bytes;
+use crate::engine::verify::{verify, Verified};
+use crate::runtime::{self, RankOutput, RunRequest};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// Props of [`MscclCard`].
+#[derive(Properties, PartialEq)]
+pub struct MscclCardProps {
+    /// The page's current plan (its machine estimates the import; its
+    /// schedule is what "Export" writes).
+    pub plan: Option<Rc<Plan>>,
+}
+
+/// Message size the card estimates at.
+const ESTIMATE_BYTES: u64 = 1 << 20;
+/// About this many elements per rank in a card run.
+const RUN_ELEMS: usize = 1 << 14;
+
+/// A successful import.
+#[derive(Clone)]
+struct Done {
+    imported: Rc<Imported>,
+    verified: Rc<Verified>,
+    topo: String,
+    time_us: f64,
+    busbw: f64,
+    auto: Option<(String, f64)>,
+}
+
+/// The card's state.
+#[derive(Clone, Default)]
+enum Status {
+    #[default]
+    Empty,
+    Error(String),
+    Ok(Done),
+}
+
+/// The state of a run of the imported schedule.
+#[derive(Clone, Default, PartialEq)]
+enum RunStatus {
+    #[default]
+    Idle,
+    Running,
+    Verified(usize, usize, f64),
+    Mismatch(String),
+    Error(String),
+}
+
+fn import_text(text: &str, plan: Option<&Plan>) -> Status {
+    let imp = match msccl::import(text) {
+        Ok(x) => x,
+        Err(e) => return Status::Error(e.to_string()),
+    };
+    let verified = match verify(&imp.schedule) {
+        Ok(v) => v,
+        Err(e) => return Status::Error(imp.explain(&e)),
+    };
+    let n = imp.schedule.ranks;
+    // The page's machine when it has enough devices, else a preset.
+    let page = plan
+        .map(|p| p.topology.clone())
+        .filter(|t| t.check_ranks(n).is_ok());
+    let (topo, name) = match page {
+        Some(t) => {
+            let name = t.name.clone();
+            (t, name)
+        }
+        None => {
+            let name = if n <= 8 {
+                "h100-8".to_string()
+            } else {
+                format!("910b-{}x8", n.div_ceil(8).max(2))
+            };
+            match Topology::preset(&name) {
+                Ok(t) => (t, name),
+                Err(e) => return Status::Error(e.to_string()),
+            }
+        }
+    };
+    let (e, _, _) = match plan::estimate(
+        &imp.schedule,
+        &topo,
+        ESTIMATE_BYTES,
+        DType::Fp32,
+        Slices::Auto,
+    ) {
+        Ok(x) => x,
+        Err(e) => return Status::Error(e.to_string()),
+    };
+    // The machine's own choice for the same collective, if the page shows it.
+    let auto = plan
+        .filter(|p| {
+            p.config.op == imp.schedule.primitive
+                && p.config.ranks == n
+                && p.config.bytes == ESTIMATE_BYTES
+        })
+        .map(|p| (p.algorithm.name().to_string(), p.estimate.time_us));
+    Status::Ok(Done {
+        verified: Rc::new(verified),
+        imported: Rc::new(imp),
+        topo: name,
+        time_us: e.time_us,
+        busbw: e.busbw_gbps,
+        auto,
+    })
+}
+
+fn download(name: &str, text: &str) -> Result<(), String> {
+    let win = web_sys::window().ok_or("no window")?;
+    let doc = win.document().ok_or("no document")?;
+    let parts = js_sys::Array::of1(&text.into());
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/xml");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "cannot make the file")?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "cannot link the file")?;
+    let a = doc.create_element("a").map_err(|_| "no link element")?;
+    let _ = a.set_attribute("href", &url);
+    let _ = a.set_attribute("download", name);
+    if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The "MSCCL" card.
+#[function_component(MscclCard)]
+pub fn msccl_card(p: &MscclCardProps) -> Html {
+    let text = use_state(String::new);
+    let status = use_state(Status::default);
+    let run = use_state(RunStatus::default);
+    let export_error = use_state(|| None::<String>);
+
+    let do_import = {
+        let (status, run, plan) = (status.clone(), run.clone(), p.plan.clone());
+        move |t: &str| {
+            run.set(RunStatus::Idle);
+            status.set(import_text(t, plan.as_deref()));
+        }
+    };
+    let on_input = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| {
+            text.set(
+                e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
+                    .value(),
+            )
+        })
+    };
+    let on_import = {
+        let (text, f) = (text.clone(), do_import.clone());
+        Callback::from(move |_: MouseEvent| f(&text))
+    };
+    let on_file = {
+        let (text, f) = (text.clone(), do_import.clone());
+        Callback::from(move |e: Event| {
+            let Some(input) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            else {
+                return;
+            };
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let (text, f) = (text.clone(), f.clone());
+            let promise = file.text();
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(v) = wasm_bindgen_futures::JsFuture::from(promise).await {
+                    let s = v.as_string().unwrap_or_default();
+                    f(&s);
+                    text.set(s);
+                }
+            });
+        })
+    };
+    let on_run = {
+        let (status, run) = (status.clone(), run.clone());
+        Callback::from(move |_: MouseEvent| {
+            let Status::Ok(done) = (*status).clone() else {
+                return;
+            };
+            let run = run.clone();
+            run.set(RunStatus::Running);
+            yew::platform::spawn_local(async move {
+                let s = done.imported.schedule.clone();
+                let g = s.granule();
+                let elems = (RUN_ELEMS / g).max(1) * g;
+                let (dtype, op, seed) = (DType::Fp32, ReduceOp::Sum, 1u64);
+                let req = RunRequest {
+                    schedule: s.clone(),
+                    dtype,
+                    op,
+                    seed,
+                    elems,
+                    timeout_ms: 30_000,
+                    compressed: None,
+                };
+                let outs: Rc<RefCell<Vec<RankOutput>>> = Rc::default();
+                let sink = outs.clone();
+                let r = runtime::run(req, move |o| sink.borrow_mut().push(o)).await;
+                match r {
+                    Err(e) => run.set(RunStatus::Error(e.to_string())),
+                    Ok(summary) => {
+                        let mut checker = Checker::new(&s, &done.verified, dtype, op, seed, elems);
+                        let outs = outs.borrow();
+                        let bad: Vec<String> = outs
+                            .iter()
+                            .map(|o| checker.check_rank(o.rank, &o.buffer))
+                            .filter(|r| !r.ok())
+                            .map(|r| {
+                                format!(
+                                    "rank {}: {} elements differ",
+                                    r.rank, r.mismatched_elements
+                                )
+                            })
+                            .collect();
+                        if outs.len() < s.ranks {
+                            run.set(RunStatus::Error(format!(
+                                "only {} of {} ranks reported",
+                                outs.len(),
+                                s.ranks
+                            )));
+                        } else if bad.is_empty() {
+                            run.set(RunStatus::Verified(outs.len(), elems, summary.wall_ms));
+                        } else {
+                            run.set(RunStatus::Mismatch(bad.join("; ")));
+                        }
+                    }
+                }
+            });
+        })
+    };
+    let on_export = {
+        let (plan, export_error) = (p.plan.clone(), export_error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let Some(plan) = plan.as_ref() else {
+                return;
+            };
+            let s = plan.drawn_schedule();
+            let r = msccl::export(s).map_err(|e| e.to_string()).and_then(|xml| {
+                let name = format!(
+                    "{}_{}_{}gpu.xml",
+                    s.primitive.name(),
+                    s.algorithm.replace([':', '/', '\\'], "_"),
+                    s.ranks
+                );
+                download(&name, &xml)
+            });
+            export_error.set(r.err());
+        })
+    };
+
+    let (state, body) = match &*status {
+        Status::Empty => (
+            "idle",
+            html! { <p class="hint">{"Paste an MSCCL algorithm file (<algo> <gpu> <tb> <step>, as msccl-tools writes and the MSCCL runtime reads) or load one; up to 64 GPUs. Read: allreduce, reducescatter, allgather, broadcast, reduce, scatter, gather, alltoall."}</p> },
+        ),
+        Status::Error(e) => (
+            "error",
+            html! { <p class="inline-error" id="msccl-error" role="alert">{e.clone()}</p> },
+        ),
+        Status::Ok(d) => {
+            let imp = &d.imported;
+            let s = &imp.schedule;
+            let net = s
+                .steps
+                .iter()
+                .flat_map(|x| &x.transfers)
+                .filter(|t| t.src != t.dst)
+                .count();
+            let local = s.transfer_count() - net;
+            let pr = &imp.program;
+            (
+                "verified",
+                html! {
+                    <div class="msccl-summary">
+                        <p><strong>{if pr.name.is_empty() { "(unnamed)".to_string() } else { pr.name.clone() }}</strong>
+                            {format!(" — {} on {} GPUs, proto {}, {} channel(s), {} thread blocks, {} steps in the file", pr.coll, pr.ngpus, pr.proto, pr.nchannels, imp.thread_blocks, imp.xml_steps)}</p>
+                        <p id="msccl-verified">{format!("✓ verified: every output chunk holds what {} requires ({} IR steps, {} transfers, {} local copies/reduces, {} chunks + {} scratch)", s.primitive.title(), s.steps.len(), net, local, s.chunks, s.scratch)}</p>
+                        <p id="msccl-estimate">{format!("Model on {}: {} in {:.2} µs, busbw {:.1} GB/s", d.topo, format_bytes(ESTIMATE_BYTES), d.time_us, d.busbw)}
+                            { if let Some((a, t)) = &d.auto { format!(" · the machine's own choice ({a}): {t:.2} µs") } else { String::new() } }</p>
+                        { for imp.notes.iter().map(|n| html! { <p class="hint">{format!("Note: {n}")}</p> }) }
+                    </div>
+                },
+            )
+        }
+    };
+    let run_view = match &*run {
+        RunStatus::Idle => html! {},
+        RunStatus::Running => {
+            html! { <p id="msccl-run-result" data-state="running">{"Running on the workers…"}</p> }
+        }
+        RunStatus::Verified(n, elems, ms) => html! {
+            <p id="msccl-run-result" data-state="verified">{format!("✓ {n} ranks ran it on the workers ({elems} fp32 elements per message, {ms:.0} ms); every output equals the reference bit for bit")}</p>
+        },
+        RunStatus::Mismatch(m) => {
+            html! { <p id="msccl-run-result" class="inline-error" data-state="mismatch">{m.clone()}</p> }
+        }
+        RunStatus::Error(m) => {
+            html! { <p id="msccl-run-result" class="inline-error" data-state="error">{m.clone()}</p> }
+        }
+    };
+    let can_run = matches!(&*status, Status::Ok(_)) && *run != RunStatus::Running;
+    html! {
+        <section class="card msccl" id="msccl" aria-label="MSCCL algorithm XML: import and export" data-state={state}>
+            <div class="card-head">
+                <h2>{"MSCCL"}</h2>
+                <span class="muted">{"algorithm XML in and out"}</span>
+            </div>
+            <label class="sr-only" for="msccl-input">{"MSCCL XML"}</label>
+            <textarea id="msccl-input" class="log-input" rows="6" spellcheck="false" value={(*text).clone()} oninput={on_input}
+                placeholder={"<algo name=… proto=\"Simple\" nchannels=… nchunksperloop=… ngpus=… coll=\"allreduce\" inplace=\"1\">\n  <gpu id=\"0\" …><tb id=\"0\" send=… recv=… chan=…><step s=\"0\" type=\"s\" …/>"} />
+            {body}
+            {run_view}
+            <div class="fit-actions">
+                <button id="msccl-import" class="primary" onclick={on_import} title="Import, verify and estimate the pasted XML">{"Import & verify"}</button>
+                <input id="msccl-file" class="sr-only" type="file" accept=".xml,application/xml,text/xml" onchange={on_file} />
+                <label class="secondary-button" for="msccl-file" title="Read an .xml file and import it">{"Load file…"}</label>
+                <button id="msccl-run" class="secondary-button" onclick={on_run} disabled={!can_run} title="Run the imported schedule on the rank workers and check every rank">{"Run on workers"}</button>
+                <button id="msccl-export" class="secondary-button" onclick={on_export} disabled={p.plan.is_none()} title="Download the page's current schedule as MSCCL XML (re-imports to the same schedule)">{"Export current as MSCCL XML"}</button>
+            </div>
+            { if let Some(e) = &*export_error { html! { <p class="inline-error" id="msccl-export-error">{e.clone()}</p> } } else { html! {} } }
+        </section>
+    }
+}

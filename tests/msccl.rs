@@ -1,0 +1,346 @@
+//! MSCCL XML in and out: the three real files in tests/fixtures/msccl
+//! import, verify, run bit for bit and estimate; malformed files fail with
+//! the element named; every catalogue schedule exports and re-imports to
+//! the same Schedule.
+#![cfg(not(target_arch = "wasm32"))]
+
+use ccl_playground::engine::algorithm::{build_with_root, Algorithm};
+use ccl_playground::engine::check::Checker;
+use ccl_playground::engine::collective::Primitive;
+use ccl_playground::engine::cost::Slices;
+use ccl_playground::engine::dtype::{DType, ReduceOp};
+use ccl_playground::engine::execute::reference_run;
+use ccl_playground::engine::formats::msccl::{self, Kind};
+use ccl_playground::engine::plan;
+use ccl_playground::engine::schedule::{Schedule, TransferKind};
+use ccl_playground::engine::topology::Topology;
+use ccl_playground::engine::verify::verify;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/msccl/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+const FIXTURES: [&str; 3] = [
+    "msccl_allreduce_binarytree_4gpu_simple.xml",
+    "msccl_allreduce_ring_4gpu_4ch_simple.xml",
+    "msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml",
+];
+
+/// Runs `s` with the reference executor and checks every rank bit for bit
+/// against its own reduction order and against the exact result.
+fn run_and_check(s: &Schedule, dtype: DType, op: ReduceOp, elems: usize) {
+    let v = verify(s).unwrap_or_else(|e| panic!("{}: {e}", s.algorithm));
+    let out = reference_run(s, dtype, op, 7, elems);
+    let mut checker = Checker::new(s, &v, dtype, op, 7, elems);
+    for (r, buf) in out.iter().enumerate() {
+        let rep = checker.check_rank(r, buf);
+        assert!(rep.ok(), "{} rank {r}: {rep:?}", s.algorithm);
+    }
+}
+
+#[test]
+fn the_three_real_files_import_verify_run_and_estimate() {
+    let want = [
+        // (primitive, ranks, IR chunks, chunk factor, steps, transfers)
+        (Primitive::AllReduce, 4, 4, 2),
+        (Primitive::AllReduce, 4, 4, 1),
+        (Primitive::AlltoAll, 8, 32, 1),
+    ];
+    for (f, (p, n, chunks, m)) in FIXTURES.iter().zip(want) {
+        let imp = msccl::import(&fixture(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let s = &imp.schedule;
+        assert_eq!(
+            (s.primitive, s.ranks, s.chunks, imp.chunk_factor),
+            (p, n, chunks, m),
+            "{f}"
+        );
+        assert!(s.algorithm.starts_with("msccl:"), "{}", s.algorithm);
+        verify(s).unwrap_or_else(|e| panic!("{f}: {e}"));
+        for dtype in [DType::Fp32, DType::Fp16, DType::Int32] {
+            for op in [ReduceOp::Sum, ReduceOp::Max] {
+                run_and_check(s, dtype, op, s.granule() * 6);
+            }
+        }
+        let topo = Topology::h100_8();
+        let (e, _, _) = plan::estimate(s, &topo, 1 << 20, DType::Fp32, Slices::Fixed(1)).unwrap();
+        assert!(
+            e.time_us > 0.0 && e.time_us.is_finite(),
+            "{f}: {}",
+            e.time_us
+        );
+        let (e2, _, _) = plan::estimate(s, &topo, 1 << 20, DType::Fp32, Slices::Auto).unwrap();
+        assert!(
+            e2.time_us > 0.0 && e2.time_us.is_finite(),
+            "{f}: {}",
+            e2.time_us
+        );
+    }
+}
+
+#[test]
+fn the_ring_file_is_a_ring_and_the_alltoall_one_step() {
+    // allreduce_ring_4channelsperring: 4 chunks, each goes round the ring
+    // reducing (rrs, 2 hops after the first send) and then copying (rcs).
+    let imp = msccl::import(&fixture(FIXTURES[1])).unwrap();
+    let s = &imp.schedule;
+    assert_eq!(imp.thread_blocks, 16);
+    assert_eq!(imp.xml_steps, 28);
+    // Every transfer goes to the next rank or is local (rrs's pre-copy).
+    for st in &s.steps {
+        for t in &st.transfers {
+            assert!(t.dst == (t.src + 1) % 4 || t.dst == t.src, "{t:?}");
+        }
+    }
+    let net = |s: &Schedule| {
+        s.steps
+            .iter()
+            .flat_map(|x| &x.transfers)
+            .filter(|t| t.src != t.dst)
+            .count()
+    };
+    // 4 chunks × (3 reduce hops + 3 copy hops).
+    assert_eq!(net(s), 24);
+    assert_eq!(s.steps.len(), 6);
+    // All-pairs AlltoAll: every receive is a plain r from a peer, one step.
+    let a2a = msccl::import(&fixture(FIXTURES[2])).unwrap();
+    assert_eq!(a2a.schedule.steps.len(), 1);
+    assert_eq!(net(&a2a.schedule), 8 * 7 * 2);
+    assert_eq!(a2a.program.bytes_range, Some((0, 40959)));
+    assert_eq!(a2a.program.proto, "LL");
+}
+
+#[test]
+fn rrs_uses_a_temporary_and_leaves_its_source_alone() {
+    // gpu 1 / tb 3 of the binary tree: rrs of input chunk 1.
+    let imp = msccl::import(&fixture(FIXTURES[0])).unwrap();
+    let s = &imp.schedule;
+    assert!(s.scratch > 0);
+    let local: Vec<_> = s
+        .steps
+        .iter()
+        .flat_map(|x| &x.transfers)
+        .filter(|t| t.src == t.dst)
+        .collect();
+    assert!(!local.is_empty());
+    assert!(local
+        .iter()
+        .all(|t| t.kind == TransferKind::Copy && t.dst_first >= s.chunks));
+    assert_eq!(s.granule(), 4);
+}
+
+fn tiny(steps: &str) -> String {
+    format!(
+        r#"<algo name="t" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">{steps}</tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#
+    )
+}
+
+#[test]
+fn errors_name_the_element_the_value_and_what_is_allowed() {
+    let cases: [(String, &str, &str); 8] = [
+        (tiny(r#"<step s="0" type="x" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 0 / tb 0 / step 0", "type=\"x\": expected one of s, r"),
+        (tiny(r#"<step s="0" type="s" srcbuf="i" srcoff="5" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 0 / tb 0 / step 0", "i_chunks=\"2\""),
+        (tiny(r#"<step s="0" type="s" srcbuf="q" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 0 / tb 0 / step 0", "srcbuf=\"q\": expected i, o or s"),
+        (tiny(r#"<step s="3" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 0 / tb 0 / step 0", "numbered 0, 1, 2"),
+        (tiny(r#"<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 1 / tb 0 / step 0", "cnt=\"1\" but the matching send"),
+        (tiny(r#"<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/><step s="1" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#),
+            "gpu 0 / tb 0", "sends 2 messages to gpu 1 on channel 0 but gpu 1 / tb 0 receives 1"),
+        (tiny(r#"<step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="4" deps="0" hasdep="0"/>"#),
+            "gpu 0 / tb 0 / step 0", "depid=\"4\""),
+        (tiny(r#"<step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/><step s="1" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#)
+            .replace(r#"hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#, r#"hasdep="0"/><step s="1" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#),
+            "gpu", "deadlocks"),
+    ];
+    for (xml, at, what) in cases {
+        let e = msccl::import(&xml)
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {what}"));
+        assert!(e.at.contains(at), "{e}");
+        assert!(e.to_string().contains(what), "{e}");
+    }
+    for bad in [
+        "",
+        "<algo",
+        "not xml at all",
+        r#"<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="99" coll="allreduce" inplace="1"></algo>"#,
+        r#"<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="2" coll="allreduce" inplace="1"><gpu id="0" i_chunks="1" o_chunks="0" s_chunks="0"/></algo>"#,
+        r#"<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="1" coll="custom" inplace="1"><gpu id="0" i_chunks="1" o_chunks="0" s_chunks="0"/></algo>"#,
+    ] {
+        let e = msccl::import(bad).unwrap_err();
+        assert!(!e.what.is_empty());
+    }
+    // ngpus names its limit.
+    let e = msccl::import(r#"<algo name="x" proto="Simple" nchannels="1" nchunksperloop="1" ngpus="99" coll="allreduce" inplace="1"></algo>"#).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "algo: ngpus=\"99\": expected an integer in 1..=64"
+    );
+}
+
+#[test]
+fn scratch_cpy_re_and_out_of_place_import_and_verify() {
+    // A 2-GPU allreduce, out of place, through scratch: each GPU sends its
+    // input chunk 0 and 1 to the peer's scratch, reduces the scratch into a
+    // copy of its input in o, with a nop joining two waits.
+    let xml = r#"<algo name="scr" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="0" outofplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="2" s_chunks="2">
+    <tb id="0" send="1" recv="-1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="1" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="2" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="nop" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="-1" cnt="0" depid="1" deps="0" hasdep="0"/>
+      <step s="2" type="re" srcbuf="s" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="2" s_chunks="2">
+    <tb id="0" send="0" recv="-1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="2" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="re" srcbuf="s" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="1" deps="0" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#;
+    let imp = msccl::import(xml).unwrap();
+    let s = &imp.schedule;
+    // 2 chunks of output + 2 of scratch.
+    assert_eq!((s.chunks, s.scratch), (2, 4));
+    assert_eq!(s.steps.last().unwrap().phase, "output copy");
+    verify(s).unwrap();
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, 10);
+    // Without the wait, the re may run before the data arrives.
+    let racy = xml.replace(
+        r#"depid="1" deps="0" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#,
+        r#"depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>"#,
+    );
+    let s2 = msccl::import(&racy).unwrap().schedule;
+    assert!(verify(&s2).is_err());
+    assert_eq!(Kind::Reduce.name(), "re");
+}
+
+#[test]
+fn every_catalogue_schedule_round_trips_through_msccl_xml() {
+    let mut done = 0;
+    for a in Algorithm::ALL {
+        for p in Primitive::ALL {
+            for n in [2usize, 3, 4, 5, 8, 16] {
+                if !a.supports(p, n) {
+                    continue;
+                }
+                let root = if p.rooted() { n - 1 } else { 0 };
+                let s = build_with_root(a, p, n, root).unwrap();
+                match msccl::export(&s) {
+                    Err(e) => {
+                        assert!(
+                            matches!(
+                                p,
+                                Primitive::AlltoAllV | Primitive::Barrier | Primitive::SendRecv
+                            ),
+                            "{a} {p} n={n}: {e}"
+                        );
+                        assert!(e.what.contains("no layout"), "{e}");
+                        continue;
+                    }
+                    Ok(xml) => {
+                        let back =
+                            msccl::import(&xml).unwrap_or_else(|e| panic!("{a} {p} n={n}: {e}"));
+                        assert!(
+                            back.notes.iter().all(|x| !x.contains("ignored")),
+                            "{a} {p} n={n}: {:?}",
+                            back.notes
+                        );
+                        assert_eq!(back.schedule, s, "{a} {p} n={n}");
+                        done += 1;
+                        // Without the hints the file still imports, verifies and
+                        // gives the same bits (the waits keep every reduction order).
+                        if n <= 5 {
+                            let plain: String = xml
+                                .split('\n')
+                                .map(|l| strip_hints(l))
+                                .collect::<Vec<_>>()
+                                .join("\n");
+                            let asap = msccl::import(&plain)
+                                .unwrap_or_else(|e| panic!("{a} {p} n={n}: {e}"));
+                            assert!(
+                                asap.schedule.steps.len() <= s.steps.len() + 1,
+                                "{a} {p} n={n}"
+                            );
+                            let elems = s.granule() * 3;
+                            verify(&asap.schedule)
+                                .unwrap_or_else(|e| panic!("{a} {p} n={n} asap: {e}"));
+                            let x = reference_run(&s, DType::Fp16, ReduceOp::Sum, 3, elems);
+                            let y =
+                                reference_run(&asap.schedule, DType::Fp16, ReduceOp::Sum, 3, elems);
+                            assert_eq!(x, y, "{a} {p} n={n}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(done > 150, "{done}");
+}
+
+fn strip_hints(line: &str) -> String {
+    let mut out = line.to_string();
+    for key in ["ccl_step", "ccl_seq", "ccl_phases"] {
+        while let Some(i) = out.find(&format!(" {key}=\"")) {
+            let rest = &out[i + key.len() + 3..];
+            let j = rest.find('"').unwrap();
+            out = format!("{}{}", &out[..i], &rest[j + 1..]);
+        }
+    }
+    out
+}
+
+#[test]
+fn imported_schedules_export_and_come_back() {
+    for f in FIXTURES {
+        let s = msccl::import(&fixture(f)).unwrap().schedule;
+        let xml = msccl::export(&s).unwrap();
+        let back = msccl::import(&xml).unwrap();
+        assert_eq!(back.schedule, s, "{f}");
+    }
+    // 64 ranks: ring AllReduce exports within MSCCL's per-channel limit.
+    let s = build_with_root(Algorithm::Ring, Primitive::AllReduce, 64, 0).unwrap();
+    let xml = msccl::export(&s).unwrap();
+    assert!(xml.contains("nchannels=\"2\""));
+    assert_eq!(msccl::import(&xml).unwrap().schedule, s);
+}
