@@ -331,6 +331,7 @@ mod cli {
                 .collect(),
             producer: "cclsim".into(),
             notes,
+            processes: vec![],
         }
     }
 

@@ -1,8 +1,8 @@
 //! The test-only fault mini-language: `KIND:rank=R:step=K` (the page's
 //! `fault=` URL key), which makes one rank's worker misbehave so that the
 //! failure paths (a worker that throws, dies, loses or delays a message)
-//! can be tested end to end. Pure Rust; the browser runtime
-//! ([`super::browser`], wasm only) is what acts on it.
+//! can be tested end to end: the page's workers (`runtime::browser`) and
+//! `cclrun --fault` (`runtime::mpi`) act on it. Pure Rust.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -35,6 +35,10 @@ pub enum FaultKind {
     Kill,
     /// The message is never posted (lost).
     Drop,
+    /// The message is sent with its first byte flipped (the receiver's
+    /// output then fails its bit-for-bit check, which names the rank, the
+    /// chunk and the element).
+    Corrupt,
     /// The message is posted `ms` ms late.
     Delay {
         /// The delay, ms.
@@ -44,12 +48,12 @@ pub enum FaultKind {
 
 /// Why a `fault` value was refused.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("one of throw|kill|drop:rank=R:step=K or delay:rank=R:step=K:ms=M (R, K, M integers; M <= 600000)")]
+#[error("one of throw|kill|drop|corrupt:rank=R:step=K or delay:rank=R:step=K:ms=M (R, K, M integers; M <= 600000)")]
 pub struct FaultSyntaxError;
 
 impl Fault {
     /// Parses the test-only URL value: `throw:rank=R:step=K`,
-    /// `kill:rank=R:step=K`, `drop:rank=R:step=K`,
+    /// `kill:rank=R:step=K`, `drop:rank=R:step=K`, `corrupt:rank=R:step=K`,
     /// `delay:rank=R:step=K:ms=M`. Exactly these fields, in this order.
     ///
     /// Errors: [`FaultSyntaxError`] for anything else.
@@ -68,6 +72,7 @@ impl Fault {
             Some("throw") => (FaultKind::Throw, 3),
             Some("kill") => (FaultKind::Kill, 3),
             Some("drop") => (FaultKind::Drop, 3),
+            Some("corrupt") => (FaultKind::Corrupt, 3),
             Some("delay") => {
                 let ms = field(3, "ms")?;
                 if ms > 600_000 {
@@ -93,6 +98,7 @@ impl Fault {
             FaultKind::Throw => "throws".to_string(),
             FaultKind::Kill => "is terminated".to_string(),
             FaultKind::Drop => "loses its message".to_string(),
+            FaultKind::Corrupt => "corrupts its message".to_string(),
             FaultKind::Delay { ms } => format!("delays its message by {ms} ms"),
         };
         format!(
@@ -115,6 +121,10 @@ mod tests {
         );
         assert_eq!(Fault::parse("kill:rank=0:step=3"), f(FaultKind::Kill, 0, 3));
         assert_eq!(Fault::parse("drop:rank=7:step=0"), f(FaultKind::Drop, 7, 0));
+        assert_eq!(
+            Fault::parse("corrupt:rank=3:step=1"),
+            f(FaultKind::Corrupt, 3, 1)
+        );
         assert_eq!(
             Fault::parse("delay:rank=1:step=2:ms=3000"),
             f(FaultKind::Delay { ms: 3000 }, 1, 2)

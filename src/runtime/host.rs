@@ -41,6 +41,12 @@ impl<P: Payload> Payload for Bytes<P> {
             Bytes::Local(v) => dst.copy_from_slice(v),
         }
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Wire(p) => p.as_slice(),
+            Bytes::Local(v) => Some(v),
+        }
+    }
 }
 
 /// What the `send` callback of [`Host::drain`] did with a chunk.
@@ -51,6 +57,9 @@ pub enum Sent {
     Handled,
     /// Deliver it to the co-hosted receiver now (only for [`Route::Local`]).
     Local,
+    /// Deliver these bytes instead to the co-hosted receiver now (only for
+    /// [`Route::Local`]; the test-only `corrupt` fault).
+    LocalBytes(Vec<u8>),
     /// Stop this worker at once (a test-only `kill`): every hosted rank is
     /// abandoned and nothing more is reported.
     Halt,
@@ -281,7 +290,8 @@ impl<P: Payload> Host<P> {
                 match send(msg, route, bytes) {
                     Ok(Sent::Handled) => {}
                     Ok(Sent::Local) if route == Route::Local => local.push((msg, bytes.to_vec())),
-                    Ok(Sent::Local) => {
+                    Ok(Sent::LocalBytes(v)) if route == Route::Local => local.push((msg, v)),
+                    Ok(Sent::Local | Sent::LocalBytes(_)) => {
                         outcome = Err(Err(format!(
                             "rank {rank}'s chunk for rank {to} cannot be delivered locally: rank {to} is on another worker"
                         )))

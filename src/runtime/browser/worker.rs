@@ -291,6 +291,7 @@ impl Ranks {
             .get()
             .filter(|f| f.rank == msg.from && msg.chunk.step >= f.step);
         let mut delay_ms = None;
+        let mut corrupted = None;
         if let Some(f) = fault {
             self.fault.set(None);
             match f.kind {
@@ -301,8 +302,19 @@ impl Ranks {
                 FaultKind::Kill => return Ok(Sent::Halt),
                 FaultKind::Drop => return Ok(Sent::Handled),
                 FaultKind::Delay { ms } => delay_ms = Some(ms),
+                FaultKind::Corrupt => {
+                    let mut copy = bytes.to_vec();
+                    if let Some(b) = copy.first_mut() {
+                        *b ^= 0xFF;
+                    }
+                    corrupted = Some(copy);
+                }
             }
         }
+        if let (Route::Local, Some(copy)) = (route, &corrupted) {
+            return Ok(Sent::LocalBytes(copy.clone()));
+        }
+        let bytes: &[u8] = corrupted.as_deref().unwrap_or(bytes);
         match (route, delay_ms) {
             (Route::Local, None) => Ok(Sent::Local),
             (Route::Local, Some(ms)) => {
