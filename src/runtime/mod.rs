@@ -11,8 +11,12 @@
 //! - [`protocol`]: the run's request and results, the JSON message headers;
 //! - [`fault`]: the test-only fault mini-language (`KIND:rank=R:step=K`).
 //!
-//! The browser adapter, [`browser`] (wasm only): the worker pool, the worker
-//! and the JS side of the codec (web-sys, js-sys).
+//! The adapters that move the chunks:
+//! - `browser` (wasm only): the worker pool, the worker and the JS side of
+//!   the codec (web-sys, js-sys);
+//! - `mpi` (native, cargo feature `mpi`): one MPI process per rank,
+//!   nonblocking point-to-point per step (`cclrun`), and the MPI
+//!   library's own collectives as the baseline.
 //!
 //! CONTRACT used by the UI (keep these signatures):
 //! ```ignore
@@ -27,6 +31,9 @@ pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+
+#[cfg(all(feature = "mpi", not(target_arch = "wasm32")))]
+pub mod mpi;
 
 #[cfg(target_arch = "wasm32")]
 pub use browser::run;
