@@ -12,7 +12,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="${OUT:-bench-out}"
-ITERS="${ITERS:-20}"
+ITERS="${ITERS:-30}"
+# The median of the timed iterations: this machine is shared (other builds),
+# and a mean is at the mercy of one descheduled iteration.
+STAT="${STAT:-median}"
 WARMUP="${WARMUP:-5}"
 mkdir -p "$OUT"
 cargo build --release --features mpi --bin cclrun --bin cclsim
@@ -23,7 +26,8 @@ CCLSIM=target/release/cclsim
 for np in 2 4; do
   echo "# np=$np, load average before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
   "${RUN[@]}" -np "$np" "$CCLRUN" --op allreduce --algo ring,rhd,mesh,auto,library --compare \
-    -b 1K -e 64M -f 4 -w "$WARMUP" -n "$ITERS" | tee "$OUT/compare-np$np.txt"
+    -b 1K -e 64M -f 4 -w "$WARMUP" -n "$ITERS" --stat "$STAT" | tee "$OUT/compare-np$np.txt"
+  echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
 done
 
@@ -31,7 +35,8 @@ done
 # fit the even-indexed rows, predict the odd ones.
 np=2
 "${RUN[@]}" -np "$np" "$CCLRUN" --op allreduce --algo ring -b 1K -e 64M -f 2 \
-  -w "$WARMUP" -n "$ITERS" > "$OUT/sweep-ring-np$np.txt"
+  -w "$WARMUP" -n "$ITERS" --stat "$STAT" > "$OUT/sweep-ring-np$np.txt"
+echo "# load average after the sweep: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk '/^#/ {print; next} {n++; if (n % 2 == 1) print}' "$OUT/sweep-ring-np$np.txt" > "$OUT/sweep-even.txt"
 "$CCLSIM" fit "$OUT/sweep-even.txt" --out "$OUT/profile.json" > "$OUT/fit.txt"
 cat "$OUT/fit.txt"

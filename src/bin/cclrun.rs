@@ -18,7 +18,8 @@
 //! result. Rank 0 prints nccl-tests' table (`cclsim fit` reads it back).
 //!
 //! Time of an iteration: the slowest rank's, from a barrier to its last
-//! message; a row's time is the mean over the `-n` timed iterations after
+//! message; a row's time is the mean (`--stat median`: the median) over
+//! the `-n` timed iterations after
 //! `-w` warm-ups; the check reads the last timed iteration's output.
 //!
 //! Ranks map to the topology's devices in order. Without `--topo`,
@@ -116,6 +117,10 @@ struct Cli {
     /// JSON lines (one object per size and algorithm) instead of tables.
     #[arg(long)]
     json: bool,
+    /// A row's time over its timed iterations: mean (nccl-tests) or median
+    /// (robust on a shared machine).
+    #[arg(long, value_enum, default_value = "mean")]
+    stat: Stat,
     /// A rank that waits longer than this for a message aborts the job
     /// with a message naming the step and the peers (exit code 3), ms.
     #[arg(long, default_value_t = 30_000)]
@@ -153,6 +158,41 @@ struct Setup {
     fault: Option<Fault>,
     compare: bool,
     json: bool,
+    stat: Stat,
+}
+
+/// How a row's time summarises its timed iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Stat {
+    /// The mean (what nccl-tests prints).
+    Mean,
+    /// The median (robust to a shared machine's time slices).
+    Median,
+}
+
+impl Stat {
+    fn name(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::Median => "median",
+        }
+    }
+
+    /// The statistic of `xs` (non-empty: `-n` is at least 1).
+    fn of(self, xs: &mut [f64]) -> f64 {
+        match self {
+            Stat::Mean => xs.iter().sum::<f64>() / xs.len().max(1) as f64,
+            Stat::Median => {
+                xs.sort_by(f64::total_cmp);
+                let m = xs.len() / 2;
+                if xs.len() % 2 == 1 {
+                    xs[m]
+                } else {
+                    (xs[m - 1] + xs[m]) / 2.0
+                }
+            }
+        }
+    }
 }
 
 type Res<T> = Result<T, String>;
@@ -358,6 +398,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
         fault,
         compare: cli.compare,
         json: cli.json,
+        stat: cli.stat,
     })
 }
 
@@ -523,7 +564,7 @@ impl Ctx<'_> {
         let (plan, schedule, verified) = self.plan(choice, bytes)?;
         let mut checker = Checker::new(&schedule, &verified, dtype, op, seed, elems);
         let total = setup.warmup + setup.iters;
-        let mut time = 0.0;
+        let mut times = Vec::with_capacity(setup.iters as usize);
         let (report, exact_only, what) = match choice {
             Choice::Library => {
                 let name = library::call_name(schedule.primitive).unwrap_or("library");
@@ -537,7 +578,7 @@ impl Ctx<'_> {
                     self.watchdog.disarm();
                     let mx = self.slowest(dt);
                     if it >= setup.warmup {
-                        time += mx;
+                        times.push(mx);
                     }
                 }
                 let out = lib.output();
@@ -572,7 +613,7 @@ impl Ctx<'_> {
                     buf = m.into_output().0;
                     let mx = self.slowest(dt);
                     if it >= setup.warmup {
-                        time += mx;
+                        times.push(mx);
                     }
                 }
                 (
@@ -588,7 +629,7 @@ impl Ctx<'_> {
         }
         let wrong = self.sum(mine);
         Ok(Measured {
-            time_us: time / setup.iters as f64 * 1e6,
+            time_us: setup.stat.of(&mut times) * 1e6,
             wrong,
             algorithm: match choice {
                 Choice::Library => "library".into(),
@@ -663,15 +704,15 @@ fn run(world: &SimpleCommunicator, cli: &Cli) -> i32 {
         fault: setup.fault,
     };
     let base = &setup.base;
-    // results[choice][size]
-    let mut results: Vec<Vec<Measured>> = Vec::new();
+    // results[choice][size]; sizes outer, so every column of a row is
+    // measured in the same stretch of time (a shared machine's load drifts).
+    let mut results: Vec<Vec<Measured>> = setup.choices.iter().map(|_| Vec::new()).collect();
     let mut topo_labels: Vec<String> = Vec::new();
     let mut machine = String::new();
-    for &choice in &setup.choices {
-        let mut rows = Vec::new();
-        for &bytes in &setup.sizes {
+    for &bytes in &setup.sizes {
+        for (k, &choice) in setup.choices.iter().enumerate() {
             match ctx.measure(choice, bytes) {
-                Ok(m) => rows.push(m),
+                Ok(m) => results[k].push(m),
                 Err(e) => {
                     // Deterministic on every rank (planning is), so every
                     // rank stops here together.
@@ -682,7 +723,6 @@ fn run(world: &SimpleCommunicator, cli: &Cli) -> i32 {
                 }
             }
         }
-        results.push(rows);
     }
     if let Ok(p) = Plan::headline(base) {
         topo_labels = (0..n)
@@ -737,10 +777,11 @@ fn render(
     let notes = |choice: Choice| {
         vec![
             format!(
-                "cclrun: {} on {n} MPI processes (real runs, checked): {} of {}; machine {machine}; time = mean over {} iterations (after {} warm-ups) of the slowest rank, from a barrier",
+                "cclrun: {} on {n} MPI processes (real runs, checked): {} of {}; machine {machine}; time = {} over {} iterations (after {} warm-ups) of the slowest rank, from a barrier",
                 choice.name(),
                 p.title(),
                 base.dtype.name(),
+                setup.stat.name(),
                 setup.iters,
                 setup.warmup
             ),
@@ -804,10 +845,11 @@ fn render(
         s.push_str(&format!("# {l}\n"));
     }
     s.push_str(&format!(
-        "# cclrun --compare: {} {} {} on {n} MPI processes; time (us) = mean over {} iterations of the slowest rank; busbw (GB/s) as nccl-tests; best = our fastest; ratio = best time / library time (< 1: ours faster); #wrong summed over every rank and column\n",
+        "# cclrun --compare: {} {} {} on {n} MPI processes; time (us) = {} over {} iterations of the slowest rank; busbw (GB/s) as nccl-tests; best = our fastest; ratio = best time / library time (< 1: ours faster); #wrong summed over every rank and column\n",
         p.title(),
         base.dtype.name(),
         base.redop.name(),
+        setup.stat.name(),
         setup.iters
     ));
     let mut head = format!("#{:>11}", "size");

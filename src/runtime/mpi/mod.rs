@@ -50,7 +50,8 @@ use std::time::{Duration, Instant};
 /// Message tags are the step modulo this (MPI guarantees tags up to 32767).
 pub const TAG_MODULUS: usize = 32768;
 
-/// Polls of a step's requests before each further poll yields the core.
+/// Polls of a step's requests before each further poll yields the core
+/// (only when [`oversubscribed`]).
 pub const SPIN_POLLS: u32 = 1024;
 
 /// The exit code of a rank that gives up waiting (after `MPI_Abort`,
@@ -88,6 +89,19 @@ pub struct StepDriver {
     sends: Vec<(usize, ChunkHeader, Range<usize>)>,
     /// A corrupted copy of a chunk (test-only `corrupt` fault).
     corrupt: Vec<u8>,
+    /// More ranks on this host than cores ([`oversubscribed`]).
+    oversubscribed: bool,
+}
+
+/// Are there more ranks on this host than cores? From the launcher's
+/// environment (`OMPI_COMM_WORLD_LOCAL_SIZE`, Open MPI; `MPI_LOCALNRANKS`,
+/// MPICH) against `std::thread::available_parallelism`; false if unknown.
+pub fn oversubscribed() -> bool {
+    let local = ["OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse::<usize>().ok());
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    local.is_some_and(|l| l > cores)
 }
 
 /// Why a rank's run failed (the timeout aborts the job instead).
@@ -174,6 +188,7 @@ impl StepDriver {
             buffers: (0..widest).map(|_| Rc::new(Vec::new())).collect(),
             sends: Vec::new(),
             corrupt: Vec::new(),
+            oversubscribed: oversubscribed(),
         }
     }
 
@@ -248,6 +263,7 @@ impl StepDriver {
             let buffer = machine.buffer();
             let corrupt = &self.corrupt;
             let sends = &self.sends;
+            let oversubscribed = self.oversubscribed;
             let nrecv = recvs.len();
             let got = multiple_scope(nrecv + sends.len(), |scope, coll| {
                 for (buf, r) in self.buffers.iter_mut().zip(recvs) {
@@ -286,9 +302,10 @@ impl StepDriver {
                         }
                     }
                     polls = polls.wrapping_add(1);
-                    // Spin a little, then leave the core to the peers
-                    // (oversubscribed runs: more ranks than cores).
-                    if polls > SPIN_POLLS {
+                    // Oversubscribed (more ranks here than cores): spin a
+                    // little, then leave the core to the peers. Otherwise
+                    // keep it, as MPI's own progress loop does.
+                    if oversubscribed && polls > SPIN_POLLS {
                         std::thread::yield_now();
                     }
                     if polls % 64 == 0 && Instant::now() > deadline {
