@@ -61,10 +61,18 @@ fi
 # 7. curl (the test script polls the server with it).
 if ! command -v curl >/dev/null; then apt_install curl; fi
 
-# 8. Crates, so that trunk's offline build finds them.
+# 8. Open MPI and libclang (cclrun, the `mpi` feature: rsmpi's bindgen
+#    needs libclang; Debian 12 gives Open MPI 4.1). See docs/toolchain.md.
+if ! command -v mpirun >/dev/null || ! command -v mpicc >/dev/null \
+   || ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1; then
+  say "installing Open MPI and libclang (apt: openmpi-bin libopenmpi-dev libclang-dev)"
+  apt_install openmpi-bin libopenmpi-dev libclang-dev
+fi
+
+# 9. Crates, so that trunk's offline build finds them.
 cargo fetch --quiet
 
-# 9. cargo-fuzz (the fuzz targets in fuzz/; run on stable Rust with
+# 10. cargo-fuzz (the fuzz targets in fuzz/; run on stable Rust with
 #    RUSTC_BOOTSTRAP=1, see README "Fuzzing"). ~2 min to compile.
 if ! command -v cargo-fuzz >/dev/null; then
   say "installing cargo-fuzz (~2 min)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever is missing, then runs every test:
 #   1. native:  cargo fmt --check, cargo test (engine, verifier, cost model)
+#      mpi:     cargo test --features mpi --test mpi (cclrun under mpirun -np 4)
 #   2. fuzz:    a short cargo-fuzz run of each target in fuzz/
 #   3. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
 #   4. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
@@ -15,6 +16,10 @@ cargo fmt --all -- --check
 
 step "native: cargo test"
 cargo test --all-targets
+
+step "mpi: cclrun under mpirun -np 4 (every primitive, two algorithms and the library, faults)"
+# Root on 2 cores in CI: the test passes --allow-run-as-root --oversubscribe.
+cargo test --features mpi --test mpi
 
 step "fuzz: a short run of each target (cargo-fuzz, libFuzzer)"
 # Stable Rust: RUSTC_BOOTSTRAP=1 lets cargo-fuzz pass its -Z flags; -s none

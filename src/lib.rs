@@ -2,12 +2,13 @@
 //!
 //! Layers (dependencies point down only, see ARCHITECTURE.md):
 //! - [`ui`] (wasm only): the yew page.
-//! - [`runtime`] (wasm only): rank workers, message channels, run control.
+//! - [`runtime`]: how ranks run for real: the rank state machine, its
+//!   hosts and the message types on every target; its `browser` adapter
+//!   (the pool of web workers) wasm only.
 //! - [`engine`]: pure Rust, no web crates; compiles natively and to wasm32.
 
 pub mod engine;
 
-#[cfg(target_arch = "wasm32")]
 pub mod runtime;
 
 #[cfg(target_arch = "wasm32")]

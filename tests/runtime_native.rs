@@ -1,25 +1,6 @@
-//! Native tests of the runtime's pure parts: the rank state machine and the
-//! JSON side of the codec. `src/runtime` is wasm-only in the library, so the
-//! two pure files are compiled here directly; `crate::engine` resolves to the
-//! library's engine through the re-export below.
-
-#![allow(dead_code)]
-
-mod engine {
-    pub use ccl_playground::engine::*;
-}
-
-#[path = "../src/runtime/machine.rs"]
-mod machine;
-
-#[path = "../src/runtime/protocol.rs"]
-mod protocol;
-
-#[path = "../src/runtime/placement.rs"]
-mod placement;
-
-#[path = "../src/runtime/host.rs"]
-mod host;
+//! Native tests of the runtime's pure parts: rank machines hosted on
+//! simulated workers (several ranks per worker, local and remote delivery),
+//! bit for bit against the executor.
 
 use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
@@ -27,10 +8,10 @@ use ccl_playground::engine::compress::{Compression, GradientShape, ScaleType, Sc
 use ccl_playground::engine::compressed::{CompressedCheck, CompressedSetup};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
-use host::{Bytes, Host, Report, Sent};
-use machine::RankMachine;
-use placement::{Placement, Route};
-use protocol::Routed;
+use ccl_playground::runtime::host::{self, Bytes, Host, Report, Sent};
+use ccl_playground::runtime::machine::{self, RankMachine};
+use ccl_playground::runtime::placement::{Route, WorkerLayout};
+use ccl_playground::runtime::protocol::Routed;
 use std::collections::VecDeque;
 
 /// Outputs of every rank and (local, remote) message counts of a run of `s`
@@ -46,7 +27,7 @@ fn run_hosted(
     compressed: Option<&CompressedSetup>,
     mut pick: impl FnMut(usize) -> usize,
 ) -> (Vec<Option<Vec<u8>>>, usize, usize) {
-    let p = Placement::new(s.ranks, workers).unwrap();
+    let p = WorkerLayout::new(s.ranks, workers).unwrap();
     let mut hosts: Vec<Host<Vec<u8>>> = (0..workers)
         .map(|w| {
             Host::new(p.clone(), w, |r| match compressed {
@@ -138,7 +119,7 @@ fn hosted_ranks_equal_reference_with_local_delivery() {
             );
         }
         // Every transfer went exactly one way: locally iff both ends share a worker.
-        let p = Placement::new(n, workers).unwrap();
+        let p = WorkerLayout::new(n, workers).unwrap();
         let (mut want_local, mut want_remote) = (0, 0);
         for t in s.steps.iter().flat_map(|st| &st.transfers) {
             if p.worker_of(t.src) == p.worker_of(t.dst) {
@@ -202,7 +183,7 @@ fn hosted_compressed_runs_equal_the_compressed_reference() {
 #[test]
 fn hosts_report_failures_halts_and_strays() {
     let s = build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap();
-    let p = Placement::new(4, 2).unwrap(); // ranks 0,1 | 2,3
+    let p = WorkerLayout::new(4, 2).unwrap(); // ranks 0,1 | 2,3
     let mk = |w| {
         Host::<Vec<u8>>::new(p.clone(), w, |r| {
             RankMachine::new(&s, r, DType::Fp32, ReduceOp::Sum, 1, 8)

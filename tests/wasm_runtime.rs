@@ -24,10 +24,11 @@ use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
+use ccl_playground::runtime::browser::codec::*;
+use ccl_playground::runtime::browser::pool::{run_on_workers, run_with_script};
 use ccl_playground::runtime::host::{Bytes, Host, Report, Sent};
 use ccl_playground::runtime::machine::{ChunkHeader, RankMachine};
-use ccl_playground::runtime::placement::{Placement, Route};
-use ccl_playground::runtime::pool::{run_on_workers, run_with_script};
+use ccl_playground::runtime::placement::{Route, WorkerLayout};
 use ccl_playground::runtime::protocol::*;
 use js_sys::{Object, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -568,7 +569,7 @@ async fn hosts_over_message_channels_equal_reference() {
             schedule: s.clone(),
             ..req
         };
-        let placement = Placement::new(n, workers).unwrap();
+        let placement = WorkerLayout::new(n, workers).unwrap();
         let hosts: Hosts = Rc::new(RefCell::new(
             (0..workers)
                 .map(|w| Host::new(placement.clone(), w, |r| req.rank_machine(r)).unwrap())

@@ -415,6 +415,7 @@ mod cli {
                 .collect(),
             producer: "cclsim".into(),
             notes,
+            processes: vec![],
         }
     }
 

@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    ccl_playground::runtime::worker::start();
+    ccl_playground::runtime::browser::worker::start();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -65,6 +65,40 @@ struct Reference {
     beyond_tolerance: usize,
 }
 
+/// The largest |output − exact| allowed for one element that reduces `k`
+/// contributions (module doc): sum `1.01·(k-1)·u·Σ|x_i|`, prod
+/// `1.01·(k-1)·u·|exact| + k·(smallest subnormal)`, max/min and integers 0.
+fn tolerance(dtype: DType, op: ReduceOp, k: f64, u: f64, exact: f64, abs_sum: f64) -> f64 {
+    if !dtype.is_float() {
+        return 0.0;
+    }
+    match op {
+        ReduceOp::Sum => 1.01 * (k - 1.0) * u * abs_sum,
+        ReduceOp::Prod => 1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal(),
+        ReduceOp::Max | ReduceOp::Min => 0.0,
+    }
+}
+
+/// The exact values and `Σ|x_i|` of one chunk reduced over `ranks`.
+fn exact_of(
+    dtype: DType,
+    op: ReduceOp,
+    seed: u64,
+    ranks: &[usize],
+    r: std::ops::Range<usize>,
+) -> (Vec<f64>, Vec<f64>) {
+    let mut exact = input::values(dtype, seed, ranks[0], r.clone());
+    let mut abs_sum: Vec<f64> = exact.iter().map(|x| x.abs()).collect();
+    for &q in &ranks[1..] {
+        let xs = input::values(dtype, seed, q, r.clone());
+        op.exact_into(dtype, &mut exact, &xs);
+        for (a, x) in abs_sum.iter_mut().zip(&xs) {
+            *a += x.abs();
+        }
+    }
+    (exact, abs_sum)
+}
+
 /// Checks rank outputs of one run (see module docs).
 pub struct Checker<'a> {
     schedule: &'a Schedule,
@@ -148,29 +182,11 @@ impl<'a> Checker<'a> {
             let r = self.schedule.chunk_elems(self.elems, chunk);
             let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
             // Exact result and Σ|x| of every element, one contributor at a time.
-            let mut exact = input::values(dtype, seed, ranks[0], r.clone());
-            let mut abs_sum: Vec<f64> = exact.iter().map(|x| x.abs()).collect();
-            for &q in &ranks[1..] {
-                let xs = input::values(dtype, seed, q, r.clone());
-                op.exact_into(dtype, &mut exact, &xs);
-                for (a, x) in abs_sum.iter_mut().zip(&xs) {
-                    *a += x.abs();
-                }
-            }
+            let (exact, abs_sum) = exact_of(dtype, op, seed, &ranks, r.clone());
             for (j, (&exact, &abs_sum)) in exact.iter().zip(&abs_sum).enumerate() {
                 let got = dtype.read_f64(&bytes, j);
                 let err = (got - exact).abs();
-                let tol = if !dtype.is_float() {
-                    0.0
-                } else {
-                    match op {
-                        ReduceOp::Sum => 1.01 * (k - 1.0) * u * abs_sum,
-                        ReduceOp::Prod => {
-                            1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal()
-                        }
-                        ReduceOp::Max | ReduceOp::Min => 0.0,
-                    }
-                };
+                let tol = tolerance(dtype, op, k, u, exact, abs_sum);
                 max_abs_error = max_abs_error.max(err);
                 if err > tol {
                     beyond_tolerance += 1;
@@ -246,8 +262,110 @@ impl<'a> Checker<'a> {
         rep
     }
 
+    /// Checks `output` as [`Self::check_rank`] does, but against the exact
+    /// result only (within the dtype's tolerance): for an output made in an
+    /// order that is not the schedule's (the MPI library's own collective,
+    /// `cclrun --algo library`), so there are no reference bits to match.
+    /// `mismatched_elements` and `first_mismatch` then count and name the
+    /// elements beyond tolerance (`want` is the exact value);
+    /// `beyond_tolerance` is the same count.
+    pub fn check_rank_exact(&mut self, rank: usize, output: &[u8]) -> RankReport {
+        let es = self.dtype.size_bytes();
+        let mut rep = RankReport {
+            rank,
+            mismatched_elements: 0,
+            first_mismatch: None,
+            max_abs_error: 0.0,
+            beyond_tolerance: 0,
+            checked_elements: 0,
+        };
+        let wrong_len = output.len() != self.schedule.buffer_elems(self.elems) * es;
+        let u = self.dtype.unit_roundoff();
+        for chunk in 0..self.schedule.chunks {
+            if self.schedule.expected_after(rank, chunk).is_none() {
+                continue;
+            }
+            let range = self.schedule.chunk_elems(self.elems, chunk);
+            rep.checked_elements += range.len();
+            let e = match self.verified.final_exprs[rank][chunk] {
+                Some(e) if !wrong_len => e,
+                _ => {
+                    rep.mismatched_elements += range.len();
+                    rep.beyond_tolerance += range.len();
+                    continue;
+                }
+            };
+            let mut set = RankSet::empty();
+            self.contributions(e, &mut set);
+            let ranks: Vec<usize> = set.iter().collect();
+            let origin = self.schedule.chunk_elems(self.elems, self.origin(e));
+            let (exact, abs_sum) = exact_of(self.dtype, self.op, self.seed, &ranks, origin);
+            let got = &output[range.start * es..range.end * es];
+            for (j, (&x, &a)) in exact.iter().zip(&abs_sum).enumerate() {
+                let g = self.dtype.read_f64(got, j);
+                let err = (g - x).abs();
+                rep.max_abs_error = rep.max_abs_error.max(err);
+                let tol = tolerance(self.dtype, self.op, ranks.len() as f64, u, x, a);
+                // NaN never passes (an exact input never makes one).
+                if err.is_nan() || err > tol {
+                    rep.mismatched_elements += 1;
+                    rep.beyond_tolerance += 1;
+                    if rep.first_mismatch.is_none() {
+                        rep.first_mismatch = Some(Mismatch {
+                            element: range.start + j,
+                            got: g,
+                            want: x,
+                        });
+                    }
+                }
+            }
+        }
+        rep
+    }
+
     /// The primitive being checked.
     pub fn primitive(&self) -> Primitive {
         self.schedule.primitive
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::algorithm::{build, Algorithm};
+    use crate::engine::execute::reference_run;
+    use crate::engine::verify::verify;
+
+    #[test]
+    fn the_exact_check_accepts_another_order_and_names_a_wrong_element() {
+        let (n, elems, dtype, op) = (4, 1001, DType::Fp32, ReduceOp::Sum);
+        let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let v = verify(&ring).unwrap();
+        let mut c = Checker::new(&ring, &v, dtype, op, 9, elems);
+        // Another algorithm's outputs: another reduction order, the same
+        // exact result within tolerance.
+        let rhd = build(Algorithm::Rhd, Primitive::AllReduce, n).unwrap();
+        let other = reference_run(&rhd, dtype, op, 9, elems);
+        for (r, out) in other.iter().enumerate() {
+            let rep = c.check_rank_exact(r, out);
+            assert_eq!(rep.mismatched_elements, 0, "rank {r}");
+            assert_eq!(rep.checked_elements, elems);
+            assert!(rep.ok());
+        }
+        // One element far off: counted once, named with the exact value.
+        let mut bad = other[2].clone();
+        let at = 600 * 4;
+        let want = dtype.read_f64(&bad, 600);
+        bad[at..at + 4].copy_from_slice(&(want as f32 + 1.0).to_le_bytes());
+        let rep = c.check_rank_exact(2, &bad);
+        assert_eq!((rep.mismatched_elements, rep.beyond_tolerance), (1, 1));
+        let m = rep.first_mismatch.unwrap();
+        assert_eq!(m.element, 600);
+        assert!(
+            (m.want - want).abs() < 1e-5 && (m.got - want - 1.0).abs() < 1e-5,
+            "{m:?}"
+        );
+        // A buffer of the wrong length: every output element is wrong.
+        assert_eq!(c.check_rank_exact(0, &bad[4..]).beyond_tolerance, elems);
     }
 }

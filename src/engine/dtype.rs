@@ -266,53 +266,95 @@ impl fmt::Display for ReduceOp {
 /// a mismatch is a caller bug and panics.
 pub fn reduce_into(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "reduce_into: length mismatch");
+    // One loop per (dtype, op), the op a constant in it, so the compiler
+    // can vectorise (a `match op` per element keeps the fp32 sum scalar).
+    macro_rules! per_op {
+        ($op:expr, $o:ident => $body:expr) => {
+            match $op {
+                ReduceOp::Sum => {
+                    const $o: ReduceOp = ReduceOp::Sum;
+                    $body
+                }
+                ReduceOp::Prod => {
+                    const $o: ReduceOp = ReduceOp::Prod;
+                    $body
+                }
+                ReduceOp::Max => {
+                    const $o: ReduceOp = ReduceOp::Max;
+                    $body
+                }
+                ReduceOp::Min => {
+                    const $o: ReduceOp = ReduceOp::Min;
+                    $body
+                }
+            }
+        };
+    }
     match dtype {
-        DType::Fp32 => {
-            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let a = f32::from_le_bytes([d[0], d[1], d[2], d[3]]);
-                let b = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                d.copy_from_slice(&op.f32(a, b).to_le_bytes());
-            }
-        }
-        DType::Fp16 => {
-            for (d, s) in dst.chunks_exact_mut(2).zip(src.chunks_exact(2)) {
-                let a = half::f16::from_le_bytes([d[0], d[1]]).to_f32();
-                let b = half::f16::from_le_bytes([s[0], s[1]]).to_f32();
-                d.copy_from_slice(&half::f16::from_f32(op.f32(a, b)).to_le_bytes());
-            }
-        }
-        DType::Bf16 => {
-            for (d, s) in dst.chunks_exact_mut(2).zip(src.chunks_exact(2)) {
-                let a = half::bf16::from_le_bytes([d[0], d[1]]).to_f32();
-                let b = half::bf16::from_le_bytes([s[0], s[1]]).to_f32();
-                d.copy_from_slice(&half::bf16::from_f32(op.f32(a, b)).to_le_bytes());
-            }
-        }
-        DType::Int32 => {
-            for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let a = i32::from_le_bytes([d[0], d[1], d[2], d[3]]);
-                let b = i32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                let r = match op {
-                    ReduceOp::Sum => a.wrapping_add(b),
-                    ReduceOp::Prod => a.wrapping_mul(b),
-                    ReduceOp::Max => a.max(b),
-                    ReduceOp::Min => a.min(b),
-                };
-                d.copy_from_slice(&r.to_le_bytes());
-            }
-        }
-        DType::Int8 => {
-            for (d, s) in dst.iter_mut().zip(src) {
-                let (a, b) = (*d as i8, *s as i8);
-                let r = match op {
-                    ReduceOp::Sum => a.wrapping_add(b),
-                    ReduceOp::Prod => a.wrapping_mul(b),
-                    ReduceOp::Max => a.max(b),
-                    ReduceOp::Min => a.min(b),
-                };
-                *d = r as u8;
-            }
-        }
+        DType::Fp32 => per_op!(op, O => each::<4>(dst, src, |a, b| {
+            O.f32(f32::from_le_bytes(a), f32::from_le_bytes(b)).to_le_bytes()
+        })),
+        DType::Fp16 => per_op!(op, O => each::<2>(dst, src, |a, b| {
+            let (a, b) = (half::f16::from_le_bytes(a), half::f16::from_le_bytes(b));
+            half::f16::from_f32(O.f32(a.to_f32(), b.to_f32())).to_le_bytes()
+        })),
+        DType::Bf16 => per_op!(op, O => each::<2>(dst, src, |a, b| {
+            let (a, b) = (half::bf16::from_le_bytes(a), half::bf16::from_le_bytes(b));
+            half::bf16::from_f32(O.f32(a.to_f32(), b.to_f32())).to_le_bytes()
+        })),
+        DType::Int32 => per_op!(op, O => each::<4>(dst, src, |a, b| {
+            int_op(O, i32::from_le_bytes(a), i32::from_le_bytes(b)).to_le_bytes()
+        })),
+        DType::Int8 => per_op!(op, O => each::<1>(dst, src, |a, b| {
+            [int_op(O, a[0] as i8, b[0] as i8) as u8]
+        })),
+    }
+}
+
+/// `dst[i] = f(dst[i], src[i])` over `N`-byte elements.
+#[inline(always)]
+fn each<const N: usize>(dst: &mut [u8], src: &[u8], f: impl Fn([u8; N], [u8; N]) -> [u8; N]) {
+    for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
+        let (a, b): ([u8; N], [u8; N]) = (
+            d.try_into().expect("N-byte chunk"),
+            s.try_into().expect("N-byte chunk"),
+        );
+        d.copy_from_slice(&f(a, b));
+    }
+}
+
+/// An integer reduce op (wrapping; the arithmetic contract of the module doc).
+#[inline(always)]
+fn int_op<T: WrappingInt>(op: ReduceOp, a: T, b: T) -> T {
+    match op {
+        ReduceOp::Sum => a.wrapping_add_(b),
+        ReduceOp::Prod => a.wrapping_mul_(b),
+        ReduceOp::Max => a.max(b),
+        ReduceOp::Min => a.min(b),
+    }
+}
+
+/// The integer types [`int_op`] reduces.
+trait WrappingInt: Ord + Copy {
+    fn wrapping_add_(self, b: Self) -> Self;
+    fn wrapping_mul_(self, b: Self) -> Self;
+}
+
+impl WrappingInt for i32 {
+    fn wrapping_add_(self, b: Self) -> Self {
+        self.wrapping_add(b)
+    }
+    fn wrapping_mul_(self, b: Self) -> Self {
+        self.wrapping_mul(b)
+    }
+}
+
+impl WrappingInt for i8 {
+    fn wrapping_add_(self, b: Self) -> Self {
+        self.wrapping_add(b)
+    }
+    fn wrapping_mul_(self, b: Self) -> Self {
+        self.wrapping_mul(b)
     }
 }
 

@@ -2,7 +2,7 @@
 //! by `tests/runtime_native.rs`): several [`RankMachine`]s, local delivery
 //! between them, and the reports the worker passes on to the page.
 //!
-//! The worker ([`super::worker`]) feeds every chunk that arrives on a port
+//! The worker ([`super::browser::worker`]) feeds every chunk that arrives on a port
 //! into [`Host::deliver`] and then calls [`Host::drain`], which advances every
 //! rank that may have work until none has: a send to a rank on another worker
 //! goes to the `send` callback (which posts it on that worker's port); a send
@@ -13,7 +13,7 @@
 //! in order, as [`RankMachine`] requires.
 
 use super::machine::{ChunkHeader, MachineError, Payload, Progress, RankMachine};
-use super::placement::{Placement, Route};
+use super::placement::{Route, WorkerLayout};
 use super::protocol::Routed;
 use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
@@ -41,6 +41,12 @@ impl<P: Payload> Payload for Bytes<P> {
             Bytes::Local(v) => dst.copy_from_slice(v),
         }
     }
+    fn as_slice(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Wire(p) => p.as_slice(),
+            Bytes::Local(v) => Some(v),
+        }
+    }
 }
 
 /// What the `send` callback of [`Host::drain`] did with a chunk.
@@ -51,6 +57,9 @@ pub enum Sent {
     Handled,
     /// Deliver it to the co-hosted receiver now (only for [`Route::Local`]).
     Local,
+    /// Deliver these bytes instead to the co-hosted receiver now (only for
+    /// [`Route::Local`]; the test-only `corrupt` fault).
+    LocalBytes(Vec<u8>),
     /// Stop this worker at once (a test-only `kill`): every hosted rank is
     /// abandoned and nothing more is reported.
     Halt,
@@ -93,7 +102,7 @@ pub enum Report {
 /// Why a host cannot be built or a message not delivered. Never a panic.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum HostError {
-    /// The placement gives this worker no rank.
+    /// The layout gives this worker no rank.
     #[error("worker {worker} hosts no rank of the run")]
     NoRanks {
         /// The worker.
@@ -131,7 +140,7 @@ struct Slot<P> {
 /// The ranks of one worker.
 #[derive(Debug)]
 pub struct Host<P> {
-    placement: Placement,
+    layout: WorkerLayout,
     worker: usize,
     slots: Vec<Slot<P>>,
     /// rank -> index in `slots`.
@@ -144,18 +153,18 @@ pub struct Host<P> {
 }
 
 impl<P: Payload> Host<P> {
-    /// Hosts the ranks `placement` gives `worker`, each machine made by
+    /// Hosts the ranks `layout` gives `worker`, each machine made by
     /// `build(rank)` (the worker passes [`RankMachine::new`] with the run's
     /// request). Every rank starts ready to advance.
     ///
     /// Errors: [`HostError::NoRanks`] if the worker has no rank,
     /// [`HostError::Machine`] if a machine cannot be built.
     pub fn new(
-        placement: Placement,
+        layout: WorkerLayout,
         worker: usize,
         mut build: impl FnMut(usize) -> Result<RankMachine<Bytes<P>>, MachineError>,
     ) -> Result<Host<P>, HostError> {
-        let ranks = placement.ranks_of(worker);
+        let ranks = layout.ranks_of(worker);
         if ranks.is_empty() {
             return Err(HostError::NoRanks { worker });
         }
@@ -173,7 +182,7 @@ impl<P: Payload> Host<P> {
             ready: (0..slots.len()).collect(),
             queued: vec![true; slots.len()],
             slots,
-            placement,
+            layout,
             worker,
             stopped: false,
         })
@@ -189,9 +198,9 @@ impl<P: Payload> Host<P> {
         self.worker
     }
 
-    /// The run's placement.
-    pub fn placement(&self) -> &Placement {
-        &self.placement
+    /// The run's worker layout.
+    pub fn layout(&self) -> &WorkerLayout {
+        &self.layout
     }
 
     /// True once every hosted rank is done, or the host stopped.
@@ -215,7 +224,7 @@ impl<P: Payload> Host<P> {
         let Some(&i) = self.index.get(&msg.to) else {
             return Err(not_hosted);
         };
-        if msg.from >= self.placement.ranks() || msg.from == msg.to {
+        if msg.from >= self.layout.ranks() || msg.from == msg.to {
             return Err(not_hosted);
         }
         if self.stopped {
@@ -263,7 +272,7 @@ impl<P: Payload> Host<P> {
             let mut local: Vec<(Routed, Vec<u8>)> = Vec::new();
             let mut outcome: Result<(), Result<Sent, String>> = Ok(());
             let mut step = self.slots[i].step;
-            let placement = &self.placement;
+            let layout = &self.layout;
             let progress = m.advance(|to, chunk: ChunkHeader, bytes| {
                 step = step.max(chunk.step);
                 if outcome.is_err() {
@@ -274,14 +283,15 @@ impl<P: Payload> Host<P> {
                     to,
                     chunk,
                 };
-                let Some(route) = placement.route(rank, to) else {
+                let Some(route) = layout.route(rank, to) else {
                     outcome = Err(Err(format!("rank {rank} sends to rank {to}, not in the run")));
                     return;
                 };
                 match send(msg, route, bytes) {
                     Ok(Sent::Handled) => {}
                     Ok(Sent::Local) if route == Route::Local => local.push((msg, bytes.to_vec())),
-                    Ok(Sent::Local) => {
+                    Ok(Sent::LocalBytes(v)) if route == Route::Local => local.push((msg, v)),
+                    Ok(Sent::Local | Sent::LocalBytes(_)) => {
                         outcome = Err(Err(format!(
                             "rank {rank}'s chunk for rank {to} cannot be delivered locally: rank {to} is on another worker"
                         )))

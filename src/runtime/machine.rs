@@ -51,6 +51,12 @@ pub trait Payload {
     /// Copies all bytes into `dst`; the machine guarantees
     /// `dst.len() == self.byte_len()`.
     fn copy_into(&self, dst: &mut [u8]);
+    /// The bytes as one slice in this process's memory, if they are (then a
+    /// `Reduce` reads them in place instead of copying them to scratch
+    /// first); `None` (the default) for bytes elsewhere (JS memory).
+    fn as_slice(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl Payload for Vec<u8> {
@@ -59,6 +65,24 @@ impl Payload for Vec<u8> {
     }
     fn copy_into(&self, dst: &mut [u8]) {
         dst.copy_from_slice(self);
+    }
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
+    }
+}
+
+/// A shared receive buffer: the MPI runner receives into buffers it keeps
+/// and reuses across iterations (`Rc::get_mut` once the machine has
+/// consumed its clone), so no buffer is allocated per message.
+impl Payload for std::rc::Rc<Vec<u8>> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+    fn copy_into(&self, dst: &mut [u8]) {
+        dst.copy_from_slice(self);
+    }
+    fn as_slice(&self) -> Option<&[u8]> {
+        Some(self)
     }
 }
 
@@ -117,6 +141,13 @@ pub enum MachineError {
     /// A compressed payload could not be encoded or decoded.
     #[error(transparent)]
     Wire(#[from] WireError),
+    /// A buffer handed to [`RankMachine::with_buffer`] has the wrong length.
+    #[error("the initial buffer has {got} bytes; the schedule needs {want}")]
+    BufferLength { want: usize, got: usize },
+    /// [`RankMachine::advance_ranges`] on a compressed machine (its sends
+    /// are encoded copies, not ranges of the buffer).
+    #[error("a compressed rank's sends are encoded copies, not buffer ranges")]
+    RangesWithCodec,
     /// Messages arrived that the schedule never receives.
     #[error("{count} unexpected message(s) left from rank {from} when the rank finished")]
     Leftover { from: usize, count: usize },
@@ -185,6 +216,46 @@ impl<P: Payload> RankMachine<P> {
         seed: u64,
         elems: usize,
     ) -> Result<Self, MachineError> {
+        Self::build(schedule, rank, dtype, op, elems, || {
+            Ok(initial_buffer(schedule, dtype, seed, rank, elems))
+        })
+    }
+
+    /// As [`Self::new`], starting from `buffer` instead of making the
+    /// input: a repeated run (the MPI runner's timed iterations) keeps one
+    /// [`initial_buffer`] and hands each iteration a copy of it, so inputs
+    /// are generated once. `buffer` must be
+    /// [`Schedule::buffer_elems`]`(elems)` elements of `dtype`.
+    ///
+    /// Errors: as [`Self::new`], and [`MachineError::BufferLength`].
+    pub fn with_buffer(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        elems: usize,
+        buffer: Vec<u8>,
+    ) -> Result<Self, MachineError> {
+        Self::build(schedule, rank, dtype, op, elems, || {
+            let want = schedule.buffer_elems(elems) * dtype.size_bytes();
+            if buffer.len() != want {
+                return Err(MachineError::BufferLength {
+                    want,
+                    got: buffer.len(),
+                });
+            }
+            Ok(buffer)
+        })
+    }
+
+    fn build(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        elems: usize,
+        buffer: impl FnOnce() -> Result<Vec<u8>, MachineError>,
+    ) -> Result<Self, MachineError> {
         let ranks = schedule.ranks;
         if rank >= ranks {
             return Err(MachineError::NoSuchRank { rank, ranks });
@@ -237,7 +308,7 @@ impl<P: Payload> RankMachine<P> {
             chunk_ranges,
             ops: schedule.rank_ops(rank),
             next: 0,
-            buffer: initial_buffer(schedule, dtype, seed, rank, elems),
+            buffer: buffer()?,
             scratch: Vec::new(),
             queues: HashMap::new(),
             samples: Vec::with_capacity(schedule.steps.len() + 1),
@@ -341,7 +412,39 @@ impl<P: Payload> RankMachine<P> {
         &mut self,
         mut send: impl FnMut(usize, ChunkHeader, &[u8]),
     ) -> Result<Progress, MachineError> {
+        self.advance_with(&mut send, None)
+    }
+
+    /// As [`Self::advance`], but each send is handed over as the byte range
+    /// of [`Self::buffer`] it reads, without copying: `send(to, header,
+    /// range)`. It stops before the first receive that follows a send of
+    /// this call (returning [`Progress::Waiting`] even if that message is
+    /// queued), so every range it handed out holds the chunk as the send's
+    /// step sees it until the next [`Self::advance`] /
+    /// [`Self::advance_ranges`]; [`Self::deliver`] does not touch the
+    /// buffer. So a driver can post every send straight from the buffer and
+    /// complete them before it advances again (the MPI runner does).
+    ///
+    /// Errors: as [`Self::advance`], and [`MachineError::RangesWithCodec`]
+    /// for a machine with hop compression.
+    pub fn advance_ranges(
+        &mut self,
+        mut send: impl FnMut(usize, ChunkHeader, std::ops::Range<usize>),
+    ) -> Result<Progress, MachineError> {
+        if self.codec.is_some() {
+            return Err(MachineError::RangesWithCodec);
+        }
+        self.advance_with(&mut |_, _, _| {}, Some(&mut send))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn advance_with(
+        &mut self,
+        send: &mut dyn FnMut(usize, ChunkHeader, &[u8]),
+        mut ranges: Option<&mut dyn FnMut(usize, ChunkHeader, std::ops::Range<usize>)>,
+    ) -> Result<Progress, MachineError> {
         let es = self.dtype.size_bytes();
+        let mut sent = false;
         while let Some(&op) = self.ops.get(self.next) {
             let step = match op {
                 RankOp::Send { step, .. } | RankOp::Recv { step, .. } => step,
@@ -357,21 +460,24 @@ impl<P: Payload> RankMachine<P> {
                     first,
                     count,
                 } => {
+                    sent = true;
                     let r = self.range_elems(first, count);
-                    let raw = &self.buffer[r.start * es..r.end * es];
+                    let bytes = r.start * es..r.end * es;
+                    let header = ChunkHeader { step, first, count };
                     if to == self.rank {
-                        // A local copy / reduce: no wire, no codec.
-                        let header = ChunkHeader { step, first, count };
-                        self.local.push_back((header, raw.to_vec()));
+                        // A local copy / reduce (MSCCL's cpy / re): no
+                        // wire, no codec; the data as this step sees it.
+                        self.local.push_back((header, self.buffer[bytes].to_vec()));
                         self.next += 1;
                         continue;
                     }
-                    match &self.codec {
-                        Some(c) => {
-                            self.wire = compressed::encode(c, self.dtype, raw)?;
-                            send(to, ChunkHeader { step, first, count }, &self.wire);
+                    match (&self.codec, ranges.as_deref_mut()) {
+                        (Some(c), _) => {
+                            self.wire = compressed::encode(c, self.dtype, &self.buffer[bytes])?;
+                            send(to, header, &self.wire);
                         }
-                        None => send(to, ChunkHeader { step, first, count }, raw),
+                        (None, Some(f)) => f(to, header, bytes),
+                        (None, None) => send(to, header, &self.buffer[bytes]),
                     }
                 }
                 RankOp::Recv {
@@ -382,6 +488,12 @@ impl<P: Payload> RankMachine<P> {
                     kind,
                     at,
                 } => {
+                    if sent && ranges.is_some() {
+                        // The ranges handed out must stay valid: no receive
+                        // (not even a local one) may write the buffer
+                        // before the caller sent them.
+                        return Ok(Progress::Waiting { from });
+                    }
                     if from == self.rank {
                         let want = ChunkHeader { step, first, count };
                         let r = self.range_elems(at, count);
@@ -459,16 +571,22 @@ impl<P: Payload> RankMachine<P> {
                     } else {
                         match kind {
                             TransferKind::Copy => payload.copy_into(&mut self.buffer[a..b]),
-                            TransferKind::Reduce => {
-                                self.scratch.resize(b - a, 0);
-                                payload.copy_into(&mut self.scratch);
-                                reduce_into(
-                                    self.dtype,
-                                    self.op,
-                                    &mut self.buffer[a..b],
-                                    &self.scratch,
-                                );
-                            }
+                            TransferKind::Reduce => match payload.as_slice() {
+                                // In place from the received bytes.
+                                Some(inc) => {
+                                    reduce_into(self.dtype, self.op, &mut self.buffer[a..b], inc)
+                                }
+                                None => {
+                                    self.scratch.resize(b - a, 0);
+                                    payload.copy_into(&mut self.scratch);
+                                    reduce_into(
+                                        self.dtype,
+                                        self.op,
+                                        &mut self.buffer[a..b],
+                                        &self.scratch,
+                                    );
+                                }
+                            },
                         }
                     }
                 }
@@ -708,6 +826,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn ranges_and_given_buffers_equal_the_reference() {
+        use crate::engine::execute::initial_buffer;
+        use std::rc::Rc;
+        type Pending = VecDeque<(usize, usize, ChunkHeader, Vec<u8>)>;
+        // Advances rank `r` until it emits nothing more, copying each send's
+        // range right away (as a driver that sends before advancing again).
+        fn drive(ms: &mut [RankMachine<Rc<Vec<u8>>>], r: usize, pending: &mut Pending) {
+            loop {
+                let mut out = Vec::new();
+                ms[r]
+                    .advance_ranges(|to, h, range| out.push((to, h, range)))
+                    .expect("advances");
+                if out.is_empty() {
+                    return;
+                }
+                for (to, h, range) in out {
+                    pending.push_back((r, to, h, ms[r].buffer()[range].to_vec()));
+                }
+            }
+        }
+        for (alg, p) in [
+            (Algorithm::Ring, Primitive::AllReduce),
+            (Algorithm::Mesh, Primitive::AlltoAll),
+            (Algorithm::Rhd, Primitive::AllReduce),
+            (Algorithm::Nhr, Primitive::ReduceScatter),
+            (Algorithm::Tree, Primitive::Broadcast),
+            (Algorithm::Nb, Primitive::AllGather),
+        ] {
+            let (n, elems, dtype) = (5, 101, DType::Bf16);
+            let s = build_with_root(alg, p, n, 2).unwrap();
+            let want = reference_run(&s, dtype, ReduceOp::Sum, 3, elems);
+            let mut ms: Vec<RankMachine<Rc<Vec<u8>>>> = (0..n)
+                .map(|r| {
+                    let b = initial_buffer(&s, dtype, 3, r, elems);
+                    RankMachine::with_buffer(&s, r, dtype, ReduceOp::Sum, elems, b).unwrap()
+                })
+                .collect();
+            let mut pending = Pending::new();
+            for r in 0..n {
+                drive(&mut ms, r, &mut pending);
+            }
+            // Deliver in send order (FIFO per pair, as MPI keeps it).
+            while let Some((from, to, h, b)) = pending.pop_front() {
+                ms[to].deliver(from, h, Rc::new(b));
+                drive(&mut ms, to, &mut pending);
+            }
+            for (r, m) in ms.into_iter().enumerate() {
+                assert!(m.is_done(), "{alg:?} {p:?} rank {r}");
+                assert_eq!(m.into_output().0, want[r], "{alg:?} {p:?} rank {r}");
+            }
+        }
+        let s = build_with_root(Algorithm::Ring, Primitive::AllReduce, 2, 0).unwrap();
+        assert_eq!(
+            RankMachine::<Vec<u8>>::with_buffer(&s, 0, DType::Fp32, ReduceOp::Sum, 4, vec![0; 3])
+                .unwrap_err(),
+            MachineError::BufferLength { want: 16, got: 3 }
+        );
     }
 
     fn pair() -> Schedule {

@@ -1,9 +1,10 @@
 //! Which web worker hosts which rank, and how a message between two ranks
 //! travels. Pure Rust (no web types; compiled natively by
-//! `tests/runtime_native.rs`).
+//! `tests/runtime_native.rs`). (Not to be confused with
+//! `engine::compressed::Placement`, where a compressed run compresses.)
 //!
 //! A run uses [`worker_count`] workers (never more than ranks). Ranks are
-//! assigned in **contiguous, near-equal blocks** ([`Placement::new`]): worker
+//! assigned in **contiguous, near-equal blocks** ([`WorkerLayout::new`]): worker
 //! `k` hosts ranks `ceil(k·n/w) .. ceil((k+1)·n/w)`, so neighbouring ranks
 //! (a ring's neighbours, a server's 8 NPUs) share a worker. With the worker
 //! count a power of two and `n = 8·S` ranks, every block is a whole number of
@@ -45,7 +46,7 @@ pub fn worker_count(ranks: usize, hardware_concurrency: Option<usize>) -> usize 
 
 /// Why a placement cannot be built. Never a panic.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum PlacementError {
+pub enum LayoutError {
     /// No ranks, no workers, or more workers than ranks (a worker would idle).
     #[error("cannot place {ranks} ranks on {workers} workers (need 1 <= workers <= ranks)")]
     Shape {
@@ -77,22 +78,22 @@ pub enum Route {
 
 /// The rank → worker assignment of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placement {
+pub struct WorkerLayout {
     worker_of: Vec<usize>,
     workers: usize,
 }
 
-impl Placement {
+impl WorkerLayout {
     /// `ranks` ranks on `workers` workers in contiguous near-equal blocks:
     /// rank `r` on worker `floor(r·workers / ranks)` (block sizes differ by at
     /// most one).
     ///
-    /// Errors: [`PlacementError::Shape`] unless `1 <= workers <= ranks`.
-    pub fn new(ranks: usize, workers: usize) -> Result<Placement, PlacementError> {
+    /// Errors: [`LayoutError::Shape`] unless `1 <= workers <= ranks`.
+    pub fn new(ranks: usize, workers: usize) -> Result<WorkerLayout, LayoutError> {
         if workers == 0 || workers > ranks {
-            return Err(PlacementError::Shape { ranks, workers });
+            return Err(LayoutError::Shape { ranks, workers });
         }
-        Ok(Placement {
+        Ok(WorkerLayout {
             worker_of: (0..ranks).map(|r| r * workers / ranks).collect(),
             workers,
         })
@@ -101,14 +102,14 @@ impl Placement {
     /// A placement from its rank table (`worker_of[rank]`, as carried in the
     /// worker's init message), checked against the schedule's `ranks`.
     ///
-    /// Errors: [`PlacementError::Table`] if the table's length is not
+    /// Errors: [`LayoutError::Table`] if the table's length is not
     /// `ranks`, names a worker `>= workers`, or leaves a worker without ranks.
     pub fn from_table(
         worker_of: Vec<usize>,
         ranks: usize,
         workers: usize,
-    ) -> Result<Placement, PlacementError> {
-        let bad = PlacementError::Table {
+    ) -> Result<WorkerLayout, LayoutError> {
+        let bad = LayoutError::Table {
             got: worker_of.len(),
             ranks,
             workers,
@@ -123,7 +124,7 @@ impl Placement {
         if used.contains(&false) {
             return Err(bad);
         }
-        Ok(Placement { worker_of, workers })
+        Ok(WorkerLayout { worker_of, workers })
     }
 
     /// Number of ranks.
@@ -219,12 +220,12 @@ mod tests {
 
     #[test]
     fn contiguous_near_equal_blocks() {
-        let p = Placement::new(64, 4).unwrap();
+        let p = WorkerLayout::new(64, 4).unwrap();
         for w in 0..4 {
             assert_eq!(p.ranks_of(w), (16 * w..16 * w + 16).collect::<Vec<_>>());
         }
         // 8-rank servers of 64 ranks on 16 workers: each server on exactly 2.
-        let p = Placement::new(64, 16).unwrap();
+        let p = WorkerLayout::new(64, 16).unwrap();
         for s in 0..8 {
             let ws: std::collections::BTreeSet<usize> = (8 * s..8 * s + 8)
                 .map(|r| p.worker_of(r).unwrap())
@@ -232,13 +233,13 @@ mod tests {
             assert_eq!(ws.into_iter().collect::<Vec<_>>(), vec![2 * s, 2 * s + 1]);
         }
         // Uneven: 10 ranks on 4 workers -> 3, 2, 3, 2.
-        let p = Placement::new(10, 4).unwrap();
+        let p = WorkerLayout::new(10, 4).unwrap();
         assert_eq!(p.table(), &[0, 0, 0, 1, 1, 2, 2, 2, 3, 3]);
         assert_eq!(p.ranks_of(2), vec![5, 6, 7]);
         // Block sizes differ by at most one, every rank once, for all shapes.
         for n in 1..=64 {
             for w in 1..=n.min(16) {
-                let p = Placement::new(n, w).unwrap();
+                let p = WorkerLayout::new(n, w).unwrap();
                 let sizes: Vec<usize> = (0..w).map(|k| p.ranks_of(k).len()).collect();
                 assert_eq!(sizes.iter().sum::<usize>(), n);
                 assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1);
@@ -249,19 +250,19 @@ mod tests {
             }
         }
         assert_eq!(
-            Placement::new(4, 5),
-            Err(PlacementError::Shape {
+            WorkerLayout::new(4, 5),
+            Err(LayoutError::Shape {
                 ranks: 4,
                 workers: 5
             })
         );
-        assert!(Placement::new(0, 0).is_err());
-        assert!(Placement::new(3, 0).is_err());
+        assert!(WorkerLayout::new(0, 0).is_err());
+        assert!(WorkerLayout::new(3, 0).is_err());
     }
 
     #[test]
     fn routes_and_worker_pairs() {
-        let p = Placement::new(8, 4).unwrap(); // [0,0,1,1,2,2,3,3]
+        let p = WorkerLayout::new(8, 4).unwrap(); // [0,0,1,1,2,2,3,3]
         assert_eq!(p.route(0, 1), Some(Route::Local));
         assert_eq!(p.route(1, 2), Some(Route::Remote(1)));
         assert_eq!(p.route(7, 0), Some(Route::Remote(0)));
@@ -275,25 +276,28 @@ mod tests {
             .collect();
         assert_eq!(p.worker_pairs(&mesh).len(), 6);
         // One worker: nothing crosses.
-        assert!(Placement::new(8, 1).unwrap().worker_pairs(&mesh).is_empty());
+        assert!(WorkerLayout::new(8, 1)
+            .unwrap()
+            .worker_pairs(&mesh)
+            .is_empty());
     }
 
     #[test]
     fn tables_are_checked() {
-        let p = Placement::from_table(vec![0, 0, 1], 3, 2).unwrap();
-        assert_eq!(p, Placement::new(3, 2).unwrap());
+        let p = WorkerLayout::from_table(vec![0, 0, 1], 3, 2).unwrap();
+        assert_eq!(p, WorkerLayout::new(3, 2).unwrap());
         for (t, n, w) in [
             (vec![0, 0], 3, 2),
             (vec![0, 0, 2], 3, 2),
             (vec![0, 0, 0], 3, 2),
         ] {
             assert!(matches!(
-                Placement::from_table(t, n, w),
-                Err(PlacementError::Table { .. })
+                WorkerLayout::from_table(t, n, w),
+                Err(LayoutError::Table { .. })
             ));
         }
-        assert_eq!(Placement::describe_ranks(&[3]), "3");
-        assert_eq!(Placement::describe_ranks(&[0, 1, 2, 3]), "0–3");
-        assert_eq!(Placement::describe_ranks(&[0, 2, 5]), "0, 2, 5");
+        assert_eq!(WorkerLayout::describe_ranks(&[3]), "3");
+        assert_eq!(WorkerLayout::describe_ranks(&[0, 1, 2, 3]), "0–3");
+        assert_eq!(WorkerLayout::describe_ranks(&[0, 2, 5]), "0, 2, 5");
     }
 }

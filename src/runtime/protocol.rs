@@ -1,8 +1,10 @@
-//! Messages between the page, the rank workers and each other.
-//!
-//! CONTRACT (the UI relies on these types; the runtime helper fills in the
-//! codec): see `RunRequest`, `RankOutput`, `RunSummary`, `RunError`.
+//! Messages between the page, the rank workers and each other, as pure
+//! Rust on every target: the run's request and results (`RunRequest`,
+//! `RankOutput`, `RunSummary`, `RunError`, which the UI relies on) and the
+//! JSON headers of the wire format. The JS wrapping of those headers is
+//! [`super::browser::codec`] (wasm only).
 
+use super::fault::Fault;
 use super::machine::{MachineError, Payload, RankMachine};
 use crate::engine::dtype::{DType, ReduceOp};
 use crate::engine::schedule::Schedule;
@@ -129,7 +131,7 @@ pub enum RunError {
 
 /// `rank 3` or `ranks 0–15`.
 fn rank_words(ranks: &[usize]) -> String {
-    let list = super::placement::Placement::describe_ranks(ranks);
+    let list = super::placement::WorkerLayout::describe_ranks(ranks);
     if ranks.len() == 1 {
         format!("rank {list}")
     } else {
@@ -158,101 +160,6 @@ fn describe_waits(waits: &[(usize, usize, usize)]) -> String {
     s
 }
 
-/// A fault injected into a run, for testing the failure paths end to end.
-/// It targets one rank; its worker may host other ranks too, and a `kill`
-/// takes them all down (the pool reports [`RunError::WorkerLost`]).
-/// Never set by a normal run: only a page opened with the test-only URL key
-/// `fault` (see [`Fault::parse`]) arms one, for its first run only, and the
-/// page then shows a "fault injected" banner.
-///
-/// The fault fires at the first chunk rank `rank` sends at a step `>= step`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fault {
-    /// What goes wrong.
-    pub kind: FaultKind,
-    /// The rank whose worker misbehaves.
-    pub rank: usize,
-    /// The first step at which it does.
-    pub step: usize,
-}
-
-/// What an injected [`Fault`] does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// The worker throws a JS exception (an uncaught error in the worker).
-    Throw,
-    /// The worker closes itself silently (as if terminated mid-run).
-    Kill,
-    /// The message is never posted (lost).
-    Drop,
-    /// The message is posted `ms` ms late.
-    Delay {
-        /// The delay, ms.
-        ms: u32,
-    },
-}
-
-/// Why a `fault` value was refused.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("one of throw|kill|drop:rank=R:step=K or delay:rank=R:step=K:ms=M (R, K, M integers; M <= 600000)")]
-pub struct FaultSyntaxError;
-
-impl Fault {
-    /// Parses the test-only URL value: `throw:rank=R:step=K`,
-    /// `kill:rank=R:step=K`, `drop:rank=R:step=K`,
-    /// `delay:rank=R:step=K:ms=M`. Exactly these fields, in this order.
-    ///
-    /// Errors: [`FaultSyntaxError`] for anything else.
-    pub fn parse(s: &str) -> Result<Fault, FaultSyntaxError> {
-        let parts: Vec<&str> = s.trim().split(':').collect();
-        let field = |i: usize, name: &str| -> Result<u64, FaultSyntaxError> {
-            parts
-                .get(i)
-                .and_then(|p| p.strip_prefix(name))
-                .and_then(|p| p.strip_prefix('='))
-                .filter(|d| !d.is_empty() && d.len() <= 9 && d.bytes().all(|c| c.is_ascii_digit()))
-                .and_then(|d| d.parse().ok())
-                .ok_or(FaultSyntaxError)
-        };
-        let (kind, len) = match parts.first().copied() {
-            Some("throw") => (FaultKind::Throw, 3),
-            Some("kill") => (FaultKind::Kill, 3),
-            Some("drop") => (FaultKind::Drop, 3),
-            Some("delay") => {
-                let ms = field(3, "ms")?;
-                if ms > 600_000 {
-                    return Err(FaultSyntaxError);
-                }
-                (FaultKind::Delay { ms: ms as u32 }, 4)
-            }
-            _ => return Err(FaultSyntaxError),
-        };
-        if parts.len() != len {
-            return Err(FaultSyntaxError);
-        }
-        Ok(Fault {
-            kind,
-            rank: field(1, "rank")? as usize,
-            step: field(2, "step")? as usize,
-        })
-    }
-
-    /// In words, for the page's banner.
-    pub fn describe(&self) -> String {
-        let what = match self.kind {
-            FaultKind::Throw => "throws".to_string(),
-            FaultKind::Kill => "is terminated".to_string(),
-            FaultKind::Drop => "loses its message".to_string(),
-            FaultKind::Delay { ms } => format!("delays its message by {ms} ms"),
-        };
-        format!(
-            "rank {}'s worker {what} at step {} (first run only)",
-            self.rank, self.step
-        )
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The codec.
 //
@@ -264,7 +171,8 @@ impl Fault {
 //   transferred, never copied by the structured clone;
 // - `p`: the init message's ports, transferred, in the order of
 //   `Init::peers`.
-// The JSON part is pure Rust (tested natively); the JS wrapping is wasm only.
+// The JSON part is pure Rust (tested natively); the JS wrapping is wasm
+// only (`browser::codec`).
 // ---------------------------------------------------------------------------
 
 pub use super::machine::ChunkHeader;
@@ -297,7 +205,7 @@ pub enum ToWorker {
     Init {
         /// This worker's index.
         worker: usize,
-        /// The run's rank table ([`super::placement::Placement::table`]):
+        /// The run's rank table ([`super::placement::WorkerLayout::table`]):
         /// `worker_of[rank]` is the worker hosting `rank`.
         worker_of: Vec<usize>,
         /// The run (same for every worker).
@@ -426,200 +334,12 @@ pub fn samples_from_bits(bits: &[Vec<Option<u64>>]) -> Vec<Vec<Option<f64>>> {
         .collect()
 }
 
-#[cfg(target_arch = "wasm32")]
-pub use js::*;
-
-/// The JS side of the codec (wasm only).
-#[cfg(target_arch = "wasm32")]
-mod js {
-    use super::*;
-    use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
-    use wasm_bindgen::{JsCast, JsValue};
-    use web_sys::MessagePort;
-
-    /// A message ready for `postMessage(message, transfer)`.
-    #[derive(Debug)]
-    pub struct Wire {
-        /// The object `{h, b?, p?}`.
-        pub message: JsValue,
-        /// What to transfer (the `ArrayBuffer` and ports), never empty-cloned.
-        pub transfer: Array,
-    }
-
-    fn set(obj: &Object, key: &str, value: &JsValue) {
-        // Setting a property on a fresh plain object cannot throw.
-        let _ = Reflect::set(obj, &JsValue::from_str(key), value);
-    }
-
-    fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
-        if !msg.is_object() {
-            return None;
-        }
-        Reflect::get(msg, &JsValue::from_str(key))
-            .ok()
-            .filter(|v| !v.is_undefined() && !v.is_null())
-    }
-
-    fn wire(h: String, bytes: Option<&[u8]>, ports: &[MessagePort]) -> Wire {
-        let obj = Object::new();
-        let transfer = Array::new();
-        set(&obj, "h", &JsValue::from_str(&h));
-        if let Some(bytes) = bytes {
-            // One copy out of wasm memory into a fresh, transferable buffer.
-            let arr = Uint8Array::new_with_length(bytes.len() as u32);
-            arr.copy_from(bytes);
-            let buf = arr.buffer();
-            set(&obj, "b", &buf);
-            transfer.push(&buf);
-        }
-        if !ports.is_empty() {
-            let arr = Array::new();
-            for p in ports {
-                arr.push(p);
-                transfer.push(p);
-            }
-            set(&obj, "p", &arr);
-        }
-        Wire {
-            message: obj.into(),
-            transfer,
-        }
-    }
-
-    fn header_str(msg: &JsValue) -> Result<String, CodecError> {
-        get(msg, "h")
-            .and_then(|h| h.as_string())
-            .ok_or(CodecError::NoHeader)
-    }
-
-    fn bytes(msg: &JsValue, what: &'static str) -> Result<Uint8Array, CodecError> {
-        get(msg, "b")
-            .and_then(|b| b.dyn_into::<ArrayBuffer>().ok())
-            .map(|b| Uint8Array::new(&b))
-            .ok_or(CodecError::NoBytes { what })
-    }
-
-    /// Now, epoch ms: `performance.timeOrigin + performance.now()` of this
-    /// thread (page or worker); `None` without a `performance` object.
-    pub fn epoch_ms() -> Option<f64> {
-        let p = Reflect::get(&js_sys::global(), &JsValue::from_str("performance")).ok()?;
-        let p: web_sys::Performance = p.dyn_into().ok()?;
-        Some(p.time_origin() + p.now())
-    }
-
-    /// Encodes the init message; `ports[i]` goes to the worker whose peer is
-    /// `peers[i]` of the [`ToWorker::Init`].
-    pub fn encode_to_worker(msg: &ToWorker, ports: &[MessagePort]) -> Wire {
-        wire(encode_header(msg), None, ports)
-    }
-
-    /// Decodes a page -> worker message and its ports (none for a ping).
-    ///
-    /// Errors: [`CodecError::NoHeader`], [`CodecError::BadHeader`],
-    /// [`CodecError::Ports`] if the port count is not the peer count.
-    pub fn decode_to_worker(msg: &JsValue) -> Result<(ToWorker, Vec<MessagePort>), CodecError> {
-        let h: ToWorker = decode_header(&header_str(msg)?, "page")?;
-        let ports: Vec<MessagePort> = match get(msg, "p") {
-            Some(p) => Array::from(&p)
-                .iter()
-                .filter_map(|p| p.dyn_into::<MessagePort>().ok())
-                .collect(),
-            None => Vec::new(),
-        };
-        let peers = match &h {
-            ToWorker::Init { peers, .. } => peers.len(),
-            ToWorker::Ping => 0,
-        };
-        if ports.len() != peers {
-            return Err(CodecError::Ports {
-                ports: ports.len(),
-                peers,
-            });
-        }
-        Ok((h, ports))
-    }
-
-    /// Encodes a chunk message (the bytes are copied once into a new
-    /// `ArrayBuffer`, which is transferred).
-    pub fn encode_chunk(header: Routed, bytes: &[u8]) -> Wire {
-        wire(encode_header(&header), Some(bytes), &[])
-    }
-
-    /// Decodes a chunk message: its header and a view of its bytes (still in
-    /// JS memory; the receiver copies them into its buffer).
-    ///
-    /// Errors: [`CodecError`] if `h` or `b` is missing or malformed.
-    pub fn decode_chunk(msg: &JsValue) -> Result<(Routed, Uint8Array), CodecError> {
-        let h = decode_header(&header_str(msg)?, "chunk")?;
-        Ok((h, bytes(msg, "chunk")?))
-    }
-
-    /// Encodes a worker -> page message; `buffer` is the final buffer of
-    /// [`ToPage::Done`] (ignored otherwise).
-    pub fn encode_to_page(msg: &ToPage, buffer: Option<&[u8]>) -> Wire {
-        let bytes = if matches!(msg, ToPage::Done { .. }) {
-            buffer
-        } else {
-            None
-        };
-        wire(encode_header(msg), bytes, &[])
-    }
-
-    /// A decoded worker -> page message.
-    #[derive(Debug)]
-    pub enum PageEvent {
-        /// See [`ToPage::Ready`].
-        Ready,
-        /// A finished rank, with its buffer copied into wasm memory, and
-        /// [`ToPage::Done`]'s `finished_ms`.
-        Done(RankOutput, Option<f64>),
-        /// See [`ToPage::Failed`].
-        Failed {
-            /// The rank, if the worker knew it.
-            rank: Option<usize>,
-            /// What went wrong.
-            message: String,
-        },
-        /// See [`ToPage::Waiting`]: `(rank, from, step)`.
-        Waiting(usize, usize, usize),
-        /// See [`ToPage::Pong`]: the worker's index.
-        Pong(usize),
-        /// See [`ToPage::Working`]: the worker's index.
-        Working(usize),
-    }
-
-    /// Decodes a worker -> page message (copying a done rank's buffer into a
-    /// `Vec<u8>`: one copy).
-    ///
-    /// Errors: [`CodecError`] if `h` is malformed or a done message has no `b`.
-    pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
-        Ok(match decode_header(&header_str(msg)?, "worker")? {
-            ToPage::Ready => PageEvent::Ready,
-            ToPage::Done {
-                rank,
-                samples,
-                finished_ms,
-            } => PageEvent::Done(
-                RankOutput {
-                    rank,
-                    buffer: bytes(msg, "done")?.to_vec(),
-                    samples: samples_from_bits(&samples),
-                },
-                finished_ms,
-            ),
-            ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
-            ToPage::Waiting { rank, from, step } => PageEvent::Waiting(rank, from, step),
-            ToPage::Pong { worker } => PageEvent::Pong(worker),
-            ToPage::Working { worker } => PageEvent::Working(worker),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::algorithm::{build, Algorithm};
     use crate::engine::collective::Primitive;
+    use crate::runtime::fault::FaultKind;
 
     #[test]
     fn headers_round_trip() {
@@ -713,33 +433,7 @@ mod tests {
     }
 
     #[test]
-    fn faults_parse_strictly() {
-        let f = |kind, rank, step| Ok(Fault { kind, rank, step });
-        assert_eq!(
-            Fault::parse("throw:rank=2:step=1"),
-            f(FaultKind::Throw, 2, 1)
-        );
-        assert_eq!(Fault::parse("kill:rank=0:step=3"), f(FaultKind::Kill, 0, 3));
-        assert_eq!(Fault::parse("drop:rank=7:step=0"), f(FaultKind::Drop, 7, 0));
-        assert_eq!(
-            Fault::parse("delay:rank=1:step=2:ms=3000"),
-            f(FaultKind::Delay { ms: 3000 }, 1, 2)
-        );
-        for bad in [
-            "",
-            "throw",
-            "throw:rank=2",
-            "throw:step=1:rank=2",
-            "throw:rank=2:step=1:ms=5",
-            "delay:rank=1:step=2",
-            "delay:rank=1:step=2:ms=600001",
-            "explode:rank=1:step=1",
-            "throw:rank=-1:step=1",
-            "throw:rank=9999999999:step=1",
-            "<img src=x>",
-        ] {
-            assert_eq!(Fault::parse(bad), Err(FaultSyntaxError), "{bad}");
-        }
+    fn run_errors_name_ranks_and_a_normal_init_has_no_fault() {
         // A normal run's init carries no `fault` at all, and decodes to `None`.
         let init = ToWorker::Init {
             worker: 0,

@@ -132,7 +132,7 @@ pub struct App {
     /// The document's keydown listener (Space, ←, →, Home, End), kept alive.
     keys: Option<wasm_bindgen::closure::Closure<dyn Fn(KeyboardEvent)>>,
     /// The test-only fault of the link (`fault=`), until the first run takes it.
-    fault: Option<crate::runtime::protocol::Fault>,
+    fault: Option<crate::runtime::fault::Fault>,
     /// The banner saying a fault was injected (stays after the run).
     fault_banner: Option<String>,
     /// The pasted log, as pasted (never rewritten by the page).
@@ -375,7 +375,7 @@ impl Component for App {
                 if let Some(plan) = self.plan() {
                     let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
                     if let Some(f) = self.fault.take() {
-                        crate::runtime::pool::arm_fault(f);
+                        crate::runtime::browser::pool::arm_fault(f);
                     }
                     run::start(
                         id,

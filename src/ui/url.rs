@@ -2,7 +2,7 @@
 //! `history.replaceState` on every change, and the share link.
 
 use crate::engine::config::{Config, ConfigError, Severity};
-use crate::runtime::protocol::{Fault, FaultSyntaxError};
+use crate::runtime::fault::{Fault, FaultSyntaxError};
 
 /// The test-only URL key that injects a fault into the page's first run
 /// (`fault=throw:rank=2:step=1`, see [`Fault::parse`]). Never written to a

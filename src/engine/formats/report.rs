@@ -53,6 +53,10 @@ pub struct ReportHeader {
     pub producer: String,
     /// Comment lines printed first (without `# `).
     pub notes: Vec<String>,
+    /// `(pid, host)` of each rank of a real run (`cclrun`), printed on the
+    /// `# Using devices` lines as nccl-tests prints them; empty for a
+    /// model (Pid 0, `[model]`).
+    pub processes: Vec<(u32, String)>,
 }
 
 /// nccl-tests' name of a collective's program (`all_reduce_perf`).
@@ -112,11 +116,18 @@ pub fn nccl_tests_table(h: &ReportHeader, rows: &[ReportRow]) -> String {
     );
     s.push_str("#\n# Using devices\n");
     for (r, d) in h.devices.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "#  Rank {r:2} Group  0 Pid {:>6} on {:>10} device {r:2} [model] {d}",
-            0, h.producer
-        );
+        match h.processes.get(r) {
+            Some((pid, host)) => writeln!(
+                s,
+                "#  Rank {r:2} Group  0 Pid {pid:>6} on {host:>10} device {r:2} [process] {d}"
+            ),
+            None => writeln!(
+                s,
+                "#  Rank {r:2} Group  0 Pid {:>6} on {:>10} device {r:2} [model] {d}",
+                0, h.producer
+            ),
+        }
+        .ok();
     }
     s.push_str("#\n");
     s.push_str("#                                                              out-of-place                       in-place\n");
@@ -266,6 +277,7 @@ mod tests {
             devices: (0..8).map(|i| format!("GPU{i}")).collect(),
             producer: "cclsim".into(),
             notes: vec!["a model".into()],
+            processes: vec![],
         }
     }
 

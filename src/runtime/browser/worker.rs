@@ -1,13 +1,13 @@
 //! The rank worker: one web worker hosts one or more ranks (a contiguous
-//! block, [`super::placement`]).
+//! block, [`crate::runtime::placement`]).
 //!
-//! Life of a worker (see [`super::protocol`] for the messages):
+//! Life of a worker (see [`crate::runtime::protocol`] for the messages):
 //! 1. [`start`] installs the panic hook and the page-message handler, then
 //!    posts [`ToPage::Ready`] (messages posted to a worker before its wasm has
 //!    loaded would be lost, so the page waits for this).
 //! 2. The page sends [`ToWorker::Init`]: the worker's index, the run's rank
 //!    table and one `MessagePort` per peer worker. The worker builds a
-//!    [`Host`] (one [`super::machine::RankMachine`] per hosted rank, each
+//!    [`Host`] (one [`crate::runtime::machine::RankMachine`] per hosted rank, each
 //!    with its own input buffer), listens on every port and drains the host:
 //!    a send to a rank on another worker goes straight to that worker's port
 //!    as a transferred `ArrayBuffer` (never through the page); a send to a
@@ -31,13 +31,11 @@
 //! [`ToPage::Failed`]; a panic is posted the same way by the panic hook before
 //! the wasm traps.
 
-use super::host::{Bytes, Host, Report, Sent};
-use super::machine::Payload;
-use super::placement::{Placement, Route};
-use super::protocol::{
-    decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, samples_to_bits, Fault,
-    FaultKind, Routed, ToPage, ToWorker, Wire,
-};
+use super::codec::{decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, Wire};
+use crate::runtime::fault::{Fault, FaultKind};
+use crate::runtime::host::{Bytes, Host, Report, Sent};
+use crate::runtime::placement::{Route, WorkerLayout};
+use crate::runtime::protocol::{samples_to_bits, Routed, ToPage, ToWorker};
 use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -45,15 +43,6 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
-
-impl Payload for Uint8Array {
-    fn byte_len(&self) -> usize {
-        self.length() as usize
-    }
-    fn copy_into(&self, dst: &mut [u8]) {
-        self.copy_to(dst);
-    }
-}
 
 /// A computing worker posts [`ToPage::Working`] when it has posted nothing
 /// to the page for this long, ms (well below the pool's 1 s stall
@@ -165,7 +154,7 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
         return Err("expected the init message".into());
     };
     let workers = worker_of.iter().max().map_or(0, |m| m + 1);
-    let placement = Placement::from_table(worker_of, request.schedule.ranks, workers)
+    let layout = WorkerLayout::from_table(worker_of, request.schedule.ranks, workers)
         .map_err(|e| e.to_string())?;
     if let Some(&p) = peers.iter().find(|&&p| p == worker || p >= workers) {
         return Err(format!(
@@ -174,7 +163,7 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
     }
     WORKER.with(|w| w.set(Some(worker)));
     LAST_POST.with(|t| t.set(js_sys::Date::now()));
-    let host = Host::new(placement, worker, |rank| {
+    let host = Host::new(layout, worker, |rank| {
         let m = request.rank_machine(rank);
         heartbeat();
         m
@@ -226,7 +215,7 @@ impl Ranks {
             return; // finished or failed: ignore
         };
         if let Some(peer) = peer {
-            let from = host.placement().worker_of(msg.from);
+            let from = host.layout().worker_of(msg.from);
             if from != Some(peer) {
                 drop(slot);
                 return self.fail(
@@ -302,6 +291,7 @@ impl Ranks {
             .get()
             .filter(|f| f.rank == msg.from && msg.chunk.step >= f.step);
         let mut delay_ms = None;
+        let mut corrupted = None;
         if let Some(f) = fault {
             self.fault.set(None);
             match f.kind {
@@ -312,8 +302,19 @@ impl Ranks {
                 FaultKind::Kill => return Ok(Sent::Halt),
                 FaultKind::Drop => return Ok(Sent::Handled),
                 FaultKind::Delay { ms } => delay_ms = Some(ms),
+                FaultKind::Corrupt => {
+                    let mut copy = bytes.to_vec();
+                    if let Some(b) = copy.first_mut() {
+                        *b ^= 0xFF;
+                    }
+                    corrupted = Some(copy);
+                }
             }
         }
+        if let (Route::Local, Some(copy)) = (route, &corrupted) {
+            return Ok(Sent::LocalBytes(copy.clone()));
+        }
+        let bytes: &[u8] = corrupted.as_deref().unwrap_or(bytes);
         match (route, delay_ms) {
             (Route::Local, None) => Ok(Sent::Local),
             (Route::Local, Some(ms)) => {

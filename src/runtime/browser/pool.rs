@@ -1,5 +1,5 @@
 //! The worker pool: starts a few web workers, each hosting a contiguous
-//! block of ranks ([`super::placement`]), wires every communicating worker
+//! block of ranks ([`crate::runtime::placement`]), wires every communicating worker
 //! pair with one `MessageChannel`, collects each rank's result, enforces the
 //! timeout and the stall watchdog.
 //!
@@ -10,11 +10,10 @@
 //! message (the [`RunRequest`], the rank table and its ports) and receives
 //! each rank's final buffer.
 
-use super::placement::{self, Placement};
-use super::protocol::{
-    decode_to_page, encode_to_worker, epoch_ms, Fault, PageEvent, RankOutput, RunError, RunRequest,
-    RunSummary, ToWorker,
-};
+use super::codec::{decode_to_page, encode_to_worker, epoch_ms, PageEvent};
+use crate::runtime::fault::Fault;
+use crate::runtime::placement::{self, WorkerLayout};
+use crate::runtime::protocol::{RankOutput, RunError, RunRequest, RunSummary, ToWorker};
 use gloo_timers::callback::{Interval, Timeout};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -82,7 +81,7 @@ pub fn workers_for(ranks: usize) -> usize {
 }
 
 /// Runs `req` on [`workers_for`]`(ranks)` web workers, each hosting a
-/// contiguous block of ranks ([`Placement::new`]).
+/// contiguous block of ranks ([`WorkerLayout::new`]).
 ///
 /// Each worker runs a tiny bootstrap script (a same-origin `blob:` URL) that
 /// loads [`WORKER_JS`] and instantiates [`WORKER_WASM`], whose `main` calls
@@ -158,7 +157,7 @@ pub async fn run_on_workers(
     if n == 0 {
         return Err(RunError::Spawn("the schedule has no ranks".into()));
     }
-    let placement = Placement::new(n, workers).map_err(|e| RunError::Spawn(e.to_string()))?;
+    let placement = WorkerLayout::new(n, workers).map_err(|e| RunError::Spawn(e.to_string()))?;
     let fault = ARMED.with(Cell::take);
     let t0 = now_ms();
     let t0_epoch = epoch_ms();
@@ -256,7 +255,7 @@ pub async fn run_on_workers(
         let message = if ranks.len() > 1 {
             format!(
                 "{message} (worker {w} hosted ranks {}; all of them failed)",
-                Placement::describe_ranks(&ranks)
+                WorkerLayout::describe_ranks(&ranks)
             )
         } else {
             message
@@ -429,7 +428,7 @@ struct Bootstrap {
 
 impl Bootstrap {
     /// `js` and `wasm` are resolved against the page's URL. The bootstrap
-    /// reports a failed wasm load as [`super::protocol::ToPage::Failed`] (a
+    /// reports a failed wasm load as [`crate::runtime::protocol::ToPage::Failed`] (a
     /// rejected promise would not reach the page's `onerror`).
     fn new(js: &str, wasm: &str) -> Result<Bootstrap, RunError> {
         let spawn = |what: &str, e: JsValue| RunError::Spawn(format!("{what}: {}", js_text(&e)));
