@@ -4,8 +4,12 @@
 //! - [`ui`] (wasm only): the yew page.
 //! - [`runtime`] (wasm only): rank workers, message channels, run control.
 //! - [`engine`]: pure Rust, no web crates; compiles natively and to wasm32.
+//! - [`i18n`], [`lessons`]: the page's words (English, Chinese) and its
+//!   guided lessons as data; pure Rust, tested natively.
 
 pub mod engine;
+pub mod i18n;
+pub mod lessons;
 
 #[cfg(target_arch = "wasm32")]
 pub mod runtime;
