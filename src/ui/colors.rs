@@ -3,11 +3,24 @@
 
 use crate::engine::verify::RankSet;
 
-/// One colour per rank (Tableau 10, muted and colour-blind friendlier than
-/// a rainbow); rank `r` uses `RANK[r % 8]`.
+/// One colour per rank: Okabe & Ito's palette, chosen to stay apart under
+/// protanopia, deuteranopia and tritanopia (the e2e test `a11y.test.mjs`
+/// simulates all three: every pair ΔE76 ≥ 8; Tableau 10, used before,
+/// put green and red 0.9 apart for deuteranopes). Rank `r` uses
+/// `RANK[r % 8]`; the dots in each cell say the same without colour.
 pub const RANK: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#c9a227", "#9c755f",
+    "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000",
 ];
+
+/// Text colour on each [`RANK`] colour (contrast ≥ 4.5:1, WCAG AA).
+const RANK_TEXT: [&str; 8] = [
+    "#ffffff", "#000000", "#000000", "#000000", "#000000", "#000000", "#000000", "#ffffff",
+];
+
+/// The text colour on rank `r`'s colour.
+pub fn rank_text(r: usize) -> &'static str {
+    RANK_TEXT[r % RANK_TEXT.len()]
+}
 
 /// The colour of a fully reduced chunk (holds every rank's contribution).
 pub const COMPLETE: &str = "#2b1d6e";
@@ -37,7 +50,7 @@ pub fn cell(set: &RankSet, n: usize) -> Option<(String, &'static str)> {
     }
     if k == 1 {
         let r = set.iter().next().unwrap_or(0);
-        return Some((rank(r).to_string(), "#ffffff"));
+        return Some((rank(r).to_string(), rank_text(r)));
     }
     if k >= n {
         return Some((COMPLETE.to_string(), "#ffffff"));
