@@ -54,11 +54,11 @@ verb-sum = 将其累加到自己的副本上
 verb-prod = 将其乘到自己的副本上
 verb-max = 对它和自己的副本逐元素取最大值
 verb-min = 对它和自己的副本逐元素取最小值
-say-reduce = { $src } 把已含 { $before } 的 { $chunks } 发给 { $dst }，{ $dst } { $verb }（现含 { $after }）。
+say-reduce = { $src } 把 { $chunks }（已含 { $before }）发给 { $dst }，{ $dst } { $verb }（现含 { $after }）。
 say-reduce-many = { $srcs } 依次{ $inorder }把 { $chunks } 发给 { $dst }；{ $dst } 每次都{ $verb }（现含 { $after }）。
 in-rank-order = 按 rank 顺序
-say-copy = { $src } 把含 { $before } 的 { $chunks } 发给 { $dst }，{ $dst } 将其保存。
-say-copy-many = { $src } 把含 { $before } 的 { $chunks } 发给 { $dsts }，各自将其保存。
+say-copy = { $src } 把 { $chunks }（含 { $before }）发给 { $dst }，{ $dst } 将其保存。
+say-copy-many = { $src } 把 { $chunks }（含 { $before }）发给 { $dsts }，各自将其保存。
 
 ## Why this step exists
 why-label = 为什么：

@@ -227,8 +227,6 @@ impl App {
         self.lesson = Some((l, k));
         self.off_stop = false;
         self.answer = false;
-        self.url_errors
-            .retain(|e| !url::UI_KEYS.contains(&e.key.as_str()));
         if config != self.config {
             self.config = config;
             self.copy_status = None;

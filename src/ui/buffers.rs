@@ -158,7 +158,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
     });
     let summary = grid_summary(plan, state);
     html! {
-        <section class={classes!("buffers", (p.look_panel).then_some("lesson-look"))} id="buffers" aria-label={t!("buffers-label")}>
+        <section class={classes!("buffers", (p.look_panel).then_some("lesson-look"))} id="buffers" aria-label={t!("buffers-label")} tabindex="0">
             <div class="card-head">
                 <h2>{t!("buffers")}</h2>
                 <span class="muted">

@@ -67,6 +67,21 @@ pub fn cell(set: &RankSet, n: usize) -> Option<(String, &'static str)> {
         mix(PARTIAL_LIGHT.1, PARTIAL_DARK.1),
         mix(PARTIAL_LIGHT.2, PARTIAL_DARK.2),
     );
-    let text = if f > 0.45 { "#ffffff" } else { "#1d1b2e" };
+    // The text colour with the better contrast (WCAG relative luminance).
+    let lum = |c: u8| {
+        let v = c as f64 / 255.0;
+        if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let l = 0.2126 * lum(r) + 0.7152 * lum(g) + 0.0722 * lum(b);
+    // Against white (L = 1) and against #1d1b2e (L ≈ 0.012).
+    let text = if (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.062) {
+        "#ffffff"
+    } else {
+        "#1d1b2e"
+    };
     Some((format!("#{r:02x}{g:02x}{b:02x}"), text))
 }

@@ -115,13 +115,13 @@ pub fn playback(p: &PlaybackProps) -> Html {
             <div class="player-bar">
                 <div class="buttons" title={t!("keys-hint")}>
                     <button id="btn-first" class="icon" onclick={goto(0)} title={t!("btn-first")} aria-label={t!("btn-first")} disabled={p.step == 0}>{"⇤"}</button>
-                    <button id="btn-back" class="icon" onclick={emit(&p.on_back)} title={t!("btn-back")} aria-label={t!("btn-back")} disabled={p.step == 0}>{t!("btn-back-text")}</button>
+                    <button id="btn-back" class="icon" onclick={emit(&p.on_back)} title={t!("btn-back")} disabled={p.step == 0}>{t!("btn-back-text")}</button>
                     if p.playing {
-                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_pause)} title={t!("btn-pause")} aria-label={t!("btn-pause")} data-playing="true">{t!("btn-pause-text")}</button>
+                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_pause)} title={t!("btn-pause")} data-playing="true">{t!("btn-pause-text")}</button>
                     } else {
-                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_play)} title={t!("btn-play")} aria-label={t!("btn-play")} data-playing="false">{t!("btn-play-text")}</button>
+                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_play)} title={t!("btn-play")} data-playing="false">{t!("btn-play-text")}</button>
                     }
-                    <button id="btn-forward" class="icon" onclick={emit(&p.on_forward)} title={t!("btn-forward")} aria-label={t!("btn-forward")} disabled={p.step >= total}>{t!("btn-forward-text")}</button>
+                    <button id="btn-forward" class="icon" onclick={emit(&p.on_forward)} title={t!("btn-forward")} disabled={p.step >= total}>{t!("btn-forward-text")}</button>
                     <button id="btn-last" class="icon" onclick={goto(total)} title={t!("btn-last")} aria-label={t!("btn-last")} disabled={p.step >= total}>{"⇥"}</button>
                 </div>
                 <label class="speed">{t!("speed")}{" "}
@@ -152,7 +152,7 @@ pub fn playback(p: &PlaybackProps) -> Html {
             <div class="timeline-bar" aria-hidden="true" title={t!("timeline-label")}>
                 { for segments }
             </div>
-            <div id="step-description" class="step-description" aria-live="polite" aria-label={t!("step-description")}>
+            <div id="step-description" class="step-description" role="region" aria-live="polite" aria-label={t!("step-description")} tabindex="0">
                 <p class="heading">{text.heading}</p>
                 <ul>{ for text.sentences.into_iter().map(|s| html! { <li>{s}</li> }) }</ul>
                 if !text.why.is_empty() {
