@@ -929,13 +929,13 @@ impl Component for App {
                                     <h2>{t!("topology")}</h2>
                                     <span class="muted" lang="en">{p.topology.title.clone()}</span>
                                 </div>
-                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} look_link={look_link} />
-                                {drawing_text(p, self.step)}
-                                // Many ranks: the buffer grid is tall, so play / step
-                                // stay right under the drawing.
+                                // Many ranks: the drawing and the buffer grid are tall,
+                                // so play / step sit right above the drawing.
                                 if p.config.ranks > 16 {
                                     {playback(p)}
                                 }
+                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} look_link={look_link} />
+                                {drawing_text(p, self.step)}
                             </div>
                             <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
                                 look_cell={look_cell} look_panel={look_panel("buffers")} />

@@ -77,11 +77,12 @@ pub fn cell(set: &RankSet, n: usize) -> Option<(String, &'static str)> {
         }
     };
     let l = 0.2126 * lum(r) + 0.7152 * lum(g) + 0.0722 * lum(b);
-    // Against white (L = 1) and against #1d1b2e (L ≈ 0.012).
-    let text = if (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.062) {
+    // Against white (L = 1) and against black (L = 0): one of the two is
+    // always at least 4.58:1, so every ramp chip passes WCAG AA.
+    let text = if (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.05) {
         "#ffffff"
     } else {
-        "#1d1b2e"
+        "#000000"
     };
     Some((format!("#{r:02x}{g:02x}{b:02x}"), text))
 }

@@ -390,7 +390,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                     <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
                         {format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))}
                     </text>
-                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the NPU ports only (an assumption)", sw.label)}</title>
+                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the {} ports only (an assumption)", sw.label, plan.library.device_word())}</title>
                 </g>
             },
             None => html! {
