@@ -148,7 +148,9 @@ pub fn buffers(p: &BuffersProps) -> Html {
             </div>
         }
     });
-    let ramp = (2..n).map(|k| {
+    // Many ranks: every few counts of the ramp (the chips would not fit).
+    let ramp_step = if n > 16 { n.div_ceil(16) } else { 1 };
+    let ramp = (2..n).filter(|k| (k - 2) % ramp_step == 0).map(|k| {
         let mut s = crate::engine::verify::RankSet::empty();
         for q in 0..k {
             s.insert(q);
