@@ -30,7 +30,7 @@ const settled = () => {
 const VIEWS = [
   ['default page', '?lang=en'],
   ['default page in Chinese', '?lang=zh'],
-  ['lesson list', '?lang=en&lesson=ring&stop=1'],
+  ['a lesson stop in English', '?lang=en&lesson=ring&stop=1'],
   ['a lesson stop in Chinese', '?lesson=hier&stop=3&lang=zh'],
   ['compression what-if', '?lang=en&op=allreduce&dtype=fp16&compress=int8&bytes=16MiB'],
   ['64 ranks', '?lang=en&topo=910b-8x8&op=allreduce&algo=hier&bytes=1MiB'],
