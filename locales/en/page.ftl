@@ -336,3 +336,42 @@ wi-unfused-bar = unfused, { $n } AllReduces: { $us } µs
 wi-fused-bar = fused, { $n } buckets: { $us } µs
 wi-blocks = Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time.
 wi-no-bucket = No bucket is small enough to run in the browser; the model still applies.
+
+## Custom topology and measurements
+ct-title = Custom topology
+ct-label = Custom topology: paste or load JSON
+ct-input = Topology JSON
+ct-not-used = Not used:
+ct-is = is
+ct-in-use = In use:
+ct-share = The share link carries it.
+ct-schema = Devices (2..={ $max }), optional switches, and links with bandwidth_gbps (GB/s per direction) and latency_us (µs). Rank r runs on devices[r]; devices do not forward traffic, so every pair needs a direct link or a path through switches.
+ct-use = Use this topology
+ct-use-title = Validate the JSON and run on this machine
+ct-load = Load file…
+ct-load-title = Read a .json file and use it
+ct-example = Example
+ct-example-title = Put a 4-GPU example (NVLink ring + PCIe switch) in the box
+ct-readme = Schema and caps: README, “Custom topology”.
+li-title = Your measurements
+li-label = Measurements: paste or drop a log
+li-text = Log text
+li-paste = Paste the output of nccl-tests (all_reduce_perf …), rccl-tests or hccl_test here, or drop the file. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it.
+li-unreadable = Could not read this log:
+li-tables = { $n ->
+    [one] 1 table found.
+   *[other] { $n } tables found.
+}
+li-fit-table = Fit table
+li-no-fit = No profile fitted:
+li-use = Use this profile for the model
+li-use-title = Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)
+li-back-preset = Back to the preset's figures
+li-back-topology = Back to the topology's own figures
+li-model-uses = Model uses:
+li-line = line
+li-size = size
+li-measured = measured µs
+li-fitted = fitted µs
+li-error = error
+li-rejected = This table is rejected:
