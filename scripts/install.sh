@@ -58,6 +58,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt_install chromium chromium-driver
 fi
 
+# 6b. A CJK font, so that the Chinese page renders in headless Chromium's
+#     screenshots (tests/e2e/screens.test.mjs) instead of empty boxes.
+if ! fc-list 2>/dev/null | grep -qi "wqy\|noto sans cjk"; then
+  say "installing a CJK font (apt fonts-wqy-microhei)"
+  apt_install fonts-wqy-microhei
+fi
+
 # 7. curl (the test script polls the server with it).
 if ! command -v curl >/dev/null; then apt_install curl; fi
 

@@ -6,8 +6,12 @@
 //!   hosts and the message types on every target; its `browser` adapter
 //!   (the pool of web workers) wasm only.
 //! - [`engine`]: pure Rust, no web crates; compiles natively and to wasm32.
+//! - [`i18n`], [`lessons`]: the page's words (English, Chinese) and its
+//!   guided lessons as data; pure Rust, tested natively.
 
 pub mod engine;
+pub mod i18n;
+pub mod lessons;
 
 pub mod runtime;
 

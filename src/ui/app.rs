@@ -14,6 +14,7 @@ use super::custom_topology::CustomTopologyPanel;
 use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
+use super::learn::Learn;
 use super::log_import::{Import, LogImport};
 use super::msccl_card::MscclCard;
 use super::playback::Playback;
@@ -24,6 +25,7 @@ use super::topology_view::TopologyView;
 use super::tune_card::TuneCard;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
+use crate::engine::algorithm::Algorithm;
 use crate::engine::check::RankReport;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
@@ -31,7 +33,10 @@ use crate::engine::plan::Plan;
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
+use crate::i18n::{self, Lang};
+use crate::lessons::{self, Lesson, Look};
 use crate::runtime::{RunError, RunSummary};
+use crate::t;
 use gloo_timers::callback::{Interval, Timeout};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -106,6 +111,22 @@ pub enum Msg {
     TopoFile(String),
     /// Parse the custom topology text and use it.
     UseTopo,
+    /// Switch the page's language.
+    SetLang(Lang),
+    /// Open learn mode (the lesson list).
+    OpenLearn,
+    /// Close learn mode.
+    CloseLearn,
+    /// Back to the lesson list.
+    LearnList,
+    /// Go to a lesson's stop (1-based), a new history entry.
+    LessonStop(&'static str, usize),
+    /// Show or hide the stop's answer.
+    Answer(bool),
+    /// Scroll to and focus what the stop highlights.
+    ShowMe,
+    /// Back / Forward: restore the page from the address bar.
+    PopState,
 }
 
 /// The page.
@@ -146,6 +167,22 @@ pub struct App {
     topo_text: String,
     /// Why the last "use this topology" was refused.
     topo_error: Option<SpecError>,
+    /// The page's language.
+    lang: Lang,
+    /// Learn mode is open.
+    learn_open: bool,
+    /// The open lesson and its stop (1-based).
+    lesson: Option<(&'static Lesson, usize)>,
+    /// A setting changed since the stop was shown (its highlight is off).
+    off_stop: bool,
+    /// The stop's answer is shown.
+    answer: bool,
+    /// Scroll to the highlight after the next render.
+    show_me: bool,
+    /// The user asked for reduced motion: steps jump, tokens do not glide.
+    reduced_motion: bool,
+    /// The window's popstate listener, kept alive.
+    popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
 }
 
 fn now_ms() -> f64 {
@@ -153,6 +190,58 @@ fn now_ms() -> f64 {
 }
 
 impl App {
+    /// The page's own link state.
+    fn ui(&self) -> url::UiState {
+        url::UiState {
+            lang: self.lang,
+            lesson: if self.learn_open { self.lesson } else { None },
+        }
+    }
+
+    /// The query of the page as it is: configuration, language, lesson.
+    fn query(&self) -> String {
+        url::query_with(&self.config, &self.ui(), !self.off_stop)
+    }
+
+    /// Writes the address bar (a new history entry if `push`).
+    fn store(&self, push: bool) {
+        url::store_query(&self.query(), push);
+    }
+
+    /// What the current stop highlights, unless a setting changed since.
+    fn look(&self) -> Option<&'static Look> {
+        match (self.learn_open, self.lesson, self.off_stop) {
+            (true, Some((l, k)), false) => l.stops.get(k - 1).map(|s| &s.look),
+            _ => None,
+        }
+    }
+
+    /// Shows stop `k` of lesson `l`: its configuration, its step, its
+    /// words; a new history entry if `push`.
+    fn go_stop(&mut self, ctx: &Context<Self>, l: &'static Lesson, k: usize, push: bool) {
+        let k = k.clamp(1, l.stops.len().max(1));
+        let Some(stop) = l.stops.get(k - 1) else {
+            return;
+        };
+        let (mut config, _) = Config::from_query(&stop.query);
+        config.normalize_what_ifs();
+        self.learn_open = true;
+        self.lesson = Some((l, k));
+        self.off_stop = false;
+        self.answer = false;
+        if config != self.config {
+            self.config = config;
+            self.copy_status = None;
+            self.replan();
+            self.schedule_run(ctx, 0);
+        }
+        self.playing = false;
+        self.ticker = None;
+        self.step = stop.step.min(self.steps());
+        self.frac = DWELL;
+        self.store(push);
+    }
+
     fn plan(&self) -> Option<Rc<Plan>> {
         self.plan.as_ref().ok().cloned()
     }
@@ -207,7 +296,10 @@ impl App {
             return;
         }
         self.config = config;
-        url::store(&self.config);
+        if self.learn_open && self.lesson.is_some() {
+            self.off_stop = true;
+        }
+        self.store(false);
         if !self.log_text.trim().is_empty() {
             self.reimport();
         }
@@ -246,6 +338,11 @@ impl App {
         self.last_tick = now;
         let total = self.steps();
         if self.frac < DWELL && (self.frac < 1.0 || self.playing) {
+            // Reduced motion: a step shows its end state at once (no gliding
+            // tokens); playing still dwells on each step.
+            if self.reduced_motion && self.frac < 1.0 {
+                self.frac = 1.0;
+            }
             self.frac = (self.frac + dt * self.speed / STEP_MS).min(DWELL);
             if !self.playing && self.frac >= 1.0 {
                 self.frac = DWELL;
@@ -267,14 +364,17 @@ impl App {
         let text = self.bytes_text.trim().to_string();
         let es = self.config.dtype.size_bytes() as u64;
         let result = match parse_bytes(&text) {
-            Err(why) => Err(format!("bytes “{text}” is not a message size ({why}). Allowed: 1 KiB to 1 GiB, e.g. 4096, 64MiB, 1.5 GB.")),
-            Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => Err(format!(
-                "bytes “{text}” = {b} bytes is out of range; allowed: 1 KiB (1024) to 1 GiB (1073741824)."
-            )),
-            Ok(b) if b % es != 0 => Err(format!(
-                "bytes “{text}” = {b} bytes is not a whole number of {} elements ({es} bytes each); allowed: a multiple of {es}, e.g. {}.",
-                self.config.dtype,
-                (b - b % es).max(MIN_BYTES)
+            Err(why) => Err(t!("bytes-bad", text = text.clone(), why = why.to_string())),
+            Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => {
+                Err(t!("bytes-range", text = text.clone(), bytes = b))
+            }
+            Ok(b) if b % es != 0 => Err(t!(
+                "bytes-multiple",
+                text = text.clone(),
+                bytes = b,
+                dtype = self.config.dtype.name(),
+                es = es,
+                example = (b - b % es).max(MIN_BYTES)
             )),
             Ok(b) => Ok(b),
         };
@@ -294,12 +394,86 @@ impl App {
     }
 }
 
+impl App {
+    /// Marks the card a stop's `Look::Panel` names (the cards are other
+    /// components' elements), sets `<html lang>`, and after "show me"
+    /// scrolls to the highlight and moves the focus there.
+    fn apply_dom_look(&mut self) {
+        use wasm_bindgen::JsCast;
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        if let Some(root) = doc.document_element() {
+            if root.get_attribute("lang").as_deref() != Some(self.lang.html_lang()) {
+                let _ = root.set_attribute("lang", self.lang.html_lang());
+            }
+        }
+        let want = match self.look() {
+            Some(Look::Panel(id)) => Some(id.as_str()),
+            _ => None,
+        };
+        if let Ok(list) = doc.query_selector_all(".lesson-look-dom") {
+            for i in 0..list.length() {
+                if let Some(el) = list
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    if Some(el.id().as_str()) != want {
+                        let _ = el.class_list().remove_1("lesson-look-dom");
+                    }
+                }
+            }
+        }
+        if let Some(el) = want.and_then(|id| doc.get_element_by_id(id)) {
+            if !el.class_list().contains("lesson-look-dom") {
+                let _ = el.class_list().add_1("lesson-look-dom");
+            }
+        }
+        if std::mem::take(&mut self.show_me) {
+            let target = doc
+                .query_selector(
+                    ".lesson-look, .lesson-look-dom, .lesson-look-link, .lesson-look-card",
+                )
+                .ok()
+                .flatten();
+            if let Some(el) = target {
+                el.scroll_into_view_with_bool(false);
+                // Focus the highlighted element if it is HTML, else its card.
+                let focus = el
+                    .clone()
+                    .dyn_into::<web_sys::HtmlElement>()
+                    .ok()
+                    .or_else(|| {
+                        el.closest("section")
+                            .ok()
+                            .flatten()
+                            .and_then(|c| c.dyn_into().ok())
+                    });
+                if let Some(h) = focus {
+                    if h.get_attribute("tabindex").is_none() {
+                        let _ = h.set_attribute("tabindex", "-1");
+                    }
+                    let _ = h.focus();
+                }
+            }
+        }
+    }
+}
+
 impl Component for App {
     type Message = Msg;
     type Properties = ();
 
     fn create(ctx: &Context<Self>) -> Self {
-        let (config, url_errors) = url::load();
+        let (config, mut url_errors) = url::load();
+        let query = url::current_query();
+        // The language first: the link banner's words are in it.
+        let (ui, _) = url::load_ui(&query);
+        i18n::set_lang(ui.lang);
+        let (ui, ui_errors) = url::load_ui(&query);
+        url_errors.extend(ui_errors);
+        let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
+            .any(|(k, _)| k == "stop");
         let mut app = App {
             config,
             url_errors,
@@ -326,16 +500,34 @@ impl Component for App {
             import: Rc::new(Import::new("", None, Config::default().op, 8)),
             topo_text: String::new(),
             topo_error: None,
+            lang: ui.lang,
+            learn_open: ui.lesson.is_some(),
+            lesson: ui.lesson,
+            off_stop: ui.lesson.is_some() && !stop_given,
+            answer: false,
+            show_me: false,
+            reduced_motion: web_sys::window()
+                .and_then(|w| {
+                    w.match_media("(prefers-reduced-motion: reduce)")
+                        .ok()
+                        .flatten()
+                })
+                .is_some_and(|m| m.matches()),
+            popstate: None,
         };
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
         }
         app.replan();
+        // A lesson stop's link shows that stop (its configuration and step).
+        if let (Some((l, k)), true) = (ui.lesson, stop_given) {
+            app.go_stop(ctx, l, k, false);
+        }
         // A clean link (or none) is rewritten to the full configuration, so
         // the address bar always reproduces the run; a link with errors is
         // left as the user gave it (nothing they had is lost).
         if app.url_errors.is_empty() {
-            url::store(&app.config);
+            app.store(false);
         }
         // The page runs its configuration once on load.
         app.schedule_run(ctx, 0);
@@ -458,7 +650,7 @@ impl Component for App {
             Msg::Speed(s) => self.speed = s.clamp(0.05, 16.0),
             Msg::Tick => return self.tick(),
             Msg::CopyLink => {
-                let link = url::share_link(&self.config);
+                let link = url::link_of(&self.query());
                 let scope = ctx.link().clone();
                 yew::platform::spawn_local(async move {
                     let r = url::copy_to_clipboard(link).await;
@@ -517,14 +709,86 @@ impl Component for App {
                 }
                 Err(e) => self.topo_error = Some(e),
             },
+            Msg::SetLang(l) => {
+                if l == self.lang {
+                    return false;
+                }
+                self.lang = l;
+                i18n::set_lang(l);
+                self.store(false);
+            }
+            Msg::OpenLearn => {
+                self.learn_open = true;
+                self.lesson = None;
+                self.store(false);
+            }
+            Msg::CloseLearn => {
+                self.learn_open = false;
+                self.lesson = None;
+                self.off_stop = false;
+                self.store(false);
+            }
+            Msg::LearnList => {
+                self.lesson = None;
+                self.off_stop = false;
+                self.store(false);
+            }
+            Msg::LessonStop(id, k) => match lessons::find(id) {
+                Some(l) => {
+                    // The link's complaints about lesson keys are answered.
+                    self.url_errors
+                        .retain(|e| !url::UI_KEYS.contains(&e.key.as_str()));
+                    self.go_stop(ctx, l, k, true)
+                }
+                None => return false,
+            },
+            Msg::Answer(on) => self.answer = on,
+            Msg::ShowMe => self.show_me = true,
+            Msg::PopState => {
+                let query = url::current_query();
+                let (config, errors) = url::load();
+                let (ui, ui_errors) = url::load_ui(&query);
+                let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
+                    .any(|(k, _)| k == "stop");
+                self.url_errors = errors;
+                self.url_errors.extend(ui_errors);
+                self.lang = ui.lang;
+                i18n::set_lang(ui.lang);
+                match ui.lesson {
+                    Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
+                    _ => {
+                        self.learn_open = ui.lesson.is_some();
+                        self.lesson = ui.lesson;
+                        self.off_stop = ui.lesson.is_some();
+                        if config != self.config {
+                            self.config = config;
+                            self.replan();
+                            self.schedule_run(ctx, 0);
+                        }
+                    }
+                }
+            }
         }
         true
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        self.apply_dom_look();
         if !first_render {
             return;
         }
+        // Back / Forward between lesson stops.
+        let link = ctx.link().clone();
+        let pop = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(
+            move |_: web_sys::Event| link.send_message(Msg::PopState),
+        );
+        if let Some(w) = web_sys::window() {
+            let _ = w.add_event_listener_with_callback(
+                "popstate",
+                wasm_bindgen::JsCast::unchecked_ref(pop.as_ref()),
+            );
+        }
+        self.popstate = Some(pop);
         // Playback keys, unless the user is typing in a form field.
         let link = ctx.link().clone();
         let handler = wasm_bindgen::closure::Closure::<dyn Fn(KeyboardEvent)>::new(
@@ -566,9 +830,44 @@ impl Component for App {
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
+        i18n::set_lang(self.lang);
         let link = ctx.link();
         let plan = self.plan();
-        let share = url::share_link(&self.config);
+        let share = url::link_of(&self.query());
+        let look = self.look();
+        let look_cell = match look {
+            Some(Look::Cell { rank, chunk }) => Some((*rank, *chunk)),
+            _ => None,
+        };
+        let look_row = match look {
+            Some(Look::Ranking(a)) => Some(AttrValue::from(a.clone())),
+            _ => None,
+        };
+        let look_chart = match look {
+            Some(Look::Chart { algorithm, bytes }) => {
+                Algorithm::from_name(algorithm).map(|a| (a, *bytes))
+            }
+            _ => None,
+        };
+        let look_link = match look {
+            Some(Look::Link(a, b)) => Some((*a, *b)),
+            _ => None,
+        };
+        let look_panel = |id: &str| matches!(look, Some(Look::Panel(p)) if p == id);
+        // What a bad value of the link was replaced with.
+        let effective: Vec<(String, String)> =
+            form_urlencoded::parse(self.config.to_query().as_bytes())
+                .into_owned()
+                .collect();
+        let used_instead = |e: &ConfigError| -> String {
+            if url::UI_KEYS.contains(&e.key.as_str()) {
+                return String::new();
+            }
+            match effective.iter().find(|(k, _)| *k == e.key) {
+                Some((k, v)) => format!(" — {}", t!("banner-used", used = format!("{k}={v}"))),
+                None => format!(" — {}", t!("banner-used-default")),
+            }
+        };
         let shown = if self.frac >= 1.0 {
             self.step
         } else {
@@ -579,58 +878,73 @@ impl Component for App {
                 if !self.url_errors.is_empty() {
                     <div class="config-error-head">
                         <strong>{ if self.url_errors.iter().all(|e| e.is_notice()) {
-                            "Notes on this link (nothing it sets was lost):"
+                            t!("banner-notes")
                         } else {
-                            "Some settings in this link were not understood; everything else applies:"
+                            t!("banner-errors")
                         } }</strong>
-                        <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label="Dismiss">{"dismiss"}</button>
+                        <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label={t!("banner-dismiss-label")}>{t!("banner-dismiss")}</button>
                     </div>
-                    <ul class="config-errors">{ for self.url_errors.iter().filter(|e| !e.is_notice()).map(|e| html! { <li class="config-error-item"><span class="badge-error">{"error"}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
-                    <ul class="config-notices">{ for self.url_errors.iter().filter(|e| e.is_notice()).map(|e| html! { <li class="config-notice"><span class="badge-notice">{"notice"}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
+                    <ul class="config-errors">{ for self.url_errors.iter().filter(|e| !e.is_notice()).map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }</ul>
+                    <ul class="config-notices">{ for self.url_errors.iter().filter(|e| e.is_notice()).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
                 }
             </div>
         };
         let copy_note = match &self.copy_status {
-            Some(Ok(())) => html! { <span class="copy-ok" role="status">{"copied"}</span> },
+            Some(Ok(())) => html! { <span class="copy-ok" role="status">{t!("copied")}</span> },
             Some(Err(e)) => html! { <span class="copy-err" role="status">{e.clone()}</span> },
             None => html! {},
         };
+        let playback = |p: &Rc<Plan>| {
+            html! {
+            <Playback plan={p.clone()} step={self.step} t={self.frac.min(1.0)} playing={self.playing} speed={self.speed}
+                                        on_goto={link.callback(Msg::Goto)} on_play={link.callback(|_| Msg::Play)}
+                                        on_pause={link.callback(|_| Msg::Pause)} on_forward={link.callback(|_| Msg::Forward)}
+                                        on_back={link.callback(|_| Msg::Back)} on_speed={link.callback(Msg::Speed)} />
+                        }
+        };
         let stage = match &plan {
             Some(p) if !p.drawn() => html! {
-                <section class="card stage model-only" aria-label="Topology (model only)">
+                <section class="card stage model-only" id="stage" aria-label={t!("topology-model-only")}>
                     <div class="card-head">
-                        <h2>{"Topology"}</h2>
-                        <span class="muted">{p.topology.title.clone()}</span>
+                        <h2>{t!("topology")}</h2>
+                        <span class="muted" lang="en">{p.topology.title.clone()}</span>
                     </div>
                     <p class="model-only-note" id="model-only-note" role="note">
-                        <strong>{"Model only. "}</strong>
-                        {format!(
-                            "{} ranks: the estimate and the ranking of every algorithm are computed, but the page draws and animates schedules step by step only up to {} ranks (the symbolic trace is steps × ranks × chunks: {} × {} × {} here), and executes up to {} ranks for real.",
-                            p.config.ranks, crate::engine::plan::MAX_DRAWN_RANKS, p.drawn_schedule().steps.len(), p.config.ranks, p.drawn_schedule().chunks,
-                            crate::engine::config::MAX_EXECUTED_RANKS
-                        )}
-                        { if p.method == crate::engine::plan::Method::Bound { " This schedule has too many transfers to simulate link by link in the page: its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth)." } else { " Its time is simulated link by link (hover a link for its load over the run)." } }
+                        <strong>{t!("model-only")}{" "}</strong>
+                        {t!(
+                            "model-only-text",
+                            ranks = p.config.ranks, drawn = crate::engine::plan::MAX_DRAWN_RANKS, steps = p.drawn_schedule().steps.len(), chunks = p.drawn_schedule().chunks,
+                            executed = crate::engine::config::MAX_EXECUTED_RANKS
+                        )}{" "}
+                        { if p.method == crate::engine::plan::Method::Bound { t!("model-only-bound") } else { t!("model-only-sim") } }
                     </p>
                     <TopologyView plan={p.clone()} step={0} t={1.0} />
+                    <div id="drawing-text" class="sr-only">{t!("transfers-none")}</div>
                 </section>
             },
             Some(p) => html! {
                 <>
-                    <section class="card stage" aria-label="Topology, buffers and playback">
-                        <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"))}>
-                            <div class="stage-topo">
+                    <section class="card stage" id="stage" tabindex="-1" aria-label={t!("stage-label")}>
+                        <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"), (p.config.ranks > 16).then_some("many"))}>
+                            <div class="stage-topo" id="stage-topo">
                                 <div class="card-head">
-                                    <h2>{"Topology"}</h2>
-                                    <span class="muted">{p.topology.title.clone()}</span>
+                                    <h2>{t!("topology")}</h2>
+                                    <span class="muted" lang="en">{p.topology.title.clone()}</span>
                                 </div>
-                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} />
+                                // Many ranks: the drawing and the buffer grid are tall,
+                                // so play / step sit right above the drawing.
+                                if p.config.ranks > 16 {
+                                    {playback(p)}
+                                }
+                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} look_link={look_link} />
+                                {drawing_text(p, self.step)}
                             </div>
-                            <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step} />
+                            <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
+                                look_cell={look_cell} look_panel={look_panel("buffers")} />
                         </div>
-                        <Playback plan={p.clone()} step={self.step} t={self.frac.min(1.0)} playing={self.playing} speed={self.speed}
-                            on_goto={link.callback(Msg::Goto)} on_play={link.callback(|_| Msg::Play)}
-                            on_pause={link.callback(|_| Msg::Pause)} on_forward={link.callback(|_| Msg::Forward)}
-                            on_back={link.callback(|_| Msg::Back)} on_speed={link.callback(Msg::Speed)} />
+                        if p.config.ranks <= 16 {
+                            {playback(p)}
+                        }
                     </section>
                     if !p.estimate.timeline.steps.is_empty() {
                         <Gantt plan={p.clone()} step={self.step} t={self.frac.min(1.0)} on_goto={link.callback(Msg::Goto)} />
@@ -640,31 +954,60 @@ impl Component for App {
             },
             None => html! {
                 <section class="card stage">
-                    <h2>{"Topology"}</h2>
-                    <p class="result-error">{self.plan.as_ref().err().cloned().unwrap_or_default()}</p>
+                    <h2>{t!("topology")}</h2>
+                    <p class="result-error" lang="en">{self.plan.as_ref().err().cloned().unwrap_or_default()}</p>
                 </section>
             },
         };
+        let lang_buttons = Lang::ALL.iter().map(|l| {
+            let l = *l;
+            let on = l == self.lang;
+            html! {
+                <button class={classes!("lang-button", on.then_some("on"))} lang={l.html_lang()} aria-pressed={on.to_string()}
+                    data-lang={l.code()} onclick={link.callback(move |_| Msg::SetLang(l))}>{l.native_name()}</button>
+            }
+        });
+        let learn = if self.learn_open {
+            html! {
+                <Learn at={self.lesson} off_stop={self.off_stop} answer={self.answer}
+                    on_stop={link.callback(|(id, k)| Msg::LessonStop(id, k))}
+                    on_answer={link.callback(Msg::Answer)}
+                    on_show_me={link.callback(|_| Msg::ShowMe)}
+                    on_close={link.callback(|_| Msg::CloseLearn)}
+                    on_list={link.callback(|_| Msg::LearnList)} />
+            }
+        } else {
+            html! {}
+        };
         html! {
+            <ContextProvider<Lang> context={self.lang}>
             <div class="app">
+                <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
                 <header class="top">
                     <div class="brand">
                         <h1>{"ccl-playground"}</h1>
-                        <p class="tagline">{"Collectives (AllReduce, AlltoAll, Broadcast and kin) as HCCL and NCCL run them: real data on web-worker ranks, every chunk animated, every step timed by an α-β model."}</p>
+                        <p class="tagline">{t!("app-tagline")}</p>
+                    </div>
+                    <div class="top-actions">
+                        <div class="lang-switch" role="group" aria-label={t!("lang-switch")}>{ for lang_buttons }</div>
+                        if !self.learn_open {
+                            <button id="learn-open" class="learn-open" onclick={link.callback(|_| Msg::OpenLearn)}>{t!("learn-open")}</button>
+                        }
                     </div>
                     <div class="share">
-                        <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{"Copy link"}</button>
+                        <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{t!("copy-link")}</button>
                         {copy_note}
                         <input id="share-link" class="share-link" type="text" readonly=true value={share.clone()}
-                            aria-label="Link to this configuration" onfocus={Callback::from(|e: FocusEvent| {
+                            aria-label={t!("share-link-label")} onfocus={Callback::from(|e: FocusEvent| {
                                 e.target_unchecked_into::<web_sys::HtmlInputElement>().select();
                             })} />
                     </div>
                 </header>
                 {config_errors}
                 if let Some(b) = &self.fault_banner {
-                    <div id="fault-banner" class="fault-banner" role="status">{format!("Fault injected (testing): {b}.")}</div>
+                    <div id="fault-banner" class="fault-banner" role="status">{t!("fault-banner", what = b.clone())}</div>
                 }
+                {learn}
                 <Controls config={self.config.clone()} plan={plan.clone()}
                     bytes_text={AttrValue::from(self.bytes_text.clone())}
                     bytes_error={self.bytes_error.clone().map(AttrValue::from)}
@@ -679,7 +1022,7 @@ impl Component for App {
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                             on_rerun={link.callback(|_| Msg::Rerun)} />
                         if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} />
+                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} />
                         }
                     </div>
                 </main>
@@ -692,7 +1035,7 @@ impl Component for App {
                 <div class="layout measure">
                     <div class="col col-main">
                         if let Some(p) = &plan {
-                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} />
+                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
                         }
                     </div>
                     <div class="col col-side">
@@ -709,9 +1052,44 @@ impl Component for App {
                     </div>
                 </div>
                 <footer class="foot">
-                    <p>{"What is modelled and what is real: the data, the reductions and the checks are real (run in this browser, bit for bit against a reference executor). The times are a model of the hardware, not a measurement; the algorithms follow HCCL's Ring and Mesh notes and NCCL's ring, not their source code. Sources are cited next to each figure."}</p>
+                    <p>{t!("footer")}</p>
                 </footer>
             </div>
+            </ContextProvider<Lang>>
         }
+    }
+}
+
+/// The drawing's text alternative: the current step's transfers as a list
+/// (`#drawing-text`, the topology SVG's `aria-describedby`).
+fn drawing_text(plan: &Plan, step: usize) -> Html {
+    let transfers = plan
+        .drawn_schedule()
+        .steps
+        .get(step.wrapping_sub(1))
+        .map(|s| s.transfers.as_slice())
+        .unwrap_or(&[]);
+    html! {
+        <div id="drawing-text" class="sr-only">
+            <p>{t!("transfers-now")}</p>
+            if transfers.is_empty() {
+                <p>{t!("transfers-none")}</p>
+            } else {
+                <ul>
+                    { for transfers.iter().take(64).map(|x| html! {
+                        <li>{t!(
+                            "transfer-item",
+                            src = super::describe::label(plan, x.src),
+                            dst = super::describe::label(plan, x.dst),
+                            chunks = format::chunks(x.first, x.count),
+                            kind = match x.kind {
+                                crate::engine::schedule::TransferKind::Copy => t!("kind-copy"),
+                                crate::engine::schedule::TransferKind::Reduce => t!("kind-reduce"),
+                            }
+                        )}</li>
+                    }) }
+                </ul>
+            }
+        </div>
     }
 }

@@ -4,10 +4,13 @@
 //! element as the workers computed it.
 
 use super::colors;
+use super::describe;
 use super::format;
+use super::lang::use_lang;
 use super::run::RunView;
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -22,11 +25,18 @@ pub struct BuffersProps {
     pub shown: usize,
     /// The step whose transfers are marked (1-based; 0 = none).
     pub step: usize,
+    /// A lesson's highlighted cell `(rank, chunk)`.
+    #[prop_or_default]
+    pub look_cell: Option<(usize, usize)>,
+    /// A lesson highlights the whole grid.
+    #[prop_or_default]
+    pub look_panel: bool,
 }
 
 /// The buffer view with its legend.
 #[function_component(Buffers)]
 pub fn buffers(p: &BuffersProps) -> Html {
+    let _lang = use_lang();
     let plan = &p.plan;
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
@@ -37,6 +47,11 @@ pub fn buffers(p: &BuffersProps) -> Html {
     let step =
         (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
     let have_samples = p.run.samples.iter().any(Option::is_some);
+    // Above 16 ranks the grid is compact: colour only (the count of ranks
+    // a chunk holds and its value are in the cell's tooltip and the text
+    // summary below).
+    let compact = n > 16;
+    let lesson_cell = p.look_cell;
 
     let header = html! {
         <div class="buf-row buf-head">
@@ -44,17 +59,17 @@ pub fn buffers(p: &BuffersProps) -> Html {
             { for (0..chunks).map(|c| {
                 let b = plan.drawn_schedule().block_of(c);
                 let what = match plan.config.op {
-                    crate::engine::collective::Primitive::AlltoAll if b >= n => format!("receive slot for the piece from rank {}", b - n),
-                    crate::engine::collective::Primitive::AlltoAll => format!("send piece for rank {b}"),
-                    crate::engine::collective::Primitive::AlltoAllV if b >= n * n => format!("receive slot for rank {} -> rank {}", (b - n * n) / n, (b - n * n) % n),
-                    crate::engine::collective::Primitive::AlltoAllV => format!("send piece rank {} -> rank {}", b / n, b % n),
-                    crate::engine::collective::Primitive::SendRecv => (if b == 0 { "send block" } else { "receive block" }).to_string(),
-                    _ => format!("block of rank {b}"),
+                    crate::engine::collective::Primitive::AlltoAll if b >= n => t!("buf-recv-slot", b = b - n),
+                    crate::engine::collective::Primitive::AlltoAll => t!("buf-send-piece", b = b),
+                    crate::engine::collective::Primitive::AlltoAllV if b >= n * n => t!("buf-v-recv", a = (b - n * n) / n, b = (b - n * n) % n),
+                    crate::engine::collective::Primitive::AlltoAllV => t!("buf-v-send", a = b / n, b = b % n),
+                    crate::engine::collective::Primitive::SendRecv => if b == 0 { t!("buf-send-block") } else { t!("buf-recv-block") },
+                    _ => t!("buf-block", b = b),
                 };
                 // Above 16 chunks the columns are too narrow for every label:
                 // every 8th is labelled (all keep their tooltip).
                 let label = if chunks <= 16 || c % 8 == 0 { format!("c{c}") } else { String::new() };
-                html! { <div class="buf-col" title={format!("chunk {c} = {what}")}>{label}</div> }
+                html! { <div class="buf-col" title={t!("buf-col", c = c, what = what)}>{label}</div> }
             }) }
         </div>
     };
@@ -63,6 +78,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
             let set = &state[r][c];
             let sample = p.run.samples.get(r).and_then(|s| s.as_ref()).and_then(|s| s.get(shown)).and_then(|row| row.get(c).copied());
             let label = match sample {
+                _ if compact => String::new(),
                 Some(Some(v)) => format::sample(v),
                 Some(None) => "–".to_string(),
                 None => "…".to_string(),
@@ -86,7 +102,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                             TransferKind::Copy => "recv-copy",
                             TransferKind::Reduce => "recv-reduce",
                         });
-                        role = format!(" · receives from {} ({})", plan.topology.node_label(t.src), if t.kind == TransferKind::Copy { "copy" } else { "reduce" });
+                        role = format!(" · {}", t!("buf-receives", src = plan.topology.node_label(t.src).to_string(), kind = if t.kind == TransferKind::Copy { t!("kind-copy") } else { t!("kind-reduce") }));
                     }
                     if t.src == r && t.chunks().contains(&c) {
                         class.push("send");
@@ -100,24 +116,26 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 class.push("scratch");
             }
             let title = format!(
-                "{} chunk {c}: holds {} {}{}{}",
-                plan.topology.node_label(r),
-                if set.len() == 1 { "rank" } else { "ranks" },
-                format::ranks(set.iter()),
+                "{}{}{}{}",
+                t!("buf-holds", device = plan.topology.node_label(r).to_string(), chunk = c, ranks = holds_words(set, n)),
                 match sample {
-                    Some(Some(v)) => format!(" · first element = {v}"),
+                    Some(Some(v)) => format!(" · {}", t!("buf-first", value = v.to_string())),
                     _ => String::new(),
                 },
-                role
-            ) + if is_output { "" } else { " · not part of this rank's output" };
+                role,
+                if is_output { String::new() } else { format!(" · {}", t!("buf-not-output")) }
+            );
             // One pip per rank; above 16 ranks the colour alone says it
             // (64 × 64 cells × 64 pips would be 262 144 elements).
             let pips = (0..if n <= 16 { n } else { 0 }).map(|q| {
                 let on = set.contains(q);
                 html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
             });
+            if lesson_cell == Some((r, c)) {
+                class.push("lesson-look");
+            }
             html! {
-                <div class={class} style={style} title={title} data-ranks={format::ranks(set.iter())}>
+                <div class={class} style={style} title={title} data-ranks={format::ranks(set.iter())} data-chunk={c.to_string()}>
                     <span class="val">{label}</span>
                     <span class="pips">{ for pips }</span>
                 </div>
@@ -130,47 +148,99 @@ pub fn buffers(p: &BuffersProps) -> Html {
             </div>
         }
     });
-    let ramp = (2..n).map(|k| {
+    // Many ranks: every few counts of the ramp (the chips would not fit).
+    let ramp_step = if n > 16 { n.div_ceil(16) } else { 1 };
+    let ramp = (2..n).filter(|k| (k - 2) % ramp_step == 0).map(|k| {
         let mut s = crate::engine::verify::RankSet::empty();
         for q in 0..k {
             s.insert(q);
         }
         let (bg, fg) = colors::cell(&s, n).unwrap_or_default();
-        html! { <span class="chip" style={format!("background:{bg};color:{fg}")} title={format!("{k} of {n} ranks")}>{k}</span> }
+        html! { <span class="chip" style={format!("background:{bg};color:{fg}")} title={t!("legend-partial-chip", k = k, n = n)}>{k}</span> }
     });
+    let summary = grid_summary(plan, state);
     html! {
-        <section class="buffers" id="buffers" aria-label="Rank buffers">
+        <section class={classes!("buffers", (p.look_panel).then_some("lesson-look"))} id="buffers" aria-label={t!("buffers-label")} tabindex="0">
             <div class="card-head">
-                <h2>{"Buffers"}</h2>
+                <h2>{t!("buffers")}</h2>
                 <span class="muted">
-                    { if shown == 0 { "before the first step".to_string() } else { format!("after step {shown} of {}", plan.steps()) } }
-                    {" · "}{format!("{} chunks of ~{} each", chunks, crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
+                    { if shown == 0 { t!("buf-before") } else { t!("buf-after", step = shown, total = plan.steps()) } }
+                    {" · "}{t!("buf-chunks", chunks = chunks, size = crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
                 </span>
             </div>
-            <div class="buf-grid" style={format!("--chunks:{chunks}")}>
+            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")}
+                role="group" aria-label={t!("buf-table-caption")} aria-describedby="buf-summary">
                 {header}
                 { for rows }
             </div>
-            <div class="legend" aria-label="Legend">
-                <span class="legend-item">{"one rank's contribution: "}
-                    { for (0..n).map(|r| html! { <span class="chip" style={format!("background:{};color:#fff", colors::rank(r))}>{r}</span> }) }
+            <p id="buf-summary" class="sr-only">{summary}</p>
+            <div class="legend" role="group" aria-label={t!("legend")}>
+                <span class="legend-item">{t!("legend-one")}{" "}
+                    { for (0..n.min(16)).map(|r| html! { <span class="chip" style={format!("background:{};color:{}", colors::rank(r), colors::rank_text(r))}>{r}</span> }) }
+                    { if n > 16 { "…" } else { "" } }
                 </span>
                 if n > 2 {
-                    <span class="legend-item">{"partly reduced (k ranks): "}{ for ramp }</span>
+                    <span class="legend-item">{t!("legend-partial")}{" "}{ for ramp }</span>
                 }
-                <span class="legend-item"><span class="chip" style={format!("background:{};color:#fff", colors::COMPLETE)}>{"all"}</span>{" fully reduced"}</span>
-                <span class="legend-item"><span class="chip empty"></span>{" empty"}</span>
-                <span class="legend-item"><span class="chip outline-reduce"></span>{" receives (reduce) "}<span class="chip outline-copy"></span>{" receives (copy) "}<span class="chip outline-send"></span>{" sends"}</span>
+                <span class="legend-item"><span class="chip" style={format!("background:{};color:#fff", colors::COMPLETE)}>{t!("legend-all")}</span>{" "}{t!("legend-full")}</span>
+                <span class="legend-item"><span class="chip empty"></span>{" "}{t!("legend-empty")}</span>
+                <span class="legend-item"><span class="chip outline-reduce"></span>{" "}{t!("legend-recv-reduce")}{" "}<span class="chip outline-copy"></span>{" "}{t!("legend-recv-copy")}{" "}<span class="chip outline-send"></span>{" "}{t!("legend-send")}</span>
             </div>
             <p class="hint">
-                { if have_samples {
-                    "Cell value: the chunk's first element as the rank workers computed it (real data). Colour and dots: whose contributions it holds (symbolic trace)."
-                } else {
-                    "Cell value: “…” until the rank workers report real data. Colour and dots: whose contributions the chunk holds (symbolic trace)."
-                } }
-                { if (0..plan.config.ranks).any(|r| (0..plan.drawn_schedule().chunks).any(|c| plan.drawn_schedule().expected_after(r, c).is_none())) { " After the last step, faded cells are scratch: not part of that rank's output." } else { "" } }
-                { if matches!(plan.config.op, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { " The left half of each row is the send area (the piece for rank j), the right half the receive area (the piece from rank j); a rank's own piece stays in its send area." } else { "" } }
+                { if compact { t!("buf-hint-compact", n = n) + " " } else { String::new() } }
+                { if have_samples { t!("buf-hint-values") } else { t!("buf-hint-waiting") } }
+                { if (0..plan.config.ranks).any(|r| (0..plan.drawn_schedule().chunks).any(|c| plan.drawn_schedule().expected_after(r, c).is_none())) { format!(" {}", t!("buf-hint-scratch")) } else { String::new() } }
+                { if matches!(plan.config.op, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { format!(" {}", t!("buf-hint-alltoall")) } else { String::new() } }
             </p>
         </section>
     }
+}
+
+/// What a chunk holds, in words ("ranks 1–3", "every rank's contribution").
+fn holds_words(set: &crate::engine::verify::RankSet, n: usize) -> String {
+    match set.len() {
+        0 => t!("legend-empty"),
+        1 => t!("holds-one", r = set.iter().next().unwrap_or(0)),
+        k if k == n => t!("holds-every"),
+        _ => t!("holds-ranks", ranks = describe::rank_runs(set, 0, n)),
+    }
+}
+
+/// The grid in words for screen readers: per rank, its chunks grouped by
+/// what they hold (up to 16 ranks), else how many chunks are complete.
+fn grid_summary(plan: &Plan, state: &[Vec<crate::engine::verify::RankSet>]) -> String {
+    let n = plan.config.ranks;
+    state
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let label = plan.topology.node_label(r).to_string();
+            if n > 16 {
+                let full = row.iter().filter(|s| s.len() == n).count();
+                return format!("{label}: {full}/{} {}", row.len(), t!("legend-full"));
+            }
+            let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+            for (c, set) in row.iter().enumerate() {
+                let w = holds_words(set, n);
+                match groups.iter_mut().find(|g| g.0 == w) {
+                    Some(g) => g.1.push(c),
+                    None => groups.push((w, vec![c])),
+                }
+            }
+            let parts: Vec<String> = groups
+                .into_iter()
+                .map(|(w, cs)| {
+                    format!(
+                        "{} {w}",
+                        cs.iter()
+                            .map(|c| format!("c{c}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                })
+                .collect();
+            format!("{label}: {}", parts.join("; "))
+        })
+        .collect::<Vec<_>>()
+        .join(". ")
 }

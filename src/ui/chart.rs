@@ -7,6 +7,7 @@
 use crate::engine::algorithm::{self, Algorithm};
 use crate::engine::plan::{self, Plan};
 use crate::engine::units::format_bytes;
+use crate::t;
 use plotters::prelude::*;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -27,6 +28,9 @@ pub struct ChartProps {
     pub plan: Rc<Plan>,
     /// A pasted log's points, if any.
     pub overlay: Option<Rc<Overlay>>,
+    /// A lesson's highlighted point: an algorithm's curve at a size.
+    #[prop_or_default]
+    pub look: Option<(Algorithm, u64)>,
 }
 
 /// One algorithm's curve: `(bytes, busbw)` and whether any point is a bound.
@@ -104,7 +108,37 @@ fn lg(b: u64) -> f64 {
     (b.max(1) as f64).log2()
 }
 
-fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<String, String> {
+/// For each curve, the earlier curve it coincides with (every point within
+/// 0.5 %), if any: such a curve is drawn dashed over the other and the
+/// legend says they coincide.
+fn coincides(curves: &[Curve]) -> Vec<Option<usize>> {
+    let same = |a: &Curve, b: &Curve| {
+        a.1.len() == b.1.len()
+            && !a.1.is_empty()
+            && a.1.iter().zip(&b.1).all(|(p, q)| {
+                p.0 == q.0 && (p.1 - q.1).abs() <= 0.005 * p.1.abs().max(q.1.abs()).max(1e-9)
+            })
+    };
+    (0..curves.len())
+        .map(|i| (0..i).find(|&j| same(&curves[i], &curves[j])))
+        .map(|j| {
+            j.map(|mut j| {
+                // Point at the first curve of the group.
+                while let Some(k) = (0..j).find(|&k| same(&curves[j], &curves[k])) {
+                    j = k;
+                }
+                j
+            })
+        })
+        .collect()
+}
+
+fn render(
+    plan: &Plan,
+    curves: &[Curve],
+    overlay: Option<&Overlay>,
+    look: Option<(Algorithm, u64)>,
+) -> Result<String, String> {
     let (w, h) = (680u32, 300u32);
     let mut svg = String::new();
     {
@@ -133,8 +167,8 @@ fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<St
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc("message size S per rank (log scale)")
-            .y_desc("busbw (GB/s)")
+            .x_desc(t!("chart-x"))
+            .y_desc(t!("chart-y"))
             .x_label_formatter(&|v| format_bytes(2f64.powf(v.round()) as u64))
             .y_label_formatter(&|v| format!("{v:.0}"))
             .x_labels(((lg(x1) - lg(x0)) / 2.0).round() as usize + 1)
@@ -152,28 +186,30 @@ fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<St
                 vec![(cur, 0.0), (cur, y1 * 1.12)],
                 ShapeStyle::from(RGBColor(150, 156, 170)).stroke_width(1),
             ))
-            .map_err(|e| e.to_string())?
-            .label(format!("current size {}", format_bytes(plan.config.bytes)))
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y - 6), (x, y + 6)], RGBColor(150, 156, 170))
-            });
-        for (a, pts, bound) in curves {
+            .map_err(|e| e.to_string())?;
+        let same = coincides(curves);
+        for (i, (a, pts, _)) in curves.iter().enumerate() {
             let col = colour(*a);
             let width = if *a == plan.algorithm { 3 } else { 2 };
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (lg(p.0), p.1)),
-                    ShapeStyle::from(col).stroke_width(width),
-                ))
-                .map_err(|e| e.to_string())?
-                .label(format!(
-                    "{}{}",
-                    a.name(),
-                    if *bound { " (bound)" } else { "" }
-                ))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], col.stroke_width(3))
-                });
+            let line = pts.iter().map(|p| (lg(p.0), p.1));
+            if same[i].is_some() {
+                // Drawn dashed over the curve it coincides with.
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        line,
+                        7,
+                        7,
+                        ShapeStyle::from(col).stroke_width(width),
+                    ))
+                    .map_err(|e| e.to_string())?;
+            } else {
+                chart
+                    .draw_series(LineSeries::new(
+                        line,
+                        ShapeStyle::from(col).stroke_width(width),
+                    ))
+                    .map_err(|e| e.to_string())?;
+            }
         }
         // The shown algorithm at the current size.
         let col = colour(plan.algorithm);
@@ -184,6 +220,20 @@ fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<St
                 ShapeStyle::from(col).filled(),
             )))
             .map_err(|e| e.to_string())?;
+        // A lesson's point: a ring around it.
+        if let Some((a, b)) = look {
+            if let Some((_, pts, _)) = curves.iter().find(|c| c.0 == a) {
+                if let Some(p) = pts.iter().find(|p| p.0 == b) {
+                    chart
+                        .draw_series(std::iter::once(Circle::new(
+                            (lg(p.0), p.1),
+                            11,
+                            ShapeStyle::from(RGBColor(230, 0, 110)).stroke_width(3),
+                        )))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+        }
         if let Some(o) = overlay {
             if !o.fitted.is_empty() {
                 chart
@@ -191,38 +241,24 @@ fn render(plan: &Plan, curves: &[Curve], overlay: Option<&Overlay>) -> Result<St
                         o.fitted.iter().map(|p| (lg(p.0), p.1)),
                         ShapeStyle::from(RGBColor(90, 90, 90)).stroke_width(1),
                     ))
-                    .map_err(|e| e.to_string())?
-                    .label("fitted profile")
-                    .legend(|(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 18, y)], RGBColor(90, 90, 90))
-                    });
+                    .map_err(|e| e.to_string())?;
             }
             chart
                 .draw_series(o.measured.iter().map(|p| {
                     Cross::new((lg(p.0), p.1), 4, ShapeStyle::from(BLACK).stroke_width(2))
                 }))
-                .map_err(|e| e.to_string())?
-                .label("measured (your log)")
-                .legend(|(x, y)| {
-                    Cross::new((x + 9, y), 4, ShapeStyle::from(BLACK).stroke_width(2))
-                });
+                .map_err(|e| e.to_string())?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.88))
-            .border_style(RGBColor(210, 213, 220))
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
 }
 
-/// The busbw chart card.
+/// The busbw chart card: the SVG, then its legend as HTML below it (so it
+/// never covers a curve), coinciding curves named.
 #[function_component(Chart)]
 pub fn chart(p: &ChartProps) -> Html {
+    let _lang = super::lang::use_lang();
     let c = &p.plan.config;
     let key = (
         p.plan.topology.name.clone(),
@@ -235,30 +271,74 @@ pub fn chart(p: &ChartProps) -> Html {
         let plan = p.plan.clone();
         use_memo(key, move |_| sweep(&plan))
     };
-    let svg = render(&p.plan, &curves, p.overlay.as_deref());
+    let svg = render(&p.plan, &curves, p.overlay.as_deref(), p.look);
     let any_bound = curves.iter().any(|c| c.2);
+    let same = coincides(&curves);
     let ranked: Vec<String> = curves
         .iter()
         .map(|(a, pts, _)| {
             let peak = pts.iter().map(|p| p.1).fold(0.0, f64::max);
-            format!("{} peaks at {:.1} GB/s", a.name(), peak)
+            t!("chart-peaks", algo = a.name(), gbps = format!("{peak:.1}"))
         })
         .collect();
+    // Groups of coinciding curves: "mesh = hier = pipeline".
+    let groups: Vec<String> = (0..curves.len())
+        .filter(|&i| same[i].is_none() && same.iter().any(|s| *s == Some(i)))
+        .map(|i| {
+            std::iter::once(curves[i].0.name())
+                .chain(
+                    (0..curves.len())
+                        .filter(|&k| same[k] == Some(i))
+                        .map(|k| curves[k].0.name()),
+                )
+                .collect::<Vec<_>>()
+                .join(" = ")
+        })
+        .collect();
+    let legend = curves.iter().enumerate().map(|(i, (a, _, bound))| {
+        let RGBColor(r, g, b) = colour(*a);
+        let style = format!(
+            "border-top:{}px {} rgb({r},{g},{b})",
+            if *a == p.plan.algorithm { 4 } else { 3 },
+            if same[i].is_some() { "dashed" } else { "solid" }
+        );
+        html! {
+            <li class={classes!((*a == p.plan.algorithm).then_some("shown"))}>
+                <span class="swatch-line" style={style}></span>
+                {a.name()}{ if *bound { format!(" {}", t!("bound")) } else { String::new() } }
+                { if let Some(j) = same[i] { format!(" = {}", curves[j].0.name()) } else { String::new() } }
+            </li>
+        }
+    });
     html! {
-        <section class="card chart-card" id="busbw-chart" aria-label="busbw versus message size">
+        <section class={classes!("card", "chart-card", p.look.is_some().then_some("lesson-look-card"))} id="busbw-chart" aria-label={t!("chart-label")}>
             <div class="card-head">
-                <h2>{"busbw vs message size"}</h2>
-                <span class="muted">{format!("{} on {} ranks of {} · {}", c.op.title(), c.ranks, p.plan.topology.name, c.dtype)}</span>
+                <h2>{t!("chart")}</h2>
+                <span class="muted">{t!("chart-sub", op = c.op.title(), ranks = c.ranks, topo = p.plan.topology.name.clone(), dtype = c.dtype.name())}</span>
             </div>
             {match svg {
                 // Trusted: generated above from numbers and fixed labels.
-                Ok(s) => html! { <div class="chart-svg" data-curves={curves.len().to_string()}>{Html::from_html_unchecked(AttrValue::from(s))}</div> },
-                Err(e) => html! { <p class="inline-error">{format!("chart not drawn: {e}")}</p> },
+                Ok(s) => html! { <div class="chart-svg" role="img" aria-label={format!("{}. {}", t!("chart-label"), ranked.join(" · "))} data-curves={curves.len().to_string()}>{Html::from_html_unchecked(AttrValue::from(s))}</div> },
+                Err(e) => html! { <p class="inline-error">{t!("chart-not-drawn", why = e)}</p> },
             }}
+            <ul class="chart-legend" aria-label={t!("chart-legend")}>
+                <li><span class="swatch-line current-size"></span>{t!("chart-current", bytes = format_bytes(c.bytes))}</li>
+                { for legend }
+                if p.overlay.is_some() {
+                    <li><span class="swatch-line fitted"></span>{t!("chart-fitted")}</li>
+                    <li><span class="swatch-cross">{"×"}</span>{t!("chart-measured")}</li>
+                }
+                if let Some((a, b)) = p.look {
+                    <li class="lesson-look-item"><span class="swatch-ring"></span>{t!("chart-look", algo = a.name(), bytes = format_bytes(b))}</li>
+                }
+            </ul>
+            if !groups.is_empty() {
+                <p class="hint" id="chart-coincide">{t!("chart-same", algos = groups.join("; "))}</p>
+            }
             <p class="hint">
-                {"Model curves: every algorithm that implements this primitive on this rank count, 1 KiB … 1 GiB. The dot is the algorithm shown above at the current size. "}
+                {t!("chart-hint")}{" "}
                 {ranked.join(" · ")}{". "}
-                { if any_bound { "“bound”: too many transfers to simulate link by link in the page, so the per-step bottleneck bound is drawn (largest latency + busiest link's bytes / bandwidth, per step)." } else { "" } }
+                { if any_bound { t!("chart-bound-hint") } else { String::new() } }
             </p>
         </section>
     }

@@ -3,11 +3,24 @@
 
 use crate::engine::verify::RankSet;
 
-/// One colour per rank (Tableau 10, muted and colour-blind friendlier than
-/// a rainbow); rank `r` uses `RANK[r % 8]`.
+/// One colour per rank: Okabe & Ito's palette, chosen to stay apart under
+/// protanopia, deuteranopia and tritanopia (the e2e test `a11y.test.mjs`
+/// simulates all three: every pair ΔE76 ≥ 8; Tableau 10, used before,
+/// put green and red 0.9 apart for deuteranopes). Rank `r` uses
+/// `RANK[r % 8]`; the dots in each cell say the same without colour.
 pub const RANK: [&str; 8] = [
-    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#c9a227", "#9c755f",
+    "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#f0e442", "#000000",
 ];
+
+/// Text colour on each [`RANK`] colour (contrast ≥ 4.5:1, WCAG AA).
+const RANK_TEXT: [&str; 8] = [
+    "#ffffff", "#000000", "#000000", "#000000", "#000000", "#000000", "#000000", "#ffffff",
+];
+
+/// The text colour on rank `r`'s colour.
+pub fn rank_text(r: usize) -> &'static str {
+    RANK_TEXT[r % RANK_TEXT.len()]
+}
 
 /// The colour of a fully reduced chunk (holds every rank's contribution).
 pub const COMPLETE: &str = "#2b1d6e";
@@ -37,7 +50,7 @@ pub fn cell(set: &RankSet, n: usize) -> Option<(String, &'static str)> {
     }
     if k == 1 {
         let r = set.iter().next().unwrap_or(0);
-        return Some((rank(r).to_string(), "#ffffff"));
+        return Some((rank(r).to_string(), rank_text(r)));
     }
     if k >= n {
         return Some((COMPLETE.to_string(), "#ffffff"));
@@ -54,6 +67,22 @@ pub fn cell(set: &RankSet, n: usize) -> Option<(String, &'static str)> {
         mix(PARTIAL_LIGHT.1, PARTIAL_DARK.1),
         mix(PARTIAL_LIGHT.2, PARTIAL_DARK.2),
     );
-    let text = if f > 0.45 { "#ffffff" } else { "#1d1b2e" };
+    // The text colour with the better contrast (WCAG relative luminance).
+    let lum = |c: u8| {
+        let v = c as f64 / 255.0;
+        if v <= 0.04045 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let l = 0.2126 * lum(r) + 0.7152 * lum(g) + 0.0722 * lum(b);
+    // Against white (L = 1) and against black (L = 0): one of the two is
+    // always at least 4.58:1, so every ramp chip passes WCAG AA.
+    let text = if (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.05) {
+        "#ffffff"
+    } else {
+        "#000000"
+    };
     Some((format!("#{r:02x}{g:02x}{b:02x}"), text))
 }

@@ -6,12 +6,14 @@
 //! the chosen rank count (plus the current one, if a link asked for another).
 
 use super::format;
+use super::lang::use_lang;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MIN_BYTES};
 use crate::engine::cost::Slices;
 use crate::engine::dtype::{DType, ReduceOp};
 use crate::engine::plan::Plan;
+use crate::t;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -46,6 +48,7 @@ fn select_value(e: &Event) -> String {
 /// The configuration form.
 #[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
+    let _lang = use_lang();
     let c = &p.config;
     let change = |f: fn(&mut Config, &str)| {
         let (c, cb) = (c.clone(), p.on_change.clone());
@@ -158,17 +161,17 @@ pub fn controls(p: &ControlsProps) -> Html {
     let auto_note = match (&p.plan, c.algo) {
         (Some(plan), AlgoChoice::Auto) => html! {
             <p class="hint" id="auto-choice">
-                {"auto: "}<strong>{plan.algorithm.name()}</strong>
-                {format!(" — {} at {} on {} ranks.", match plan.decision {
-                    crate::engine::plan::Decision::Library { .. } => format!("what {} runs", plan.library.title()),
-                    crate::engine::plan::Decision::Measured { .. } => format!("{} as measured (the fitted curve)", plan.library.title()),
-                    _ => "the model's fastest".to_string(),
-                }, crate::engine::units::format_bytes(c.bytes), c.ranks)}
+                {t!("auto-is")}{" "}<strong>{plan.algorithm.name()}</strong>{" "}
+                {t!("auto-at", why = match plan.decision {
+                    crate::engine::plan::Decision::Library { .. } => t!("auto-library", lib = plan.library.title()),
+                    crate::engine::plan::Decision::Measured { .. } => t!("auto-measured", lib = plan.library.title()),
+                    _ => t!("auto-model"),
+                }, bytes = crate::engine::units::format_bytes(c.bytes), ranks = c.ranks, device = plan.library.device_word())}
             </p>
         },
         (Some(plan), AlgoChoice::Fixed(a)) if plan.auto_algorithm().is_some_and(|x| x != a) => {
             html! {
-                <p class="hint" id="auto-choice">{format!("auto would run {} here.", plan.auto_algorithm().map_or("", |x| x.name()))}</p>
+                <p class="hint" id="auto-choice">{t!("auto-would", algo = plan.auto_algorithm().map_or("", |x| x.name()))}</p>
             }
         }
         _ => html! {},
@@ -176,14 +179,14 @@ pub fn controls(p: &ControlsProps) -> Html {
     let summary = p
         .plan
         .as_ref()
-        .map(|pl| pl.algorithm.summary())
-        .unwrap_or("");
+        .map(|pl| crate::i18n::tr(&format!("algo-{}", pl.algorithm.name())))
+        .unwrap_or_default();
 
     html! {
-        <section class="card controls" aria-label="Configuration">
+        <section class="card controls" aria-label={t!("controls-label")}>
             <div class="bar">
             <div class="field">
-                <label for="op">{"Primitive"}</label>
+                <label for="op">{t!("f-primitive")}</label>
                 <select id="op" onchange={on_op}>
                     { for Primitive::ALL.iter().map(|x| html! {
                         <option value={x.name()} selected={*x == c.op}>{x.title()}</option>
@@ -191,7 +194,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </select>
             </div>
             <div class="field">
-                <label for="algo">{"Algorithm"}</label>
+                <label for="algo">{t!("f-algorithm")}</label>
                 <select id="algo" onchange={on_algo}>
                     <option value="auto" selected={c.algo == AlgoChoice::Auto}>{"auto"}</option>
                     { for Algorithm::ALL.iter().filter(|a| a.supports(c.op, c.ranks) || c.algo == AlgoChoice::Fixed(**a)).map(|a| html! {
@@ -201,7 +204,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             </div>
             if c.op.rooted() {
                 <div class="field">
-                    <label for="root">{"Root"}</label>
+                    <label for="root">{t!("f-root")}</label>
                     <select id="root" onchange={on_root}>
                         { for (0..c.ranks).map(|r| html! {
                             <option value={r.to_string()} selected={r == c.root}>{r}</option>
@@ -210,21 +213,22 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </div>
             }
             <div class="field size">
-                <label for="bytes">{"Message size "}<span class="muted">{"S per rank"}</span></label>
+                <label for="bytes">{t!("f-size")}{" "}<span class="muted">{t!("f-size-per-rank")}</span></label>
                 <div class="size-inputs">
                     <input id="bytes-slider" type="range" min="10" max="30" step="1"
                         value={slider_pos.to_string()} oninput={on_slider}
                         title="1 KiB … 1 GiB (log scale)"
-                        aria-label="Message size, log scale from 1 KiB to 1 GiB" />
+                        aria-label={t!("f-size-slider")}
+                        aria-valuetext={crate::engine::units::format_bytes(c.bytes)} />
                     <input id="bytes" type="text" value={p.bytes_text.clone()} oninput={on_bytes_input}
                         onchange={on_bytes_change} onkeydown={on_bytes_key} spellcheck="false"
-                        title="Type e.g. 4096, 64MiB, 1.5 GB and press Enter"
+                        title={t!("f-size-typed")} aria-label={t!("f-size-typed")}
                         class={classes!(p.bytes_error.is_some().then_some("invalid"))}
                         aria-invalid={p.bytes_error.is_some().to_string()} aria-describedby="bytes-error" />
                 </div>
             </div>
             <div class="field">
-                <label for="dtype">{"Data type"}</label>
+                <label for="dtype">{t!("f-dtype")}</label>
                 <select id="dtype" onchange={on_dtype}>
                     { for DType::ALL.iter().map(|d| html! {
                         <option value={d.name()} selected={*d == c.dtype}>{d.name()}</option>
@@ -232,16 +236,16 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </select>
             </div>
             <div class={classes!("field", (!reduces).then_some("na"))}>
-                <label for="redop">{"Reduce op"}{ if reduces { html!{} } else { html!{<span class="badge">{"n/a"}</span>} } }</label>
+                <label for="redop">{t!("f-redop")}{ if reduces { html!{} } else { html!{<span class="badge">{t!("f-na")}</span>} } }</label>
                 <select id="redop" onchange={on_redop} disabled={!reduces}
-                    title={if reduces { String::new() } else { format!("n/a: {} does not reduce", c.op.title()) }}>
+                    title={if reduces { String::new() } else { t!("f-redop-na", op = c.op.title()) }}>
                     { for ReduceOp::ALL.iter().map(|o| html! {
                         <option value={o.name()} selected={*o == c.redop}>{o.name()}</option>
                     }) }
                 </select>
             </div>
             <div class="field">
-                <label for="ranks">{"Ranks"}</label>
+                <label for="ranks">{t!("f-ranks")}</label>
                 <select id="ranks" onchange={on_ranks}>
                     { for super::topologies::rank_choices(devices, c.ranks).into_iter().map(|n| html! {
                         <option value={n.to_string()} selected={n == c.ranks}>{n}</option>
@@ -249,12 +253,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </select>
             </div>
             <div class="field">
-                <label for="seed">{"Seed"}</label>
+                <label for="seed">{t!("f-seed")}</label>
                 <input id="seed" type="text" inputmode="numeric" value={c.seed.to_string()} onchange={on_seed}
                     class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
             </div>
             <div class="field">
-                <label for="topo">{"Topology"}<a class="field-link" href="#custom-topology" title="Paste or load your own machine as JSON">{"your own…"}</a></label>
+                <div class="field-head"><label for="topo">{t!("f-topology")}</label><a class="field-link" href="#custom-topology" title={t!("f-your-own-title")}>{t!("f-your-own")}</a></div>
                 <select id="topo" onchange={on_topo} title="rank r runs on device r">
                     { for super::topologies::offered(&c.topo).into_iter().map(|(name, text)| html! {
                         <option selected={name == c.topo} value={name.clone()}>{text}</option>
@@ -267,9 +271,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </select>
             </div>
             <div class="field">
-                <label for="slices">{"Slices"}</label>
+                <label for="slices">{t!("f-slices")}</label>
                 <select id="slices" onchange={on_slices}
-                    title="Slices per transfer in the cost model: auto = like the library (NCCL 512 KiB / 1 MiB slices; HCCL none, it loops by HCCL_BUFFSIZE)">
+                    title={t!("f-slices-title")}>
                     { for slice_choices.into_iter().map(|x| html! {
                         <option value={x.name()} selected={x == c.slices}>{x.name()}</option>
                     }) }
@@ -280,8 +284,8 @@ pub fn controls(p: &ControlsProps) -> Html {
                 if let Some(err) = &p.bytes_error {
                     <p class="inline-error" id="bytes-error" role="alert">{err.clone()}</p>
                 } else {
-                    <p class="hint" id="bytes-error">{format!("S = {}. ", format::bytes_long(c.bytes))}
-                        { c.model_only_reason().map(|r| format!("Model only: {r}. ")).unwrap_or_default() }
+                    <p class="hint" id="bytes-error">{t!("size-is", bytes = format::bytes_long(c.bytes))}{" "}
+                        { c.model_only_reason().map(|r| t!("model-only-why", why = r)).unwrap_or_default() }
                     </p>
                 }
                 if let Some(err) = &p.seed_error {
@@ -289,7 +293,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }
                 {auto_note}
                 if let Some(note) = c.op.hccl_note() {
-                    <p class="hint" id="hccl-note">{note}</p>
+                    <p class="hint" id="hccl-note" lang="en">{note}</p>
                 }
                 <p class="hint algo-summary">{summary}</p>
             </div>

@@ -5,6 +5,7 @@
 //! run, carried by the share link as `topo=custom&topology=…`).
 
 use crate::engine::custom_topology::{CustomTopology, SpecError, MAX_DEVICES};
+use crate::t;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -68,32 +69,33 @@ pub fn custom_topology_panel(p: &CustomTopologyProps) -> Html {
         let cb = p.on_text.clone();
         Callback::from(move |_: MouseEvent| cb.emit(CustomTopology::EXAMPLE.to_string()))
     };
+    let _lang = super::lang::use_lang();
     let status = match (&p.error, &p.in_use) {
         (Some(e), _) => html! {
             <p class="inline-error topo-error" id="topology-error" role="alert" data-field={e.field.clone()}>
-                {"Not used: "}<code>{e.field.clone()}</code>{" is "}<code>{e.value.clone()}</code>
-                {format!("; allowed: {}.", e.allowed)}
+                {t!("ct-not-used")}{" "}<code>{e.field.clone()}</code>{" "}{t!("ct-is")}{" "}<code>{e.value.clone()}</code>
+                <span lang="en">{format!("; allowed: {}.", e.allowed)}</span>
             </p>
         },
         (None, Some(t)) => html! {
             <p class="hint topo-status" id="topology-status" role="status">
-                {"In use: "}<strong>{t.name.clone().unwrap_or_else(|| "custom".into())}</strong>
-                {format!(" — {}. The share link carries it.", t.summary())}
+                {t!("ct-in-use")}{" "}<strong>{t.name.clone().unwrap_or_else(|| "custom".into())}</strong>
+                <span lang="en">{format!(" — {}.", t.summary())}</span>{" "}{t!("ct-share")}
             </p>
         },
         (None, None) => html! {
             <p class="hint topo-status" id="topology-status">
-                {format!("Devices (2..={MAX_DEVICES}), optional switches, and links with bandwidth_gbps (GB/s per direction) and latency_us (µs). Rank r runs on devices[r]; devices do not forward traffic, so every pair needs a direct link or a path through switches.")}
+                {t!("ct-schema", max = MAX_DEVICES)}
             </p>
         },
     };
     html! {
-        <section class="card custom-topology" id="custom-topology" aria-label="Custom topology: paste or load JSON">
+        <section class="card custom-topology" id="custom-topology" aria-label={t!("ct-label")}>
             <div class="card-head">
-                <h2>{"Custom topology"}</h2>
+                <h2>{t!("ct-title")}</h2>
                 <span class="muted">{"JSON · GB/s · µs"}</span>
             </div>
-            <label class="sr-only" for="topology-input">{"Topology JSON"}</label>
+            <label class="sr-only" for="topology-input">{t!("ct-input")}</label>
             <textarea id="topology-input" class={classes!("log-input", "topo-input", p.error.is_some().then_some("invalid"))}
                 rows="9" spellcheck="false" value={p.text.clone()} oninput={on_input}
                 placeholder={"{\"devices\": [{\"id\": \"g0\"}, {\"id\": \"g1\"}],\n \"links\": [{\"a\": \"g0\", \"b\": \"g1\",\n            \"bandwidth_gbps\": 50, \"latency_us\": 2}]}"}
@@ -101,13 +103,13 @@ pub fn custom_topology_panel(p: &CustomTopologyProps) -> Html {
             {status}
             <div class="fit-actions topo-actions">
                 <button id="use-topology" class="primary" onclick={on_use}
-                    title="Validate the JSON and run on this machine">{"Use this topology"}</button>
+                    title={t!("ct-use-title")}>{t!("ct-use")}</button>
                 <input id="topology-file" class="sr-only" type="file" accept=".json,application/json" onchange={on_file} />
-                <label class="secondary-button" for="topology-file" title="Read a .json file and use it">{"Load file…"}</label>
+                <label class="secondary-button" for="topology-file" title={t!("ct-load-title")}>{t!("ct-load")}</label>
                 <button id="topology-example" class="secondary-button" onclick={on_example}
-                    title="Put a 4-GPU example (NVLink ring + PCIe switch) in the box">{"Example"}</button>
+                    title={t!("ct-example-title")}>{t!("ct-example")}</button>
             </div>
-            <p class="hint">{"Schema and caps: README, “Custom topology”."}</p>
+            <p class="hint">{t!("ct-readme")}</p>
         </section>
     }
 }

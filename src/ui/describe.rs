@@ -1,30 +1,59 @@
-//! Steps described in words, e.g. "Step 3 of 14 — ReduceScatter: NPU0 sends
-//! chunk 6 to NPU1, which adds it into its own copy (now holds ranks
-//! {0,5..7})".
+//! Steps described in words, in the page's language: what happens ("NPU3
+//! sends chunk 5, which already holds ranks 1–3, to NPU4, which adds it
+//! into its own copy (now ranks 1–4)") and why the step exists in its
+//! algorithm. "Holds ranks 1–3" comes from the verifier's trace; the device
+//! word (NPU, GPU, rank) from the machine's library.
 
-use super::format;
 use crate::engine::collective::Primitive;
 use crate::engine::dtype::ReduceOp;
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
+use crate::engine::verify::RankSet;
+use crate::i18n::tr_args;
+use crate::t;
 
-/// A step in words: a heading and one sentence per group of transfers.
+/// A step in words: a heading, one sentence per group of transfers, and
+/// why this step exists.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepText {
     /// `Step 3 of 14 — ReduceScatter:`
     pub heading: String,
     /// One sentence per sender (copies) or receiver (reduces).
     pub sentences: Vec<String>,
+    /// Why the algorithm has this step (empty for the initial state).
+    pub why: String,
+}
+
+/// The device word of the plan's machine: NPU (HCCL), GPU (NCCL), rank.
+pub fn device_word(plan: &Plan) -> &'static str {
+    plan.library.device_word()
+}
+
+/// A device's label (`NPU3`), or `rank 3` past the topology's devices.
+pub fn label(plan: &Plan, r: usize) -> String {
+    plan.topology
+        .devices
+        .get(r)
+        .map_or_else(|| format!("rank {r}"), |d| d.label.clone())
+}
+
+/// Joins words as a list in the page's language: `a`, `a and b`,
+/// `a, b and c` (`a、b 和 c`).
+pub fn list(parts: Vec<String>) -> String {
+    let mut parts = parts;
+    match parts.len() {
+        0 => String::new(),
+        1 => parts.remove(0),
+        _ => {
+            let last = parts.pop().unwrap_or_default();
+            let head = parts.join(&t!("list-sep"));
+            t!("list-two", a = head, b = last)
+        }
+    }
 }
 
 /// Device labels as compact runs: `NPU0`, `NPU0 and NPU3`, `NPU0, NPU2–NPU7`.
 pub fn devices(plan: &Plan, ranks: &[usize]) -> String {
-    let label = |r: usize| {
-        plan.topology
-            .devices
-            .get(r)
-            .map_or_else(|| format!("rank {r}"), |d| d.label.clone())
-    };
     let mut v = ranks.to_vec();
     v.sort_unstable();
     let mut parts = Vec::new();
@@ -35,69 +64,155 @@ pub fn devices(plan: &Plan, ranks: &[usize]) -> String {
             j += 1;
         }
         match j - i {
-            0 => parts.push(label(v[i])),
+            0 => parts.push(label(plan, v[i])),
             1 => {
-                parts.push(label(v[i]));
-                parts.push(label(v[j]));
+                parts.push(label(plan, v[i]));
+                parts.push(label(plan, v[j]));
             }
-            _ => parts.push(format!("{}–{}", label(v[i]), label(v[j]))),
+            _ => parts.push(format!("{}–{}", label(plan, v[i]), label(plan, v[j]))),
         }
         i = j + 1;
     }
-    match parts.len() {
-        0 => String::new(),
-        1 => parts.remove(0),
-        2 => format!("{} and {}", parts[0], parts[1]),
-        _ => {
-            let last = parts.pop().unwrap_or_default();
-            format!("{} and {last}", parts.join(", "))
+    list(parts)
+}
+
+/// Rank numbers as runs in ring order from `start`: `1–3`, `6, 7, 0–2`.
+pub fn rank_runs(set: &RankSet, start: usize, n: usize) -> String {
+    let n = n.max(1);
+    let mut v: Vec<usize> = set.iter().collect();
+    v.sort_by_key(|&r| (r + n - start % n) % n);
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
         }
+        parts.push(match j - i {
+            0 => v[i].to_string(),
+            1 => format!("{}{}{}", v[i], t!("list-sep"), v[j]),
+            _ => format!("{}–{}", v[i], v[j]),
+        });
+        i = j + 1;
     }
+    parts.join(&t!("list-sep"))
 }
 
 fn chunk_words(first: usize, count: usize) -> String {
     if count <= 1 {
-        format!("chunk {first}")
+        t!("chunk-one", first = first)
     } else {
-        format!("chunks {first}–{}", first + count - 1)
+        t!("chunk-range", first = first, last = first + count - 1)
     }
 }
 
-/// What a receiver does with a reduce: "adds it into its own copy".
-fn reduce_verb(op: ReduceOp, many: bool) -> String {
-    let it = if many { "them" } else { "it" };
+fn reduce_verb(op: ReduceOp) -> String {
     match op {
-        ReduceOp::Sum => format!("adds {it} into its own copy"),
-        ReduceOp::Prod => format!("multiplies {it} into its own copy"),
-        ReduceOp::Max => format!("keeps the element-wise maximum of {it} and its own copy"),
-        ReduceOp::Min => format!("keeps the element-wise minimum of {it} and its own copy"),
+        ReduceOp::Sum => t!("verb-sum"),
+        ReduceOp::Prod => t!("verb-prod"),
+        ReduceOp::Max => t!("verb-max"),
+        ReduceOp::Min => t!("verb-min"),
     }
 }
 
-fn holds(plan: &Plan, step: usize, rank: usize, chunk: usize) -> String {
+/// What `rank`'s `chunk` holds after `after` steps, in words: "every
+/// rank's contribution", "rank 3's contribution", "ranks 1–3".
+fn holds(plan: &Plan, after: usize, rank: usize, chunk: usize) -> String {
     let Some(set) = plan
         .verified
         .as_ref()
-        .and_then(|v| v.trace.get(step))
+        .and_then(|v| v.trace.get(after))
         .and_then(|s| s.get(rank))
         .and_then(|r| r.get(chunk))
     else {
+        return t!("holds-nothing");
+    };
+    let n = plan.config.ranks;
+    match set.len() {
+        0 => t!("holds-nothing"),
+        1 => t!("holds-one", r = set.iter().next().unwrap_or(0)),
+        k if k == n => t!("holds-every"),
+        _ => t!("holds-ranks", ranks = rank_runs(set, (rank + 1) % n, n)),
+    }
+}
+
+/// A phase name in the page's language ("intra-server AllGather" →
+/// "Server内 AllGather"); primitive names stay as HCCL writes them.
+pub fn phase_words(phase: &str) -> String {
+    phase
+        .replace("intra-server", &t!("phase-intra"))
+        .replace("inter-server", &t!("phase-inter"))
+        .replace("(chain)", &t!("phase-chain"))
+        .replace("(binomial)", &t!("phase-binomial"))
+}
+
+/// The kind of a step, for its "why": `rs`, `ag`, `fold`, `unfold`,
+/// `spread`, `collect`, `a2a`, `barrier`, `inter`, `intra`, `sendrecv`,
+/// `other`.
+pub fn phase_kind(phase: &str) -> &'static str {
+    let p = phase.to_ascii_lowercase();
+    if p.starts_with("inter-server") {
+        "inter"
+    } else if p.starts_with("intra-server") {
+        "intra"
+    } else if p.starts_with("unfold") {
+        "unfold"
+    } else if p.starts_with("fold") {
+        "fold"
+    } else if p.contains("reducescatter") {
+        "rs"
+    } else if p.contains("allgather") {
+        "ag"
+    } else if p.contains("alltoall") {
+        "a2a"
+    } else if p.contains("barrier") {
+        "barrier"
+    } else if p.contains("sendrecv") {
+        "sendrecv"
+    } else if p.contains("broadcast") || p.contains("scatter") {
+        "spread"
+    } else if p.contains("reduce") || p.contains("gather") {
+        "collect"
+    } else {
+        "other"
+    }
+}
+
+/// Why step `step` (1-based) of the plan exists, in words.
+pub fn why(plan: &Plan, step: usize) -> String {
+    let Some(s) = plan.drawn_schedule().steps.get(step.wrapping_sub(1)) else {
         return String::new();
     };
-    if set.len() == plan.config.ranks {
-        "now holds every rank's contribution".into()
-    } else if set.len() == 1 {
-        format!(
-            "now holds rank {}'s contribution",
-            set.iter().next().unwrap_or(0)
-        )
-    } else {
-        let n = plan.config.ranks;
-        format!(
-            "now holds ranks {}",
-            format::ranks_cyclic(set.iter(), (rank + 1) % n, n)
-        )
-    }
+    let id = format!("why-{}", plan.algorithm.name());
+    tr_args(
+        &id,
+        vec![
+            ("phase", phase_kind(&s.phase).into()),
+            ("n", plan.config.ranks.into()),
+            ("device", device_word(plan).into()),
+        ],
+    )
+}
+
+fn start_words(plan: &Plan) -> String {
+    tr_args(
+        &format!("start-{}", plan.config.op.name()),
+        vec![
+            ("device", device_word(plan).into()),
+            ("chunks", plan.drawn_schedule().chunks.into()),
+            ("root", plan.drawn_schedule().root.into()),
+        ],
+    )
+}
+
+fn goal_words(plan: &Plan) -> String {
+    tr_args(
+        &format!("goal-{}", plan.config.op.name()),
+        vec![
+            ("device", device_word(plan).into()),
+            ("root", plan.drawn_schedule().root.into()),
+        ],
+    )
 }
 
 /// Describes the state after `step` steps (0 = before the first step).
@@ -105,137 +220,109 @@ pub fn step_text(plan: &Plan, step: usize) -> StepText {
     let n = plan.config.ranks;
     let total = plan.steps();
     let op = plan.config.op;
+    let dev = device_word(plan);
     if step == 0 || step > total {
-        let what = match op {
-            Primitive::AllReduce | Primitive::ReduceScatter => format!(
-                "every NPU holds its own input in all {} chunks; chunk b is the block that rank b {}.",
-                plan.drawn_schedule().chunks,
-                if op == Primitive::AllReduce { "reduces first" } else { "ends up owning" }
-            ),
-            Primitive::AllGather | Primitive::Barrier => "each NPU holds only its own chunk (chunk r on NPU r); the other chunks are empty.".into(),
-            Primitive::Reduce => format!("every NPU holds its own input in all {} chunks.", plan.drawn_schedule().chunks),
-            Primitive::Broadcast | Primitive::Scatter => format!("only the root NPU{} holds data; the others are empty.", plan.drawn_schedule().root),
-            Primitive::Gather => "each NPU holds only its own chunk (chunk r on NPU r).".into(),
-            Primitive::AlltoAll | Primitive::AlltoAllV => "each NPU holds its send area: one piece for every rank (left half); the receive area (right half) is empty.".into(),
-            Primitive::SendRecv => "each NPU holds its send block; its receive block is empty.".into(),
-        };
-        let goal = match op {
-            Primitive::AllReduce => {
-                "Goal: every NPU ends with every chunk reduced over all ranks.".to_string()
-            }
-            Primitive::ReduceScatter => {
-                "Goal: NPU r ends with chunk r reduced over all ranks.".to_string()
-            }
-            Primitive::AllGather => "Goal: every NPU ends with every rank's chunk.".to_string(),
-            Primitive::Barrier => "Goal: no NPU leaves before every NPU has arrived (every NPU hears from every other; no data).".to_string(),
-            Primitive::Broadcast => format!("Goal: every NPU ends with NPU{}'s buffer.", plan.drawn_schedule().root),
-            Primitive::Reduce => format!("Goal: NPU{} ends with every chunk reduced over all ranks.", plan.drawn_schedule().root),
-            Primitive::Scatter => format!("Goal: NPU r ends with chunk r of NPU{}'s buffer.", plan.drawn_schedule().root),
-            Primitive::Gather => format!("Goal: NPU{} ends with every rank's chunk.", plan.drawn_schedule().root),
-            Primitive::AlltoAll | Primitive::AlltoAllV => "Goal: NPU r ends with every rank's piece for r in its receive area.".to_string(),
-            Primitive::SendRecv => "Goal: NPU r ends with NPU r-1's send block in its receive block.".to_string(),
-        };
         return StepText {
-            heading: format!("Before step 1 of {total} — {}:", op.title()),
+            heading: t!("step-before-head", total = total, op = op.title()),
             sentences: vec![
-                format!(
-                    "{} on {n} ranks with {}: {what}",
-                    op.title(),
-                    plan.algorithm
+                t!(
+                    "step-intro",
+                    op = op.title(),
+                    n = n,
+                    device = dev,
+                    algo = plan.algorithm.name(),
+                    what = start_words(plan)
                 ),
-                goal,
+                goal_words(plan),
             ],
+            why: String::new(),
         };
     }
     let s = &plan.drawn_schedule().steps[step - 1];
     // Group: reduces by receiver (and chunk range), copies by sender.
     let mut groups: Vec<(TransferKind, usize, usize, usize, Vec<usize>)> = Vec::new();
-    for t in &s.transfers {
-        let (key, other) = match t.kind {
-            TransferKind::Reduce => (t.dst, t.src),
-            TransferKind::Copy => (t.src, t.dst),
+    for tr in &s.transfers {
+        let (key, other) = match tr.kind {
+            TransferKind::Reduce => (tr.dst, tr.src),
+            TransferKind::Copy => (tr.src, tr.dst),
         };
         match groups
             .iter_mut()
-            .find(|g| g.0 == t.kind && g.1 == key && g.2 == t.first && g.3 == t.count)
+            .find(|g| g.0 == tr.kind && g.1 == key && g.2 == tr.first && g.3 == tr.count)
         {
             Some(g) => g.4.push(other),
-            None => groups.push((t.kind, key, t.first, t.count, vec![other])),
+            None => groups.push((tr.kind, key, tr.first, tr.count, vec![other])),
         }
     }
     // "all 7 other NPUs" reads better than a list that skips one.
     let others_words = |key: usize, others: &Vec<usize>| {
         if n > 2 && others.len() == n - 1 && !others.contains(&key) {
-            format!("all {} other NPUs", n - 1)
+            t!("others-all", n = n - 1, device = dev)
         } else {
             devices(plan, others)
         }
     };
-    let sentences: Vec<String> = groups
+    let mut sentences: Vec<String> = groups
         .iter()
         .map(|(kind, key, first, count, others)| {
-            let chunk = chunk_words(*first, *count);
+            let chunks = chunk_words(*first, *count);
             match kind {
-                TransferKind::Reduce => {
-                    let many = others.len() > 1;
-                    format!(
-                        "{} {} {chunk} to {}, which {}{} ({}).",
-                        capitalise(&others_words(*key, others)),
-                        if many { "send" } else { "sends" },
-                        devices(plan, &[*key]),
-                        reduce_verb(plan.config.redop, many),
-                        match (many, others.windows(2).all(|w| w[0] < w[1])) {
-                            (false, _) => "",
-                            (true, true) => " one after another, in rank order",
-                            (true, false) => " one after another",
-                        },
-                        holds(plan, step, *key, *first)
-                    )
-                }
-                TransferKind::Copy => {
-                    let many = others.len() > 1;
-                    let after = if many {
-                        format!(
-                            "which each store it ({})",
-                            holds(plan, step, others[0], *first)
-                                .replace("now holds", "each now holds")
-                        )
+                TransferKind::Reduce if others.len() == 1 => t!(
+                    "say-reduce",
+                    src = label(plan, others[0]),
+                    chunks = chunks,
+                    before = holds(plan, step - 1, others[0], *first),
+                    dst = label(plan, *key),
+                    verb = reduce_verb(plan.config.redop),
+                    after = holds(plan, step, *key, *first)
+                ),
+                TransferKind::Reduce => t!(
+                    "say-reduce-many",
+                    srcs = others_words(*key, others),
+                    chunks = chunks,
+                    dst = label(plan, *key),
+                    inorder = if others.windows(2).all(|w| w[0] < w[1]) {
+                        t!("in-rank-order")
                     } else {
-                        format!("which stores it ({})", holds(plan, step, others[0], *first))
-                    };
-                    format!(
-                        "{} sends {chunk} to {}, {after}.",
-                        devices(plan, &[*key]),
-                        others_words(*key, others)
-                    )
-                }
+                        String::new()
+                    },
+                    verb = reduce_verb(plan.config.redop),
+                    after = holds(plan, step, *key, *first)
+                ),
+                TransferKind::Copy if others.len() == 1 => t!(
+                    "say-copy",
+                    src = label(plan, *key),
+                    chunks = chunks,
+                    before = holds(plan, step - 1, *key, *first),
+                    dst = label(plan, others[0])
+                ),
+                TransferKind::Copy => t!(
+                    "say-copy-many",
+                    src = label(plan, *key),
+                    chunks = chunks,
+                    before = holds(plan, step - 1, *key, *first),
+                    dsts = others_words(*key, others)
+                ),
             }
         })
         .collect();
-    let mut sentences: Vec<String> = sentences;
     if step == total {
-        sentences.push(match op {
-            Primitive::AllReduce => {
-                "Done: every NPU holds every chunk reduced over all ranks.".into()
-            }
-            Primitive::ReduceScatter => {
-                "Done: NPU r holds chunk r reduced over all ranks (the other chunks are scratch)."
-                    .into()
-            }
-            Primitive::AllGather => "Done: every NPU holds every rank's chunk.".into(),
-            _ => format!("Done: {} complete.", op.title()),
-        });
+        let done = match op {
+            Primitive::AllReduce => t!("done-allreduce", device = dev),
+            Primitive::ReduceScatter => t!("done-reducescatter", device = dev),
+            Primitive::AllGather => t!("done-allgather", device = dev),
+            _ => t!("done-other", op = op.title()),
+        };
+        sentences.push(done);
     }
     StepText {
-        heading: format!("Step {step} of {total} — {}:", s.phase),
+        heading: t!(
+            "step-head",
+            step = step,
+            total = total,
+            phase = phase_words(&s.phase)
+        ),
         sentences,
-    }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-        None => String::new(),
+        why: why(plan, step),
     }
 }

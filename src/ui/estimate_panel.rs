@@ -3,9 +3,12 @@
 //! model uses with their sources.
 
 use super::format;
+use super::lang::use_lang;
 use crate::engine::library::Library;
 use crate::engine::plan::{Decision, Method, Plan};
 use crate::engine::units::format_bytes;
+use crate::i18n::Lang;
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -14,11 +17,18 @@ use yew::prelude::*;
 pub struct EstimateProps {
     /// The plan.
     pub plan: Rc<Plan>,
+    /// A lesson's highlighted ranking row (algorithm URL name).
+    #[prop_or_default]
+    pub look_row: Option<AttrValue>,
+    /// A lesson highlights the whole panel.
+    #[prop_or_default]
+    pub look_panel: bool,
 }
 
 /// The estimate panel.
 #[function_component(EstimatePanel)]
 pub fn estimate_panel(p: &EstimateProps) -> Html {
+    let lang = use_lang();
     let plan = &p.plan;
     let e = &plan.estimate;
     let c = &plan.config;
@@ -30,6 +40,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         .filter(|t| t.is_finite())
         .fold(0.0, f64::max);
     let lib = plan.library;
+    let dev = plan.library.device_word();
     let rows = plan.ranking.iter().enumerate().map(|(i, cand)| {
         let chosen = cand.algorithm == plan.algorithm;
         let t = cand.time_us();
@@ -37,41 +48,60 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         let width = if slowest > 0.0 && t.is_finite() { (t / slowest * 100.0).clamp(1.5, 100.0) } else { 0.0 };
         let not_lib = !cand.runs_in_library && lib != Library::Model;
         html! {
-            <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"))}>
+            <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"), (p.look_row.as_deref() == Some(cand.algorithm.name())).then_some("lesson-look"))}
+                data-algorithm={cand.algorithm.name()}>
                 <td>{i + 1}</td>
                 <td><strong>{cand.algorithm.name()}</strong>
-                    { if chosen { html!{<span class="badge">{"shown"}</span>} } else { html!{} } }
-                    { if not_lib { html!{<span class="badge muted-badge" title={format!("{} does not run {} for {}", lib.title(), cand.algorithm, c.op.title())}>{format!("not {}", lib.title())}</span>} } else { html!{} } }
+                    { if chosen { html!{<span class="badge">{t!("badge-shown")}</span>} } else { html!{} } }
+                    { if not_lib { html!{<span class="badge muted-badge" title={t!("not-lib-title", lib = lib.title(), algo = cand.algorithm.name(), op = c.op.title())}>{t!("badge-not-lib", lib = lib.title())}</span>} } else { html!{} } }
                 </td>
                 <td class="num">{if cand.steps > 0 { cand.steps.to_string() } else { "–".into() }}</td>
                 <td class="num">{ match &cand.estimate {
-                    Some(e) => html!{<>{format::us(e.time_us)}{ if cand.method == Method::Bound { html!{<span class="muted" title="per-step bottleneck bound: the schedule is larger than the model simulates link by link">{" (bound)"}</span>} } else { html!{} } }
+                    Some(e) => html!{<>{format::us(e.time_us)}{ if cand.method == Method::Bound { html!{<span class="muted" title={t!("bound-title")}>{" "}{t!("bound")}</span>} } else { html!{} } }
                         <div class="bar"><span style={format!("width:{width:.1}%")}></span></div></>},
-                    None => html!{<span class="muted" title="its schedule is too large to build here">{"too large"}</span>},
+                    None => html!{<span class="muted" title={t!("too-large-title")}>{t!("too-large")}</span>},
                 } }</td>
                 <td class="num">{cand.estimate.as_ref().map_or("–".to_string(), |e| format::gbps(e.busbw_gbps))}</td>
             </tr>
         }
     });
     let chosen_by = match &plan.decision {
-        Decision::Library { .. } => format!("auto: what {} runs", lib.title()),
-        Decision::Measured { .. } => format!("auto: {} as measured (fitted curve)", lib.title()),
-        Decision::Model { .. } => "auto: the model's fastest".to_string(),
+        Decision::Library { .. } => t!("chosen-library", lib = lib.title()),
+        Decision::Measured { .. } => t!("chosen-measured", lib = lib.title()),
+        Decision::Model { .. } => t!("chosen-model"),
         Decision::Fixed {
             auto_would: Some((a, _)),
-        } if *a != plan.algorithm => {
-            format!("your choice — auto would run {a}")
-        }
-        Decision::Fixed { .. } => "your choice — also auto's".to_string(),
+        } if *a != plan.algorithm => t!("chosen-fixed-other", algo = a.name()),
+        Decision::Fixed { .. } => t!("chosen-fixed-same"),
     };
     // Where the headline and the ranking row of the same algorithm differ,
     // say so next to the number.
     let headline_note = if plan.compressed.is_some() {
-        Some("includes compression; the ranking row is uncompressed")
+        Some(t!("note-compressed"))
     } else if matches!(plan.method, Method::Measured { .. }) {
-        Some("the fitted curve; the ranking rows are modelled from the profile's link figures")
+        Some(t!("note-measured"))
     } else {
         None
+    };
+    // The engine's verdict and details are English; in another language
+    // the verdict is said from the plan's figures, the English stays in
+    // the details.
+    let rank_of = plan
+        .ranking
+        .iter()
+        .position(|x| x.algorithm == plan.algorithm)
+        .map_or(0, |i| i + 1);
+    let verdict = if lang == Lang::En {
+        plan.verdict.clone()
+    } else {
+        t!(
+            "verdict-short",
+            chosen = chosen_by.clone(),
+            algo = plan.algorithm.name(),
+            t = format::us(e.time_us),
+            rank = rank_of,
+            count = plan.ranking.len()
+        )
     };
     let contended = e
         .timeline
@@ -81,76 +111,70 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         .max()
         .unwrap_or(1);
     html! {
-        <section class="card estimate" id="estimate" aria-label="Cost model estimate">
+        <section class={classes!("card", "estimate", p.look_panel.then_some("lesson-look"))} id="estimate" aria-label={t!("estimate-label")}>
             <div class="card-head">
-                <h2>{"Estimate"}</h2>
-                <span class="muted">{"α-β model, no workers needed"}</span>
+                <h2>{t!("estimate")}</h2>
+                <span class="muted">{t!("estimate-sub")}</span>
             </div>
             <div class="metrics">
-                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or("predicted time".to_string(), |n| format!("predicted time ({n})")) }</span></div>
-                <div class="metric" title="algbw = S / t (nccl-tests), GB = 1e9 bytes"><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
-                <div class="metric" title={format!("busbw = algbw × {factor:.3} for {} on {} ranks (nccl-tests PERFORMANCE.md)", c.op.title(), c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
+                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span></div>
+                <div class="metric" title={t!("algbw-title")}><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
+                <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.op.title(), ranks = c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
             </div>
-            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{ if c.op == crate::engine::collective::Primitive::Barrier {
-                format!(" · {chosen_by} · Barrier (no payload: the message size does not apply) on {} ranks", c.ranks)
+            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{" "}{ if c.op == crate::engine::collective::Primitive::Barrier {
+                t!("algo-line-barrier", chosen = chosen_by.clone(), ranks = c.ranks, device = dev)
             } else {
-                format!(" · {chosen_by} · {} of {} on {} ranks", c.op.title(), format_bytes(c.bytes), c.ranks)
+                t!("algo-line", chosen = chosen_by.clone(), op = c.op.title(), bytes = format_bytes(c.bytes), ranks = c.ranks, device = dev)
             } }</p>
             if let Some(cp) = &plan.compressed {
-                <p class="hint what-if-line" id="estimate-compressed">{format!(
-                    "With {} compression ({}; a what-if, see below): {} µs vs {} µs uncompressed. The ranking below is uncompressed.",
-                    cp.setup.compression.scheme.name(),
-                    cp.setup.placement.name(),
-                    format::us(cp.estimate.time_us),
-                    format::us(cp.estimate.uncompressed_us)
+                <p class="hint what-if-line" id="estimate-compressed">{t!(
+                    "estimate-compressed",
+                    scheme = cp.setup.compression.scheme.name(),
+                    placement = cp.setup.placement.name(),
+                    t = format::us(cp.estimate.time_us),
+                    u = format::us(cp.estimate.uncompressed_us)
                 )}</p>
             }
-            <p class="hint" id="estimate-slices" title="URL key slices: auto or 1..=256">{
-                format!(
-                    "{} slice{} per transfer{} — {}{}",
-                    e.slicing.slices,
-                    if e.slicing.slices == 1 { "" } else { "s" },
-                    if e.slicing.window > 1 && e.slicing.slices > 1 {
-                        format!(", up to {} in flight", e.slicing.window)
-                    } else {
-                        String::new()
-                    },
-                    e.slicing.why,
-                    "."
-                )
-            }</p>
+            <p class="hint" id="estimate-slices" title={t!("slices-title")}>
+                {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
+                {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>
+            </p>
             <table class="ranking">
-                <thead><tr><th>{"#"}</th><th>{"algorithm"}</th><th class="num">{"steps"}</th><th class="num">{"time (µs)"}</th><th class="num">{"busbw (GB/s)"}</th></tr></thead>
+                <caption class="sr-only">{t!("ranking-caption")}</caption>
+                <thead><tr><th scope="col">{"#"}</th><th scope="col">{t!("th-algorithm")}</th><th scope="col" class="num">{t!("th-steps")}</th><th scope="col" class="num">{t!("th-time")}</th><th scope="col" class="num">{t!("th-busbw")}</th></tr></thead>
                 <tbody>{ for rows }</tbody>
             </table>
-            <p class="reason" id="auto-reason">{plan.verdict.clone()}</p>
+            <p class="reason" id="auto-reason">{verdict}</p>
             <details class="why" id="estimate-details">
-                <summary>{"Why: every candidate in numbers"}</summary>
-                <ul class="details">
+                <summary>{t!("why-details")}</summary>
+                if lang != Lang::En {
+                    <p class="hint" lang="en">{plan.verdict.clone()}</p>
+                }
+                <ul class="details" lang="en">
                     { for plan.details.iter().map(|d| html! { <li>{d.clone()}</li> }) }
                 </ul>
                 <ul class="summaries">
-                    { for plan.ranking.iter().map(|cand| html! { <li>{cand.algorithm.summary()}</li> }) }
+                    { for plan.ranking.iter().map(|cand| html! { <li>{crate::i18n::tr(&format!("algo-{}", cand.algorithm.name()))}</li> }) }
                 </ul>
             </details>
             <details class="sources" open={true}>
-                <summary>{"Link figures the model uses"}</summary>
-                <p class="hint">{plan.topology.title.clone()}</p>
-                <ul>
+                <summary>{t!("link-figures")}</summary>
+                <p class="hint" lang="en">{plan.topology.title.clone()}</p>
+                <ul lang="en">
                     { for plan.topology.sources.iter().map(|s| {
                         let assumption = s.contains("assumption");
                         html! { <li class={classes!(assumption.then_some("assumption"))}>
-                            { if assumption { html!{<span class="badge warn">{"assumption"}</span>} } else { html!{} } }
+                            { if assumption { html!{<span class="badge warn">{t!("assumption")}</span>} } else { html!{} } }
                             {s.clone()}
                         </li> }
                     }) }
                 </ul>
                 <p class="hint">
-                    {"Modelled, not measured: per transfer α + bytes/B; "}
-                    { if e.slicing.slices > 1 { "slices pipeline through the steps (no barrier per step)" } else { "steps are synchronous" } }
-                    {"; flows on the same link direction share its bandwidth"}
-                    { if contended > 1 { format!(" (up to {contended} here)") } else { " (none share one here)".to_string() } }
-                    {". Real HCCL also splits messages above HCCL_BUFFSIZE (200 MB) into loops, pipelines slices and pays kernel-launch and synchronisation costs that the model leaves out. busbw follows nccl-tests' definition; hccl_test prints only algbw."}
+                    {t!("model-note-a")}{" "}
+                    { if e.slicing.slices > 1 { t!("model-note-sliced") } else { t!("model-note-sync") } }
+                    {t!("model-note-share")}{" "}
+                    { if contended > 1 { t!("model-note-up-to", n = contended) } else { t!("model-note-none") } }
+                    {t!("model-note-b")}
                 </p>
             </details>
         </section>

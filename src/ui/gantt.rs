@@ -8,6 +8,7 @@ use super::colors;
 use super::format;
 use super::playback::model_time;
 use crate::engine::plan::Plan;
+use crate::t;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -151,6 +152,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
 /// The Gantt card.
 #[function_component(Gantt)]
 pub fn gantt(p: &GanttProps) -> Html {
+    let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let tl = &plan.estimate.timeline;
     let by = use_state(|| None::<By>);
@@ -190,7 +192,7 @@ pub fn gantt(p: &GanttProps) -> Html {
             cb.emit(k.max(1));
         })
     };
-    let toggle = |b: By, text: &'static str| {
+    let toggle = |b: By, text: String| {
         let by = by.clone();
         html! {
             <button class={classes!("seg-btn", (by_now == b).then_some("on"))} aria-pressed={(by_now == b).to_string()}
@@ -199,28 +201,28 @@ pub fn gantt(p: &GanttProps) -> Html {
     };
     let loops = plan.loops();
     html! {
-        <section class="card gantt-card" id="gantt" aria-label="Timeline of the modelled run">
+        <section class="card gantt-card" id="gantt" aria-label={t!("gantt-label")}>
             <div class="card-head">
-                <h2>{"Timeline"}</h2>
+                <h2>{t!("gantt")}</h2>
                 <span class="muted">
-                    { if loops > 1 { format!("loop 1 of {loops} shown ({} of {} µs in all)", format::us(span), format::us(plan.estimate.time_us)) } else { format!("{} µs modelled", format::us(span)) } }
+                    { if loops > 1 { t!("gantt-loops", loops = loops, us = format::us(span), all = format::us(plan.estimate.time_us)) } else { t!("gantt-us", us = format::us(span)) } }
                 </span>
-                <span class="gantt-by">{toggle(By::Link, "by link")}{toggle(By::Rank, "by rank")}</span>
+                <span class="gantt-by">{toggle(By::Link, t!("gantt-by-link-btn"))}{toggle(By::Rank, t!("gantt-by-rank-btn"))}</span>
             </div>
             <div class="gantt-scroll">
                 <svg class="gantt" viewBox={format!("0 0 {} {}", f(w), f(h))} style={format!("max-height:{}px", (h * 1.2).min(520.0))}
                     onclick={on_click} data-rows={rows.to_string()} role="img"
-                    aria-label={format!("Gantt chart: {rows} rows, click to go to a step")}>
+                    aria-label={t!("gantt-rows", rows = rows)}>
                     <GanttRows plan={plan.clone()} step={p.step} by={by_now} />
                     <line class="gcursor" x1={f(x(now))} x2={f(x(now))} y1={f(AXIS_H - 6.0)} y2={f(h)} />
                 </svg>
             </div>
             <p class="hint">
                 { match by_now {
-                    By::Link => "One row per link direction that carries data; a bar is a busy interval of one step (orange: several flows share it). ",
-                    By::Rank => "One row per rank; a bar is one transfer it sends, from its start to the end of the receiver's reduce. ",
+                    By::Link => t!("gantt-by-link"),
+                    By::Rank => t!("gantt-by-rank"),
                 } }
-                {"The red line follows the animation; click to go to a step."}
+                {" "}{t!("gantt-follow")}
             </p>
         </section>
     }

@@ -14,6 +14,7 @@ use crate::engine::calibrate::Profile;
 use crate::engine::collective::Primitive;
 use crate::engine::formats::{parse_log, FormatError, Log};
 use crate::engine::units::format_bytes;
+use crate::t;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -210,20 +211,21 @@ pub fn log_import(p: &LogImportProps) -> Html {
             }
         })
     };
+    let _lang = super::lang::use_lang();
     let imp = &p.import;
     let status = match &imp.parsed {
         None => {
-            html! { <p class="hint" id="log-status">{"Paste the output of nccl-tests (all_reduce_perf …, text or -J JSON), rccl-tests, hccl_test or the OSU micro-benchmarks here, or drop the file; launcher prefixes (mpirun, srun -l, pdsh, kubectl) are fine. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it."}</p> }
+            html! { <p class="hint" id="log-status">{t!("li-paste")}</p> }
         }
         Some(Err(e)) => html! {
-            <p class="inline-error" id="log-error" role="alert">{format!("Could not read this log: {e}")}</p>
+            <p class="inline-error" id="log-error" role="alert">{t!("li-unreadable")}{" "}<span lang="en">{e.to_string()}</span></p>
         },
         Some(Ok(log)) => {
             let bad = log.rejected().len();
             html! {
                 <p class="hint" id="log-status" data-tables={log.tables.len().to_string()} data-rejected={bad.to_string()}>
-                    {format!("{} table{} found", log.tables.len(), if log.tables.len() == 1 { "" } else { "s" })}
-                    {if bad > 0 { format!(", {bad} of them not usable (below).") } else { ".".to_string() }}
+                    {t!("li-tables", n = log.tables.len())}
+                    {if bad > 0 { format!(" {}", t!("li-unusable", n = bad)) } else { String::new() }}
                 </p>
             }
         }
@@ -245,11 +247,11 @@ pub fn log_import(p: &LogImportProps) -> Html {
                             <li class={classes!("log-table-item", state)} data-state={state} data-line={t.line.to_string()}>
                                 <span class="log-table-label">{format!("{} · {}", t.label(), t.tool)}</span>
                                 { match &t.rejected {
-                                    Some(r) => html! { <span class="log-table-why">{format!(" — not used: {r}")}</span> },
-                                    None if fitted => html! { <span class="log-table-why">{" — fitted below"}</span> },
+                                    Some(r) => html! { <span class="log-table-why">{format!(" — {} ", t!("li-not-used"))}<span lang="en">{r.clone()}</span></span> },
+                                    None if fitted => html! { <span class="log-table-why">{format!(" — {}", t!("li-fitted-below"))}</span> },
                                     None => html! {},
                                 } }
-                                { for t.notes.iter().map(|n| html! { <span class="log-table-note">{n.clone()}</span> }) }
+                                { for t.notes.iter().map(|n| html! { <span class="log-table-note" lang="en">{n.clone()}</span> }) }
                             </li>
                         }
                     }) }
@@ -260,7 +262,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
     };
     let tables = match &imp.parsed {
         Some(Ok(log)) if log.tables.len() > 1 => html! {
-            <label class="log-table">{"Fit table "}
+            <label class="log-table">{t!("li-fit-table")}{" "}
                 <select id="log-table" onchange={on_table}>
                     { for log.tables.iter().enumerate().map(|(i, t)| html! {
                         <option value={i.to_string()} selected={i == imp.table}>
@@ -279,7 +281,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
     let fit = match &imp.fit {
         None => html! {},
         Some(Err(e)) => {
-            html! { <p class="inline-error" id="fit-error" role="alert">{format!("No profile fitted: {e}")}</p> }
+            html! { <p class="inline-error" id="fit-error" role="alert">{t!("li-no-fit")}{" "}<span lang="en">{e.to_string()}</span></p> }
         }
         Some(Ok(prof)) => {
             let use_cb = p.on_use.clone();
@@ -300,7 +302,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
             });
             html! {
                 <>
-                    <p class="fit-summary" id="fit-summary">
+                    <p class="fit-summary" id="fit-summary" lang="en">
                         {format!("Fitted: α {} µs, algbw {} GB/s (largest sizes), {} segment{}; median |error| {:.1} %, max {:.1} % over {} rows.",
                             format::us(prof.alpha_us), format::gbps(prof.algbw_gbps), prof.segments.len(),
                             if prof.segments.len() == 1 { "" } else { "s" },
@@ -310,16 +312,16 @@ pub fn log_import(p: &LogImportProps) -> Html {
                     </p>
                     <div class="fit-actions">
                         <button id="use-profile" class="primary" onclick={Callback::from(move |_: MouseEvent| use_cb.emit(true))}
-                            title="Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)">
-                            {"Use this profile for the model"}
+                            title={t!("li-use-title")}>
+                            {t!("li-use")}
                         </button>
                         if p.in_use.is_some() {
-                            <button id="drop-profile" onclick={Callback::from(move |_: MouseEvent| back_cb.emit(false))}>{"Back to the preset's figures"}</button>
+                            <button id="drop-profile" onclick={Callback::from(move |_: MouseEvent| back_cb.emit(false))}>{t!("li-back-preset")}</button>
                         }
                     </div>
                     <div class="fit-rows">
                         <table class="ranking fit-table" id="fit-rows">
-                            <thead><tr><th class="num">{"line"}</th><th class="num">{"size"}</th><th class="num">{"measured µs"}</th><th class="num">{"fitted µs"}</th><th class="num">{"error"}</th></tr></thead>
+                            <thead><tr><th class="num">{t!("li-line")}</th><th class="num">{t!("li-size")}</th><th class="num">{t!("li-measured")}</th><th class="num">{t!("li-fitted")}</th><th class="num">{t!("li-error")}</th></tr></thead>
                             <tbody>{ for rows }</tbody>
                         </table>
                     </div>
@@ -331,17 +333,17 @@ pub fn log_import(p: &LogImportProps) -> Html {
         }
     };
     html! {
-        <section class="card log-import" id="log-import" aria-label="Measurements: paste or drop a log">
+        <section class="card log-import" id="log-import" aria-label={t!("li-label")}>
             <div class="card-head">
-                <h2>{"Your measurements"}</h2>
+                <h2>{t!("li-title")}</h2>
                 <span class="muted">{"nccl-tests · rccl-tests · hccl_test · OSU"}</span>
             </div>
             if let Some(desc) = &p.in_use {
-                <p class="profile-in-use" id="profile-in-use">{"Model uses: "}{desc.clone()}</p>
+                <p class="profile-in-use" id="profile-in-use">{t!("li-model-uses")}{" "}<span lang="en">{desc.clone()}</span></p>
                 // A profile from a share link has no fit in this card: offer the way back here.
                 if !matches!(imp.fit, Some(Ok(_))) {
                     <div class="fit-actions">
-                        <button id="drop-profile" onclick={let cb = p.on_use.clone(); Callback::from(move |_: MouseEvent| cb.emit(false))}>{"Back to the topology's own figures"}</button>
+                        <button id="drop-profile" onclick={let cb = p.on_use.clone(); Callback::from(move |_: MouseEvent| cb.emit(false))}>{t!("li-back-topology")}</button>
                     </div>
                 }
             }
@@ -349,12 +351,12 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 rows="7" spellcheck="false" value={p.text.clone()} oninput={on_input}
                 ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
                 placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
-                aria-label="Log text" />
+                aria-label={t!("li-text")} />
             {status}
             {list}
             {tables}
             if let Some(r) = rejected {
-                <p class="inline-error" role="alert">{format!("This table cannot be used: {r}")}</p>
+                <p class="inline-error" role="alert">{t!("li-rejected")}{" "}<span lang="en">{r.to_string()}</span></p>
             }
             {fit}
         </section>

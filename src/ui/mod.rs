@@ -26,6 +26,8 @@
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
+//! | [`learn`] | learn mode: the lesson list, a stop's narration, look, question |
+//! | [`lang`] | the page's language as a context (`use_lang`) |
 //! | [`colors`] | rank colours and chunk-cell colours |
 //! | [`format`] | number and size formatting |
 
@@ -39,6 +41,8 @@ pub mod describe;
 pub mod estimate_panel;
 pub mod format;
 pub mod gantt;
+pub mod lang;
+pub mod learn;
 pub mod log_import;
 pub mod msccl_card;
 pub mod playback;

@@ -3,7 +3,9 @@
 
 use super::describe;
 use super::format;
+use super::lang::use_lang;
 use crate::engine::plan::Plan;
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -49,6 +51,7 @@ pub fn model_time(plan: &Plan, step: usize, t: f64) -> f64 {
 /// The playback bar and the step description.
 #[function_component(Playback)]
 pub fn playback(p: &PlaybackProps) -> Html {
+    let _lang = use_lang();
     let plan = &p.plan;
     let total = plan.steps();
     let now = model_time(plan, p.step, p.t);
@@ -73,6 +76,19 @@ pub fn playback(p: &PlaybackProps) -> Html {
             cb.emit(v.parse().unwrap_or(1.0));
         })
     };
+    // The scrubber: a native range input, so arrows, Page Up/Down, Home
+    // and End work on it without a mouse.
+    let on_scrub = {
+        let cb = p.on_goto.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            if let Ok(k) = v.parse::<usize>() {
+                cb.emit(k);
+            }
+        })
+    };
     let segments = plan.estimate.timeline.steps.iter().enumerate().map(|(i, s)| {
         let w = if end > 0.0 { (s.end_us - s.start_us) / end * 100.0 } else { 100.0 / total.max(1) as f64 };
         let k = i + 1;
@@ -83,57 +99,65 @@ pub fn playback(p: &PlaybackProps) -> Html {
             plan.drawn_schedule().steps[i].phase.to_ascii_lowercase()
         );
         html! {
-            <button class={class} style={format!("flex:{w:.4} 1 0")} onclick={goto(k)}
-                title={format!("Step {k}: {} · {}–{} µs", plan.drawn_schedule().steps[i].phase, format::us(s.start_us), format::us(s.end_us))}
-                aria-label={format!("Go to step {k}")}>
+            <button class={class} style={format!("flex:{w:.4} 1 0")} onclick={goto(k)} tabindex="-1"
+                title={t!("seg-title", k = k, phase = describe::phase_words(&plan.drawn_schedule().steps[i].phase), from = format::us(s.start_us), to = format::us(s.end_us))}
+                aria-label={t!("seg-label", k = k)}>
             </button>
         }
     });
     let status = if p.step == 0 {
-        "Initial state".to_string()
+        t!("initial-state")
     } else {
-        format!("Step {} of {total}", p.step)
+        t!("step-of", step = p.step, total = total)
     };
     html! {
         <div class="playback">
             <div class="player-bar">
-                <div class="buttons" title="Keys: Space play/pause · ←/→ one step · Home/End">
-                    <button id="btn-first" class="icon" onclick={goto(0)} title="Back to the initial state" aria-label="Back to the initial state" disabled={p.step == 0}>{"⇤"}</button>
-                    <button id="btn-back" class="icon" onclick={emit(&p.on_back)} title="One step back" aria-label="One step back" disabled={p.step == 0}>{"◀ Step"}</button>
+                <div class="buttons" title={t!("keys-hint")}>
+                    <button id="btn-first" class="icon" onclick={goto(0)} title={t!("btn-first")} aria-label={t!("btn-first")} disabled={p.step == 0}>{"⇤"}</button>
+                    <button id="btn-back" class="icon" onclick={emit(&p.on_back)} title={t!("btn-back")} disabled={p.step == 0}>{t!("btn-back-text")}</button>
                     if p.playing {
-                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_pause)} title="Pause" aria-label="Pause" data-playing="true">{"❚❚ Pause"}</button>
+                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_pause)} title={t!("btn-pause")} data-playing="true">{t!("btn-pause-text")}</button>
                     } else {
-                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_play)} title="Play" aria-label="Play" data-playing="false">{"▶ Play"}</button>
+                        <button id="btn-play" class="icon primary" onclick={emit(&p.on_play)} title={t!("btn-play")} data-playing="false">{t!("btn-play-text")}</button>
                     }
-                    <button id="btn-forward" class="icon" onclick={emit(&p.on_forward)} title="One step forward" aria-label="One step forward" disabled={p.step >= total}>{"Step ▶"}</button>
-                    <button id="btn-last" class="icon" onclick={goto(total)} title="Jump to the end" aria-label="Jump to the end" disabled={p.step >= total}>{"⇥"}</button>
+                    <button id="btn-forward" class="icon" onclick={emit(&p.on_forward)} title={t!("btn-forward")} disabled={p.step >= total}>{t!("btn-forward-text")}</button>
+                    <button id="btn-last" class="icon" onclick={goto(total)} title={t!("btn-last")} aria-label={t!("btn-last")} disabled={p.step >= total}>{"⇥"}</button>
                 </div>
-                <label class="speed">{"Speed "}
+                <label class="speed">{t!("speed")}{" "}
                     <select id="speed" onchange={on_speed}>
                         { for SPEEDS.iter().map(|s| html! {
                             <option value={s.to_string()} selected={(*s - p.speed).abs() < 1e-9}>{format!("{s}×")}</option>
                         }) }
                     </select>
                 </label>
+                <label class="scrub">{t!("scrub")}{" "}
+                    <input id="scrub" type="range" min="0" max={total.to_string()} step="1" value={p.step.to_string()}
+                        oninput={on_scrub} aria-label={t!("scrub-label")}
+                        aria-valuetext={status.clone()} />
+                </label>
                 <div class="clock" id="step-clock" data-step={p.step.to_string()} data-steps={total.to_string()}>
                     <span class="step-count">{status}</span>
                     <span class="t">{format!("t = {} µs", format::us(now))}</span>
                     if loops > 1 {
                         <span class="muted loop-note" id="loop-note" data-loops={loops.to_string()}
-                            title={format!("Messages above HCCL_BUFFSIZE run in {loops} back-to-back loops of {}; the steps shown are one loop", crate::engine::units::format_bytes(plan.estimate.timeline.loop_bytes))}>
-                            {format!("of {} µs · loop 1 of {loops} shown · all {loops} loops: {} µs", format::us(end), format::us(plan.estimate.time_us))}
+                            title={t!("loops-title", loops = loops, bytes = crate::engine::units::format_bytes(plan.estimate.timeline.loop_bytes))}>
+                            {t!("clock-loops", us = format::us(end), loops = loops, all = format::us(plan.estimate.time_us))}
                         </span>
                     } else {
-                        <span class="muted">{format!("of {} µs modelled", format::us(end))}</span>
+                        <span class="muted">{t!("clock-modelled", us = format::us(end))}</span>
                     }
                 </div>
             </div>
-            <div class="timeline-bar" aria-label="Modelled timeline: one segment per step, width = modelled duration">
+            <div class="timeline-bar" aria-hidden="true" title={t!("timeline-label")}>
                 { for segments }
             </div>
-            <div id="step-description" class="step-description" aria-live="polite">
+            <div id="step-description" class="step-description" role="region" aria-live="polite" aria-label={t!("step-description")} tabindex="0">
                 <p class="heading">{text.heading}</p>
                 <ul>{ for text.sentences.into_iter().map(|s| html! { <li>{s}</li> }) }</ul>
+                if !text.why.is_empty() {
+                    <p class="why-step" id="step-why"><strong>{t!("why-label")}</strong>{" "}{text.why}</p>
+                }
             </div>
         </div>
     }

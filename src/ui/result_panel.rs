@@ -18,6 +18,7 @@ use super::format;
 use super::run::{RunState, RunView};
 use crate::engine::config::Config;
 use crate::engine::plan::Plan;
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -37,36 +38,45 @@ pub struct ResultProps {
 /// The result panel (`#run-result`).
 #[function_component(ResultPanel)]
 pub fn result_panel(p: &ResultProps) -> Html {
+    let _lang = super::lang::use_lang();
     let c = &p.config;
     let run = &p.run;
     let num = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
     let est = p.plan.as_ref().map(|pl| &pl.estimate);
     let max_err = run.max_abs_error();
     let (title, blurb) = match run.state {
-        RunState::Idle => ("Idle", "Nothing has run yet.".to_string()),
+        RunState::Idle => (t!("res-idle"), t!("res-idle-text")),
         RunState::Running => (
-            "Running…",
-            format!("{} rank workers are executing the schedule on real {} data; each output is checked as it arrives ({} of {} so far).", c.ranks, c.dtype, run.reports.len(), c.ranks),
+            t!("res-running"),
+            t!(
+                "res-running-text",
+                ranks = c.ranks,
+                dtype = c.dtype.name(),
+                done = run.reports.len()
+            ),
         ),
         RunState::Verified if run.compressed.is_some() => (
-            "Verified",
-            format!("All {} ranks' outputs are bit-identical to the compressed reference executor (same codec, same order). Their error against the uncompressed exact result is the compression's, reported below.", c.ranks),
+            t!("res-verified"),
+            t!("res-verified-compressed", ranks = c.ranks),
         ),
         RunState::Verified => (
-            "Verified",
-            format!("All {} ranks' outputs are bit-identical to the reference executor (same reduction order) and within the {} tolerance of the exact result.", c.ranks, c.dtype),
+            t!("res-verified"),
+            t!("res-verified-text", ranks = c.ranks, dtype = c.dtype.name()),
         ),
-        RunState::Mismatch => ("Mismatch", "Some rank outputs differ from the reference:".to_string()),
-        RunState::Error => ("Error", "The run did not complete:".to_string()),
+        RunState::Mismatch => (t!("res-mismatch"), t!("res-mismatch-text")),
+        RunState::Error => (t!("res-error"), t!("res-error-text")),
         RunState::ModelOnly => (
-            "Model only",
+            t!("res-model-only"),
             format!(
-                "Not executed: {}. {}",
-                c.model_only_reason().unwrap_or_else(|| "too large for the browser".into()),
+                "{} {}",
+                t!(
+                    "res-model-only-text",
+                    why = c.model_only_reason().unwrap_or_else(|| t!("res-too-large"))
+                ),
                 if p.plan.as_ref().is_some_and(|pl| pl.drawn()) {
-                    "The estimate and the animation still apply."
+                    t!("res-model-only-drawn")
                 } else {
-                    "The estimate and the algorithm ranking still apply; nothing is animated at this rank count."
+                    t!("res-model-only-undrawn")
                 }
             ),
         ),
@@ -103,28 +113,28 @@ pub fn result_panel(p: &ResultProps) -> Html {
             data-unfused-us={num(fv.as_ref().map(|f| f.plan.unfused_us))}
             data-fused-us={num(fv.as_ref().map(|f| f.plan.fused_us))}
             data-fusion-bucket={int(fv.as_ref().and_then(|f| f.running).map(|i| i as u64))}
-            aria-live="polite">
+            aria-label={t!("result")}>
             <div class="card-head">
-                <h2>{"Result"}</h2>
-                <span class={classes!("state-pill", run.state.name())}>{title}</span>
+                <h2>{t!("result")}</h2>
+                <span class={classes!("state-pill", run.state.name())} aria-hidden="true">{title.clone()}</span>
             </div>
-            <p class="result-blurb">{blurb}</p>
+            <p class="result-blurb" role="status"><span class="sr-only">{format!("{title}: ")}</span>{blurb}</p>
             if let Some(err) = &run.error {
                 <p class="result-error" id="run-error">{err.clone()}</p>
             }
             <dl class="facts">
-                <dt>{"max |error|"}</dt>
+                <dt>{t!("res-max-error")}</dt>
                 <dd>{ max_err.map(format::error).unwrap_or_else(|| "—".into()) }
-                    <span class="muted">{ if checked > 0 { format!(" vs exact, over {checked} elements") } else { String::new() } }</span></dd>
-                <dt>{"worker wall time"}</dt>
+                    <span class="muted">{ if checked > 0 { format!(" {}", t!("res-vs-exact", n = checked)) } else { String::new() } }</span></dd>
+                <dt>{t!("res-wall")}</dt>
                 <dd>{ run.wall_ms.map(|w| format!("{} ms", format::ms(w))).unwrap_or_else(|| "—".into()) }
-                    <span class="muted">{" (this browser, not the modelled hardware)"}</span></dd>
-                <dt>{"ranks checked"}</dt>
-                <dd>{format!("{} of {}", run.reports.len(), c.ranks)}</dd>
+                    <span class="muted">{" "}{t!("res-wall-note")}</span></dd>
+                <dt>{t!("res-checked")}</dt>
+                <dd>{t!("res-checked-of", done = run.reports.len(), ranks = c.ranks)}</dd>
             </dl>
             <div class="result-actions">
-                <button id="rerun" onclick={on_rerun}>{"Run again"}</button>
-                <span class="muted">{"Real data on web workers (each hosting a block of ranks); checked bit for bit."}</span>
+                <button id="rerun" onclick={on_rerun}>{t!("rerun")}</button>
+                <span class="muted">{t!("res-real")}</span>
             </div>
         </section>
     }

@@ -1,9 +1,12 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
+use super::describe;
 use super::format;
+use super::lang::use_lang;
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -21,6 +24,7 @@ pub struct StepLogProps {
 /// The step log.
 #[function_component(StepLog)]
 pub fn step_log(p: &StepLogProps) -> Html {
+    let _lang = use_lang();
     let plan = &p.plan;
     let list = use_node_ref();
     {
@@ -56,26 +60,26 @@ pub fn step_log(p: &StepLogProps) -> Html {
     };
     let initial = item(
         0,
-        html! { <span class="log-head"><span class="log-k">{"0"}</span>{"Initial state"}<span class="log-t">{"t = 0"}</span></span> },
+        html! { <span class="log-head"><span class="log-k">{"0"}</span>{t!("initial-state")}<span class="log-t">{"t = 0"}</span></span> },
         html! {},
     );
     let steps = plan.drawn_schedule().steps.iter().enumerate().map(|(i, s)| {
         let timing = &plan.estimate.timeline.steps[i];
-        let sharing = if timing.max_link_sharing > 1 { format!(" · {} flows share a link", timing.max_link_sharing) } else { String::new() };
+        let sharing = if timing.max_link_sharing > 1 { format!(" · {}", t!("log-share", n = timing.max_link_sharing)) } else { String::new() };
         let head = html! {
             <span class="log-head">
                 <span class="log-k">{i + 1}</span>
-                <span class="log-phase">{s.phase.clone()}</span>
+                <span class="log-phase">{describe::phase_words(&s.phase)}</span>
                 <span class="log-t">{format!("{}–{} µs{sharing}", format::us(timing.start_us), format::us(timing.end_us))}</span>
             </span>
         };
         let chips = s.transfers.iter().map(|t| {
             let (cls, sym, word) = match t.kind {
-                TransferKind::Copy => ("xfer copy", "→", "copy"),
-                TransferKind::Reduce => ("xfer reduce", "⇒", "reduce"),
+                TransferKind::Copy => ("xfer copy", "→", t!("kind-copy")),
+                TransferKind::Reduce => ("xfer reduce", "⇒", t!("kind-reduce")),
             };
             html! {
-                <span class={cls} title={format!("NPU{} sends {} to NPU{} ({word})", t.src, format::chunks(t.first, t.count), t.dst)}>
+                <span class={cls} title={t!("log-xfer", src = describe::label(plan, t.src), chunks = format::chunks(t.first, t.count), dst = describe::label(plan, t.dst), kind = word)}>
                     {format!("{}{sym}{} {}", t.src, t.dst, format::chunks(t.first, t.count))}
                 </span>
             }
@@ -83,12 +87,12 @@ pub fn step_log(p: &StepLogProps) -> Html {
         item(i + 1, head, html! { <span class="xfers">{ for chips }</span> })
     });
     html! {
-        <section class="card step-log" aria-label="Step log">
+        <section class="card step-log" aria-label={t!("step-log-label")}>
             <div class="card-head">
-                <h2>{"Step log"}</h2>
-                <span class="muted">{format!("{} steps · {} transfers", plan.steps(), plan.drawn_schedule().transfer_count())}</span>
+                <h2>{t!("step-log")}</h2>
+                <span class="muted">{t!("step-log-count", steps = plan.steps(), transfers = plan.drawn_schedule().transfer_count())}</span>
             </div>
-            <p class="hint">{"a→b c3: rank a sends chunk 3 to rank b; → copy, ⇒ reduce. Times are the model's. Click a step to see it; keys: Space play/pause, ←/→ step, Home/End."}</p>
+            <p class="hint">{t!("step-log-hint")}</p>
             <ol id="step-log" class="log" ref={list}>
                 {initial}
                 { for steps }

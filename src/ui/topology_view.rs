@@ -10,6 +10,7 @@ use super::topology_layout::{along, trim, Layout};
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
 use crate::engine::topology::{LinkKind, Topology};
+use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -28,6 +29,9 @@ pub struct TopologyProps {
     pub step: usize,
     /// Progress of the current step's transfers, 0..=1.
     pub t: f64,
+    /// A lesson's highlighted link: the route between two ranks.
+    #[prop_or_default]
+    pub look_link: Option<(usize, usize)>,
 }
 
 /// Load of one link direction: flows, busy µs.
@@ -104,6 +108,7 @@ fn load_text(topo: &Topology, link: usize, l: &[Load; 2], window_us: f64, scope:
 /// The SVG of the topology and the current step.
 #[function_component(TopologyView)]
 pub fn topology_view(p: &TopologyProps) -> Html {
+    let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let topo = &plan.topology;
     let layout = use_memo(topo.name.clone(), |_| Layout::of(topo));
@@ -139,6 +144,11 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         }
     }
     let active_node = |i: usize| i >= n_dev || i < ranks;
+    let looked: Vec<usize> = p
+        .look_link
+        .and_then(|(a, b)| topo.route(a, b).ok())
+        .map(|r| r.hops.iter().map(|h| h.link).collect())
+        .unwrap_or_default();
     let title_of = |i: usize| {
         if simulated {
             load_text(topo, i, &load[i], window_us, &scope)
@@ -242,7 +252,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 kind_class(l.kind),
                 active.then_some("active"),
                 busy[i].then_some("busy"),
-                shared.then_some("shared")
+                shared.then_some("shared"),
+                looked.contains(&i).then_some("lesson-look-link")
             );
             let target = if layout.under(topo, i) {
                 &mut under
@@ -379,7 +390,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                     <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
                         {format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))}
                     </text>
-                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the NPU ports only (an assumption)", sw.label)}</title>
+                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the {} ports only (an assumption)", sw.label, plan.library.device_word())}</title>
                 </g>
             },
             None => html! {
@@ -404,17 +415,14 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         "—"
     };
     let note = if layout.collapsed {
-        Some(format!(
-            "{} servers drawn as one box each (8 NPUs, HCCS full mesh inside); a line is a server's 8 RoCE ports. Hover a box or a line for figures and load.",
-            layout.boxes.len()
-        ))
+        Some(t!("topo-collapsed", servers = layout.boxes.len()))
     } else if too_many {
-        Some(format!(
-            "{} transfers in this step: busy links highlighted (hover for load), tokens not drawn.",
-            step.map_or(0, |s| s.transfers.len())
+        Some(t!(
+            "topo-too-many",
+            n = step.map_or(0, |s| s.transfers.len())
         ))
     } else if layout.multi_server {
-        Some("Numbers are ranks. Orange lines: RoCE ports to the fabric; grey inside a server: HCCS. Hover a link for its bandwidth and load.".to_string())
+        Some(t!("topo-servers"))
     } else {
         None
     };
@@ -423,7 +431,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         <svg id="topology" class={classes!("topology", layout.multi_server.then_some("wide"))}
             style={layout.multi_server.then(|| format!("max-width:{:.0}px", layout.w * 1.35))} viewBox={format!("0 0 {} {}", f(layout.w), f(layout.h))} role="img"
             data-layout={if layout.collapsed { "collapsed" } else if layout.multi_server { "servers" } else { "single" }}
-            aria-label={format!("{}: {} of {} devices active", topo.title, ranks, n_dev)}>
+            aria-label={t!("drawing-label", title = topo.name.clone(), devices = ranks, device = plan.library.device_word())}
+            aria-describedby="drawing-text">
             <defs>
                 {arrow("arrow-copy", colors::COPY)}
                 {arrow("arrow-reduce", colors::REDUCE)}
@@ -440,9 +449,9 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             <p class="hint topo-note">{n}</p>
         }
         <div class="topo-legend">
-            <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::COPY} stroke-width="2.5" marker-end="url(#arrow-copy)" /></svg>{"copy: the receiver stores the chunk"}</span>
-            <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{format!("reduce: the receiver combines it into its own (op {op_symbol})")}</span>
-            <span class="muted">{"token = chunk in flight, coloured by what it holds"}</span>
+            <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::COPY} stroke-width="2.5" marker-end="url(#arrow-copy)" /></svg>{t!("topo-copy")}</span>
+            <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{t!("topo-reduce", op = op_symbol)}</span>
+            <span class="muted">{t!("topo-token")}</span>
         </div>
         </div>
     }

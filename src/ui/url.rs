@@ -1,7 +1,14 @@
 //! The configuration in the address bar: read on load, written with
-//! `history.replaceState` on every change, and the share link.
+//! `history.replaceState` on every change (`pushState` for a lesson stop,
+//! so Back and Forward walk the stops), and the share link.
+//!
+//! Besides the engine's `Config` keys the page has its own keys, kept out
+//! of `Config`: `lang` (`en`, `zh`; default: the browser's language),
+//! `lesson` (a lesson id, `lessons/*.json`) and `stop` (1-based).
 
 use crate::engine::config::{Config, ConfigError, Severity};
+use crate::i18n::Lang;
+use crate::lessons;
 use crate::runtime::fault::{Fault, FaultSyntaxError};
 
 /// The test-only URL key that injects a fault into the page's first run
@@ -22,7 +29,7 @@ pub fn current_query() -> String {
 pub fn load() -> (Config, Vec<ConfigError>) {
     let q = current_query();
     let (config, mut errors) = Config::from_query(&q);
-    errors.retain(|e| e.key != FAULT_KEY);
+    errors.retain(|e| e.key != FAULT_KEY && !UI_KEYS.contains(&e.key.as_str()));
     if let Some((value, Err(e))) = fault_in(&q) {
         let value = if value.chars().count() > 80 {
             format!("{}…", value.chars().take(80).collect::<String>())
@@ -37,6 +44,156 @@ pub fn load() -> (Config, Vec<ConfigError>) {
         });
     }
     (config, errors)
+}
+
+/// The page's own link keys (not part of the engine's `Config`).
+pub const UI_KEYS: [&str; 3] = ["lang", "lesson", "stop"];
+
+/// The page's own state in a link.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UiState {
+    /// The language (`lang=`), or the browser's.
+    pub lang: Lang,
+    /// The open lesson and its stop (1-based), if any.
+    pub lesson: Option<(&'static lessons::Lesson, usize)>,
+}
+
+/// The browser's preferred languages (`navigator.languages`).
+fn browser_lang() -> Lang {
+    let Some(w) = web_sys::window() else {
+        return Lang::En;
+    };
+    let langs: Vec<String> = w
+        .navigator()
+        .languages()
+        .iter()
+        .filter_map(|v| v.as_string())
+        .chain(w.navigator().language())
+        .collect();
+    Lang::from_browser(langs.iter().map(String::as_str))
+}
+
+/// Reads the page's own keys from `query`; a bad value is an error that
+/// names what was used instead (never a panic).
+pub fn load_ui(query: &str) -> (UiState, Vec<ConfigError>) {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(q.as_bytes()).into_owned().collect();
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let mut errors = Vec::new();
+    let mut bad = |key: &str, value: &str, allowed: String| {
+        errors.push(ConfigError {
+            key: key.into(),
+            value: value.chars().take(80).collect(),
+            allowed,
+            severity: Severity::Error,
+        })
+    };
+    let lang = match get("lang") {
+        None => browser_lang(),
+        Some(v) => match Lang::parse(&v) {
+            Some(l) => l,
+            None => {
+                let used = browser_lang();
+                bad(
+                    "lang",
+                    &v,
+                    format!(
+                        "{}; {}",
+                        crate::t!("ui-lang-bad"),
+                        crate::t!("banner-used", used = format!("lang={}", used.code()))
+                    ),
+                );
+                used
+            }
+        },
+    };
+    let lesson = match get("lesson") {
+        None => None,
+        Some(id) => match lessons::find(&id) {
+            Some(l) => {
+                let stop = match get("stop") {
+                    None => 1,
+                    Some(v) => match v.parse::<usize>() {
+                        Ok(k) if (1..=l.stops.len()).contains(&k) => k,
+                        _ => {
+                            bad(
+                                "stop",
+                                &v,
+                                format!(
+                                    "{}; {}",
+                                    crate::t!("ui-stop-bad", max = l.stops.len()),
+                                    crate::t!("banner-used", used = "stop=1")
+                                ),
+                            );
+                            1
+                        }
+                    },
+                };
+                Some((l, stop))
+            }
+            None => {
+                let ids: Vec<&str> = lessons::all().iter().map(|l| l.id.as_str()).collect();
+                bad(
+                    "lesson",
+                    &id,
+                    format!(
+                        "{}; {}",
+                        crate::t!("ui-lesson-bad", ids = ids.join(", ")),
+                        crate::t!("banner-used", used = "no lesson")
+                    ),
+                );
+                None
+            }
+        },
+    };
+    (UiState { lang, lesson }, errors)
+}
+
+/// The query of `config` with the page's own keys.
+pub fn query_with(config: &Config, ui: &UiState, on_stop: bool) -> String {
+    let mut q = config.to_query();
+    q.push_str(&format!("&lang={}", ui.lang.code()));
+    if let Some((l, k)) = ui.lesson {
+        q.push_str(&format!("&lesson={}", l.id));
+        if on_stop {
+            q.push_str(&format!("&stop={k}"));
+        }
+    }
+    q
+}
+
+/// Writes `query` to the address bar: a new history entry (`push`) or in
+/// place.
+pub fn store_query(query: &str, push: bool) {
+    let Some(w) = web_sys::window() else { return };
+    let Ok(history) = w.history() else { return };
+    let path = w.location().pathname().unwrap_or_else(|_| "/".into());
+    let url = format!("{path}?{query}");
+    let _ = if push {
+        history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    } else {
+        history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url))
+    };
+}
+
+/// The absolute link of `query`.
+pub fn link_of(query: &str) -> String {
+    let (origin, path) = web_sys::window()
+        .map(|w| {
+            let l = w.location();
+            (
+                l.origin().unwrap_or_default(),
+                l.pathname().unwrap_or_else(|_| "/".into()),
+            )
+        })
+        .unwrap_or_default();
+    format!("{origin}{path}?{query}")
 }
 
 /// The test-only fault of the current link, if it has a valid `fault` key.
@@ -55,29 +212,6 @@ fn fault_in(query: &str) -> Option<(String, Result<Fault, FaultSyntaxError>)> {
         })
 }
 
-/// Replaces the address bar's query with `config` (no new history entry).
-pub fn store(config: &Config) {
-    let Some(w) = web_sys::window() else { return };
-    let Ok(history) = w.history() else { return };
-    let path = w.location().pathname().unwrap_or_else(|_| "/".into());
-    let url = format!("{path}?{}", config.to_query());
-    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-}
-
-/// The absolute link that reproduces `config`.
-pub fn share_link(config: &Config) -> String {
-    let (origin, path) = web_sys::window()
-        .map(|w| {
-            let l = w.location();
-            (
-                l.origin().unwrap_or_default(),
-                l.pathname().unwrap_or_else(|_| "/".into()),
-            )
-        })
-        .unwrap_or_default();
-    format!("{origin}{path}?{}", config.to_query())
-}
-
 /// Copies `text` to the clipboard with `navigator.clipboard.writeText`.
 ///
 /// Errors: a sentence if the clipboard API is missing (insecure context,
@@ -89,18 +223,16 @@ pub async fn copy_to_clipboard(text: String) -> Result<(), String> {
         .map(|v| !v.is_undefined() && !v.is_null())
         .unwrap_or(false);
     if !has {
-        return Err(
-            "this browser offers no clipboard here; select the link below and copy it".into(),
-        );
+        return Err(crate::t!("clipboard-missing"));
     }
     let promise = nav.clipboard().write_text(&text);
     wasm_bindgen_futures::JsFuture::from(promise)
         .await
         .map(|_| ())
         .map_err(|e| {
-            format!(
-                "the browser refused to copy ({}); select the link below and copy it",
-                e.as_string().unwrap_or_else(|| "permission denied".into())
+            crate::t!(
+                "clipboard-refused",
+                why = e.as_string().unwrap_or_else(|| "permission denied".into())
             )
         })
 }

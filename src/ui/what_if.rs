@@ -19,6 +19,7 @@ use crate::engine::config::MAX_BUCKET_BYTES;
 use crate::engine::plan::Plan;
 use crate::engine::units::format_bytes;
 use crate::engine::units::parse_bytes;
+use crate::t;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -93,6 +94,7 @@ pub fn parse_claim(s: &str) -> Result<f64, String> {
 /// The compression what-if card.
 #[function_component(CompressionCard)]
 pub fn compression_card(p: &WhatIfProps) -> Html {
+    let _lang = super::lang::use_lang();
     let c = &p.config;
     let claim = use_state(String::new);
     let change = |f: fn(&mut Config, &str)| {
@@ -168,45 +170,41 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                 / c.dtype.size_bytes() as f64;
             html! {
                 <dl class="facts what-if-facts">
-                    <dt>{"wire bytes"}</dt>
-                    <dd id="wire-bytes">{format!("{} vs {} uncompressed ({:.1} %)", format_bytes(e.wire_bytes), format_bytes(e.uncompressed_bytes), ratio * 100.0)}
-                        <span class="muted">{ match cp.setup.placement {
+                    <dt>{t!("wi-wire")}</dt>
+                    <dd id="wire-bytes">{t!("wi-wire-line", wire = format_bytes(e.wire_bytes), raw = format_bytes(e.uncompressed_bytes), pct = format!("{:.1}", ratio * 100.0))}
+                        <span class="muted" lang="en">{ match cp.setup.placement {
                             Placement::Hop => format!(" — 1 byte per element + a {} {}-byte scale per {} elements: (1 + {}/{}) / {} = {:.2} % of {} per transfer",
                                 cp.setup.compression.scale.name(), cp.setup.compression.scale.bytes(), cp.setup.compression.block,
                                 cp.setup.compression.scale.bytes(), cp.setup.compression.block, c.dtype.size_bytes(), expect * 100.0, c.dtype),
                             Placement::Once => format!(" — every rank receives all {} compressed inputs ({} AllGather, which the topology and buffers above animate, the cells showing code bytes), instead of reduced pieces", c.ranks, cp.gather_algorithm.map(|a| a.name()).unwrap_or("")),
                         } }</span></dd>
-                    <dt>{"modelled time"}</dt>
-                    <dd id="compressed-time">{format!("{} µs vs {} µs uncompressed ({})", format::us(e.time_us), format::us(e.uncompressed_us), percent(e.time_change()))}
-                        <span class="muted">{format!(" = transfers {} µs + quantise/dequantise{} {} µs (assumed {} GB/s kernels, not overlapped)",
+                    <dt>{t!("wi-time")}</dt>
+                    <dd id="compressed-time">{t!("wi-time-line", t = format::us(e.time_us), u = format::us(e.uncompressed_us), change = percent(e.time_change()))}
+                        <span class="muted" lang="en">{format!(" = transfers {} µs + quantise/dequantise{} {} µs (assumed {} GB/s kernels, not overlapped)",
                             format::us(e.transfer_us), if cp.setup.placement == Placement::Once { "/local reduce" } else { "" }, format::us(e.codec_us), CODEC_GBPS)}</span></dd>
-                    <dt>{"error vs exact"}</dt>
+                    <dt>{t!("wi-error")}</dt>
                     <dd id="compressed-error">{ match report {
                         Some(r) => format!("relative L2 {:.3} %, RMSE {:.3e}, max |error| {:.3e}", r.stats.rel_l2_error * 100.0, r.stats.rmse, r.stats.max_abs_error),
-                        None => "after the run…".into(),
+                        None => t!("wi-after-run"),
                     } }
-                        <span class="muted">{ report.map(|r| format!(" over {} elements of every rank's output", r.stats.elements)).unwrap_or_default() }</span></dd>
-                    <dt>{"flushed to zero"}</dt>
+                        <span class="muted" lang="en">{ report.map(|r| format!(" over {} elements of every rank's output", r.stats.elements)).unwrap_or_default() }</span></dd>
+                    <dt>{t!("wi-flushed")}</dt>
                     <dd id="flushed">{ match report {
-                        Some(r) => format!("{:.3} % of the nonzero exact values came out 0", r.stats.flushed_fraction * 100.0),
-                        None => "after the run…".into(),
+                        Some(r) => t!("wi-flushed-line", pct = format!("{:.3}", r.stats.flushed_fraction * 100.0)),
+                        None => t!("wi-after-run"),
                     } }
                         if report.is_some_and(|r| r.stats.flushed_fraction > 0.001) && cp.setup.compression.scale == ScaleType::Fp16 {
-                            <span class="muted">{format!(" — an fp16 scale (max|x| / {}) rounds to 0 for blocks whose max|x| is below about {:.1e}: such blocks are flushed whole; scale=fp32 avoids that part",
+                            <span class="muted" lang="en">{format!(" — an fp16 scale (max|x| / {}) rounds to 0 for blocks whose max|x| is below about {:.1e}: such blocks are flushed whole; scale=fp32 avoids that part",
                                 cp.setup.compression.scheme.qmax(), 2f64.powi(-25) * cp.setup.compression.scheme.qmax() as f64)}</span>
                         }</dd>
                 </dl>
             }
         }
         _ if on && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) => html! {
-            <p class="hint">{format!("Model-only above {} ranks: the compression what-if runs and is modelled up to that many ranks.", crate::engine::plan::MAX_DRAWN_RANKS)}</p>
+            <p class="hint">{t!("wi-model-only", n = crate::engine::plan::MAX_DRAWN_RANKS)}</p>
         },
         _ => html! {
-            <p class="hint">{ if float {
-                "Pick a scheme to run the same collective with every transfer quantised (hop) or with each input quantised once (once), on gradient-like inputs, and compare error and time with the uncompressed run."
-            } else {
-                "Compression applies to fp32, fp16 and bf16; pick a float dtype."
-            } }</p>
+            <p class="hint">{ if float { t!("wi-pick") } else { t!("wi-float-only") } }</p>
         },
     };
     let claim_check = match (&cp, on, claim.trim().is_empty()) {
@@ -230,7 +228,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                     "less than the model gives"
                 };
                 html! {
-                    <p class="claim-result" id="claim-result">
+                    <p class="claim-result" id="claim-result" lang="en">
                         {format!("Claimed {}: {verdict}. For this case the model gives {} in time ({} from transfers alone; wire bytes {}), ", percent(x), percent(model), percent(transfers_only), percent(wire))}
                         { match report {
                             Some(r) => format!("at a measured relative L2 error of {:.3} % and {:.3} % of values flushed to zero.", r.stats.rel_l2_error * 100.0, r.stats.flushed_fraction * 100.0),
@@ -244,30 +242,30 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
         _ => html! {},
     };
     html! {
-        <section class="card what-if" id="compression" aria-label="Compression what-if">
+        <section class="card what-if" id="compression" aria-label={t!("wi-c-title")}>
             <div class="card-head">
-                <h2>{"Compression what-if"}</h2>
-                <span class="badge what-if-badge">{"not in HCCL"}</span>
+                <h2>{t!("wi-c-title")}</h2>
+                <span class="badge what-if-badge">{t!("wi-not-hccl")}</span>
             </div>
-            <p class="hint what-if-note">{"HCCL has no gradient compression (its C API, "}<code>{"include/hccl.h"}</code>{", reduces buffers in their own data type, with no quantising codec), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor."}</p>
+            <p class="hint what-if-note">{t!("wi-c-note-a")}<code>{"include/hccl.h"}</code>{t!("wi-c-note-b")}</p>
             <div class="bar what-if-bar">
-                <div class="field"><label for="compress">{"compress"}</label>
+                <div class="field"><label for="compress">{t!("wi-compress")}</label>
                     <select id="compress" onchange={on_scheme} disabled={!float}>
                         { for Scheme::ALL.iter().map(|s| html! { <option value={s.name()} selected={*s == c.compress.scheme}>{s.name()}</option> }) }
                     </select></div>
-                <div class="field"><label for="block">{"block"}</label>
+                <div class="field"><label for="block">{t!("wi-block")}</label>
                     <input id="block" type="number" min={BLOCK_RANGE.start().to_string()} max={BLOCK_RANGE.end().to_string()} step="32"
                         value={c.compress.block.to_string()} onchange={on_block} disabled={!on} class="narrow" /></div>
-                <div class="field"><label for="scale">{"scale"}</label>
+                <div class="field"><label for="scale">{t!("wi-scale")}</label>
                     <select id="scale" onchange={on_scale} disabled={!on}>
                         { for [ScaleType::Fp16, ScaleType::Fp32].iter().map(|s| html! { <option value={s.name()} selected={*s == c.compress.scale}>{format!("{} ({} B)", s.name(), s.bytes())}</option> }) }
                     </select></div>
-                <div class="field"><label for="placement">{"placement"}</label>
+                <div class="field"><label for="placement">{t!("wi-placement")}</label>
                     <select id="placement" onchange={on_placement} disabled={!on}>
-                        <option value="hop" selected={c.placement == Placement::Hop}>{"hop: every transfer"}</option>
-                        <option value="once" selected={c.placement == Placement::Once} disabled={c.op != crate::engine::collective::Primitive::AllReduce}>{"once: input, then AllGather"}</option>
+                        <option value="hop" selected={c.placement == Placement::Hop}>{t!("wi-hop")}</option>
+                        <option value="once" selected={c.placement == Placement::Once} disabled={c.op != crate::engine::collective::Primitive::AllReduce}>{t!("wi-once")}</option>
                     </select></div>
-                <div class="field"><label for="grad">{"inputs"}</label>
+                <div class="field"><label for="grad">{t!("wi-inputs")}</label>
                     <select id="grad" onchange={on_grad} disabled={!on}>
                         { for GradientShape::ALL.iter().map(|g| html! { <option value={g.name()} selected={*g == c.grad} title={g.describe()}>{g.describe()}</option> }) }
                     </select></div>
@@ -277,8 +275,8 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
             }
             {figures}
             if on {
-                <div class="field claim"><label for="claim">{"Check a claim: communication time saved"}</label>
-                    <input id="claim" type="text" placeholder="e.g. −73 %" value={(*claim).clone()} oninput={on_claim} /></div>
+                <div class="field claim"><label for="claim">{t!("wi-claim")}</label>
+                    <input id="claim" type="text" placeholder={t!("wi-claim-eg")} value={(*claim).clone()} oninput={on_claim} /></div>
                 {claim_check}
             }
         </section>
@@ -288,6 +286,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
 /// The fusion what-if card.
 #[function_component(FusionCard)]
 pub fn fusion_card(p: &WhatIfProps) -> Html {
+    let _lang = super::lang::use_lang();
     let c = &p.config;
     let spec_error = use_state(|| None::<String>);
     let set_fusion = {
@@ -392,63 +391,63 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
             html! {
                 <>
                     <dl class="facts what-if-facts">
-                        <dt>{"tensors"}</dt>
+                        <dt>{t!("wi-tensors")}</dt>
                         <dd>{format!("{} tensors, {} of {} gradients", f.tensors.len(), format_bytes(fp.total_bytes), c.dtype)}</dd>
-                        <dt>{"buckets"}</dt>
-                        <dd id="fusion-buckets">{match c.bucket {
+                        <dt>{t!("wi-buckets")}</dt>
+                        <dd id="fusion-buckets" lang="en">{match c.bucket {
                             None => format!("{} (bucket_cap_mb not given: DDP's default 25 MiB, with its small first bucket of 1 MiB; filled in reverse layer order)", fp.buckets.len()),
                             Some(0) => format!("{} (cap 0: one AllReduce per tensor)", fp.buckets.len()),
                             Some(b) => format!("{} (cap {} given: every bucket up to it, no small first bucket; filled in reverse layer order)", fp.buckets.len(), format_bytes(b)),
                         }}</dd>
-                        <dt>{"predicted"}</dt>
-                        <dd id="fusion-times">{format!("unfused {} µs → fused {} µs ({})", format::us(fp.unfused_us), format::us(fp.fused_us), {
+                        <dt>{t!("predicted")}</dt>
+                        <dd id="fusion-times">{t!("wi-fusion-times", unfused = format::us(fp.unfused_us), fused = format::us(fp.fused_us), gain = {
                             let gain = 1.0 - fp.fused_us / fp.unfused_us.max(f64::MIN_POSITIVE);
-                            if c.bucket == Some(0) { "no fusion: one AllReduce per tensor".to_string() } else if gain < 0.05 { format!("{:.1} % less time", gain * 100.0) } else { format!("{:.2}× faster", fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE)) }
+                            if c.bucket == Some(0) { t!("wi-no-fusion") } else if gain < 0.05 { t!("wi-less-time", pct = format!("{:.1}", gain * 100.0)) } else { t!("wi-faster", x = format!("{:.2}", fp.unfused_us / fp.fused_us.max(f64::MIN_POSITIVE))) }
                         })}
-                            <span class="muted">{" AllReduces back to back, each with auto's algorithm; overlap with the backward pass is not modelled"}</span></dd>
-                        <dt>{"crossover"}</dt>
-                        <dd>{format!("below about {} per AllReduce, latency dominates: that is what fusing removes", format_bytes(fp.crossover_bytes))}</dd>
+                            <span class="muted">{" "}{t!("wi-back-to-back")}</span></dd>
+                        <dt>{t!("wi-crossover")}</dt>
+                        <dd>{t!("wi-crossover-line", bytes = format_bytes(fp.crossover_bytes))}</dd>
                     </dl>
-                    <svg class="fuse-bars" viewBox="0 0 400 52" role="img" aria-label="Unfused and fused time">
-                        <text x="0" y="9" class="fuse-k">{format!("unfused, {} AllReduces: {} µs", f.tensors.len(), format::us(fp.unfused_us))}</text>
+                    <svg class="fuse-bars" viewBox="0 0 400 52" role="img" aria-label={t!("wi-fuse-bars", unfused = format::us(fp.unfused_us), fused = format::us(fp.fused_us))}>
+                        <text x="0" y="9" class="fuse-k">{t!("wi-unfused-bar", n = f.tensors.len(), us = format::us(fp.unfused_us))}</text>
                         <rect class="fuse-unfused" x="0" y="12" width={format!("{:.2}", bar(fp.unfused_us))} height="8" />
-                        <text x="0" y="32" class="fuse-k">{format!("fused, {} buckets: {} µs", fp.buckets.len(), format::us(fp.fused_us))}</text>
+                        <text x="0" y="32" class="fuse-k">{t!("wi-fused-bar", n = fp.buckets.len(), us = format::us(fp.fused_us))}</text>
                         {for segs}
                     </svg>
-                    <p class="hint">{"Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time."}</p>
+                    <p class="hint">{t!("wi-blocks")}</p>
                     { match (running, f.run_bucket) {
                         (Some(b), _) => html! {
-                            <p class="fusion-run" id="fusion-run">{format!("The workers run bucket {} ({} tensor{}, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), if b.tensors.len() == 1 { "" } else { "s" }, format_bytes(b.bytes), c.dtype)}</p>
+                            <p class="fusion-run" id="fusion-run" lang="en">{format!("The workers run bucket {} ({} tensor{}, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), if b.tensors.len() == 1 { "" } else { "s" }, format_bytes(b.bytes), c.dtype)}</p>
                         },
                         (None, Some(k)) => html! {
                             <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}
                                 <button id="run-bucket" onclick={run_bucket(fp.buckets[k].0.bytes)}>{format!("Run bucket {k} ({} tensors, {})", fp.buckets[k].0.tensors.len(), format_bytes(fp.buckets[k].0.bytes))}</button></p>
                         },
-                        (None, None) => html! { <p class="hint">{"No bucket is small enough to run in the browser; the model still applies."}</p> },
+                        (None, None) => html! { <p class="hint">{t!("wi-no-bucket")}</p> },
                     } }
                 </>
             }
         }
     };
     html! {
-        <section class="card what-if" id="fusion" aria-label="Fusion what-if">
+        <section class="card what-if" id="fusion" aria-label={t!("wi-f-title")}>
             <div class="card-head">
-                <h2>{"Fusion what-if"}</h2>
-                <span class="muted">{"DDP-style gradient buckets"}</span>
+                <h2>{t!("wi-f-title")}</h2>
+                <span class="muted">{t!("wi-f-sub")}</span>
             </div>
             <div class="bar what-if-bar">
-                <div class="field"><label for="fusion-preset">{"tensors"}</label>
+                <div class="field"><label for="fusion-preset">{t!("wi-tensors")}</label>
                     <select id="fusion-preset" onchange={on_preset}>
-                        <option value="none" selected={preset == "none"}>{"none"}</option>
+                        <option value="none" selected={preset == "none"}>{t!("wi-none")}</option>
                         <option value="llama3-8b" selected={preset == "llama3-8b"}>{"Llama-3-8B"}</option>
                         <option value="llama3-70b" selected={preset == "llama3-70b"}>{"Llama-3-70B"}</option>
-                        <option value="custom" selected={preset == "custom"}>{"N equal layers"}</option>
+                        <option value="custom" selected={preset == "custom"}>{t!("wi-equal-layers")}</option>
                     </select></div>
                 if preset == "custom" {
-                    <div class="field"><label for="fusion-spec">{"layers"}</label>
+                    <div class="field"><label for="fusion-spec">{t!("wi-layers")}</label>
                         <input id="fusion-spec" type="text" class="narrow" value={c.fusion.clone().unwrap_or_default()} onchange={on_spec} /></div>
                 }
-                <div class="field"><label for="bucket">{"bucket cap"}</label>
+                <div class="field"><label for="bucket">{t!("wi-bucket-cap")}</label>
                     <input id="bucket" type="text" class="narrow" placeholder="default" title="DDP's bucket_cap_mb as a size; empty = not given (25 MiB with a 1 MiB first bucket)" value={c.bucket.map(format_bytes).unwrap_or_default()} onchange={on_bucket} disabled={c.fusion.is_none()} /></div>
             </div>
             if let Some(e) = &*spec_error {
@@ -456,7 +455,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
             }
             {body}
             if preset.starts_with("llama") {
-            <p class="hint sources">{"Llama 3 shapes from Meta's config.json (hidden 4096 / 8192, intermediate 14336 / 28672, 32 / 80 layers, 8 KV heads, vocabulary 128256); 8 030 261 248 and 70 553 706 496 parameters. Bucketing as torch.nn.parallel.DistributedDataParallel (default bucket_cap_mb=25; a bucket closes once it reaches the cap, so one may exceed it)."}</p>
+            <p class="hint sources" lang="en">{"Llama 3 shapes from Meta's config.json (hidden 4096 / 8192, intermediate 14336 / 28672, 32 / 80 layers, 8 KV heads, vocabulary 128256); 8 030 261 248 and 70 553 706 496 parameters. Bucketing as torch.nn.parallel.DistributedDataParallel (default bucket_cap_mb=25; a bucket closes once it reaches the cap, so one may exceed it)."}</p>
             }
         </section>
     }

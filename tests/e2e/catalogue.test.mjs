@@ -32,7 +32,7 @@ const PRIMITIVES = ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'red
   'gather', 'alltoall', 'alltoallv', 'barrier', 'sendrecv'];
 const ROOTED = new Set(['broadcast', 'reduce', 'scatter', 'gather']);
 const SUPPORTS = {
-  ring: (op) => ['allreduce', 'reducescatter', 'allgather', 'barrier', 'sendrecv'].includes(op),
+  ring: (op) => ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'reduce', 'barrier', 'sendrecv'].includes(op),
   mesh: (op, n) => (op === 'alltoallv' ? n <= MAX_ALLTOALLV_RANKS
     : ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'reduce', 'alltoall', 'barrier'].includes(op)),
   rhd: (op, n) => op === 'allreduce' || (['reducescatter', 'allgather'].includes(op) && (n & (n - 1)) === 0),
@@ -43,6 +43,7 @@ const SUPPORTS = {
   dbtree: (op) => op === 'allreduce',
   hier: (op, n) => n % PER_SERVER === 0
     && ['allreduce', 'reducescatter', 'allgather', 'broadcast', 'reduce', 'scatter', 'gather'].includes(op),
+  'hier-nhr': (op, n) => n % PER_SERVER === 0 && ['allreduce', 'reducescatter', 'allgather'].includes(op),
   nhr: (op) => ['allreduce', 'reducescatter', 'allgather', 'broadcast'].includes(op),
   pipeline: (op, n) => n % PER_SERVER === 0 && ['allreduce', 'reducescatter', 'allgather'].includes(op),
 };
@@ -124,7 +125,8 @@ test('the table mirrors Algorithm::supports: the page lists the same applicable 
   const failures = [];
   for (const [topo, ranks] of [['910b-8', 8], ['910b-8', 6], ['910b-4x8', 32]]) {
     for (const op of PRIMITIVES) {
-      const want = applicable(op, ranks);
+      // AlltoAllV above its limit runs on MAX_ALLTOALLV_RANKS (engine::config clamps ranks).
+      const want = applicable(op, op === 'alltoallv' ? Math.min(ranks, MAX_ALLTOALLV_RANKS) : ranks);
       const wrong = Object.keys(SUPPORTS).find((a) => !want.includes(a));
       problems.length = 0;
       await page.goto(`${BASE}/?v=1&op=${op}&algo=${wrong}&topo=${topo}&bytes=${BYTES}&ranks=${ranks}`);
@@ -155,12 +157,13 @@ test('910b-4x8: every primitive reaches verified or model-only, auto and each ap
   assert.deepEqual(await catalogue('910b-4x8', 32, ['verified', 'model-only']), []);
 });
 
-test('AlltoAllV is refused above 16 ranks (documented limit) and verifies on 16 ranks of 910b-4x8', async () => {
+test('AlltoAllV above 16 ranks (documented limit) runs on 16, saying so, and verifies on 16 ranks of 910b-4x8', async () => {
   assert.deepEqual(applicable('alltoallv', 32), []);
-  const refused = await runLink(`?v=1&op=alltoallv&algo=auto&topo=910b-4x8&bytes=${BYTES}&ranks=32`);
-  assert.equal(refused.state, 'error', JSON.stringify(refused));
-  assert.match(refused.error, /AlltoAllV/, refused.error);
-  assert.match(refused.error, /32/, refused.error);
+  // engine::config clamps ranks to MAX_ALLTOALLV_RANKS and says which value it used.
+  const clamped = await runLink(`?v=1&op=alltoallv&algo=auto&topo=910b-4x8&bytes=${BYTES}&ranks=32`);
+  assert.equal(clamped.ranks, '16', JSON.stringify(clamped));
+  assert.match(clamped.configError, /AlltoAllV runs on 2\.\.=16 ranks/, clamped.configError);
+  assert.match(clamped.configError, /32/, clamped.configError);
   assert.deepEqual(problems, []);
   for (const algo of ['auto', ...applicable('alltoallv', 16)]) {
     const r = await runLink(`?v=1&op=alltoallv&algo=${algo}&topo=910b-4x8&bytes=${BYTES}&ranks=16`);

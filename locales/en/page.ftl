@@ -1,0 +1,383 @@
+# The page's chrome: header, banners, controls, playback, buffers, step log,
+# estimate, result, chart, timeline, what-ifs. Chinese: ../zh/page.ftl (the
+# same ids; tests/i18n.rs checks).
+
+## Header and language
+app-tagline = Collectives (AllReduce, AlltoAll, Broadcast and kin) as HCCL and NCCL run them: real data on web-worker ranks, every chunk animated, every step timed by an α-β model.
+lang-switch = Language
+copy-link = Copy link
+copied = copied
+share-link-label = Link to this configuration
+learn-open = Learn
+learn-close = Close lessons
+skip-to-main = Skip to the drawing
+clipboard-missing = this browser offers no clipboard here; select the link below and copy it
+clipboard-refused = the browser refused to copy ({ $why }); select the link below and copy it
+
+## The link's banner
+banner-notes = Notes on this link (nothing it sets was lost):
+banner-errors = Some settings in this link were not understood; everything else applies:
+banner-dismiss = dismiss
+banner-dismiss-label = Dismiss the notes on this link
+badge-error = error
+badge-notice = notice
+banner-used = used { $used } instead
+banner-used-default = the default was used instead
+fault-banner = Fault injected (testing): { $what }.
+ui-lang-bad = a language: en or zh
+ui-lesson-bad = a lesson: { $ids }
+ui-stop-bad = a stop 1..={ $max } of this lesson
+
+## Stage
+topology = Topology
+topology-model-only = Topology (model only)
+stage-label = Topology, buffers and playback
+model-only = Model only.
+model-only-text = { $ranks } ranks: the estimate and the ranking of every algorithm are computed, but the page draws and animates schedules step by step only up to { $drawn } ranks (the symbolic trace is steps × ranks × chunks: { $steps } × { $ranks } × { $chunks } here), and executes up to { $executed } ranks for real.
+model-only-bound = This schedule has too many transfers to simulate link by link in the page: its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth).
+model-only-sim = Its time is simulated link by link (hover a link for its load over the run).
+footer = What is modelled and what is real: the data, the reductions and the checks are real (run in this browser, bit for bit against a reference executor). The times are a model of the hardware, not a measurement; the algorithms follow HCCL's Ring and Mesh notes and NCCL's ring, not their source code. Sources are cited next to each figure.
+drawing-label = Drawing of { $title }: { $devices } { $device }s
+transfers-now = Transfers in this step
+transfers-none = No transfer in this state.
+transfer-item = { $src } → { $dst }: { $chunks } ({ $kind })
+kind-copy = copy
+kind-reduce = reduce
+
+## Controls
+controls-label = Configuration
+f-primitive = Primitive
+f-algorithm = Algorithm
+f-root = Root
+f-size = Message size
+f-size-per-rank = S per rank
+f-size-slider = Message size, log scale from 1 KiB to 1 GiB
+f-size-typed = Message size in bytes; type e.g. 4096, 64MiB, 1.5 GB and press Enter
+f-dtype = Data type
+f-redop = Reduce op
+f-na = n/a
+f-redop-na = n/a: { $op } does not reduce
+f-ranks = Ranks
+f-seed = Seed
+f-topology = Topology
+f-your-own = your own…
+f-your-own-title = Paste or load your own machine as JSON
+f-slices = Slices
+f-slices-title = Slices per transfer in the cost model: auto = like the library (NCCL 512 KiB / 1 MiB slices; HCCL none, it loops by HCCL_BUFFSIZE)
+size-is = S = { $bytes }.
+model-only-why = Model only: { $why }.
+auto-is = auto:
+auto-library = what { $lib } runs
+auto-measured = { $lib } as measured (the fitted curve)
+auto-model = the model's fastest
+auto-at = — { $why } at { $bytes } on { $ranks } { $device }s.
+auto-would = auto would run { $algo } here.
+bytes-bad = bytes “{ $text }” is not a message size ({ $why }). Allowed: 1 KiB to 1 GiB, e.g. 4096, 64MiB, 1.5 GB.
+bytes-range = bytes “{ $text }” = { $bytes } bytes is out of range; allowed: 1 KiB (1024) to 1 GiB (1073741824).
+bytes-multiple = bytes “{ $text }” = { $bytes } bytes is not a whole number of { $dtype } elements ({ $es } bytes each); allowed: a multiple of { $es }, e.g. { $example }.
+seed-bad = seed “{ $text }” is not allowed: an integer 0..=18446744073709551615.
+
+## Playback
+keys-hint = Keys: Space play/pause · ←/→ one step · Home/End
+btn-first = Back to the initial state
+btn-back = One step back
+btn-back-text = ◀ Step
+btn-play = Play
+btn-play-text = ▶ Play
+btn-pause = Pause
+btn-pause-text = ❚❚ Pause
+btn-forward = One step forward
+btn-forward-text = Step ▶
+btn-last = Jump to the end
+speed = Speed
+scrub = Step
+scrub-label = Step of the animation (0 = initial state)
+initial-state = Initial state
+step-of = Step { $step } of { $total }
+clock-modelled = of { $us } µs modelled
+clock-loops = of { $us } µs · loop 1 of { $loops } shown · all { $loops } loops: { $all } µs
+loops-title = Messages above HCCL_BUFFSIZE run in { $loops } back-to-back loops of { $bytes }; the steps shown are one loop
+timeline-label = Modelled timeline: one segment per step, width = modelled duration
+seg-title = Step { $k }: { $phase } · { $from }–{ $to } µs
+seg-label = Go to step { $k }
+step-description = The current step in words
+
+## Buffers
+buffers = Buffers
+buffers-label = Rank buffers
+buf-before = before the first step
+buf-after = after step { $step } of { $total }
+buf-chunks = { $chunks } chunks of ~{ $size } each
+buf-holds = { $device } chunk { $chunk }: holds { $ranks }
+buf-first = first element = { $value }
+buf-receives = receives from { $src } ({ $kind })
+buf-not-output = not part of this rank's output
+buf-block = block of rank { $b }
+buf-send-piece = send piece for rank { $b }
+buf-recv-slot = receive slot for the piece from rank { $b }
+buf-v-send = send piece rank { $a } -> rank { $b }
+buf-v-recv = receive slot for rank { $a } -> rank { $b }
+buf-send-block = send block
+buf-recv-block = receive block
+buf-col = chunk { $c } = { $what }
+legend = Legend
+legend-one = one rank's contribution:
+legend-partial = partly reduced (k ranks):
+legend-partial-chip = { $k } of { $n } ranks
+legend-all = all
+legend-full = fully reduced
+legend-empty = empty
+legend-recv-reduce = receives (reduce)
+legend-recv-copy = receives (copy)
+legend-send = sends
+buf-hint-values = Cell value: the chunk's first element as the rank workers computed it (real data). Colour and dots: whose contributions it holds (symbolic trace).
+buf-hint-waiting = Cell value: “…” until the rank workers report real data. Colour and dots: whose contributions the chunk holds (symbolic trace).
+buf-hint-compact = At { $n } ranks each cell shows only its colour; hover or focus a cell for what it holds, and screen readers get a text summary.
+buf-hint-scratch = After the last step, faded cells are scratch: not part of that rank's output.
+buf-hint-alltoall = The left half of each row is the send area (the piece for rank j), the right half the receive area (the piece from rank j); a rank's own piece stays in its send area.
+buf-table-caption = What each rank's chunks hold after this step
+
+## Step log
+step-log = Step log
+step-log-label = Step log: every transfer of every step
+step-log-count = { $steps } steps · { $transfers } transfers
+step-log-hint = a→b c3: rank a sends chunk 3 to rank b; → copy, ⇒ reduce. Times are the model's. Click a step to see it; keys: Space play/pause, ←/→ step, Home/End.
+log-share = { $n } flows share a link
+log-xfer = { $src } sends { $chunks } to { $dst } ({ $kind })
+
+## Estimate
+estimate = Estimate
+estimate-label = Cost model estimate
+estimate-sub = α-β model, no workers needed
+predicted = predicted time
+predicted-note = predicted time ({ $note })
+note-compressed = includes compression; the ranking row is uncompressed
+note-measured = the fitted curve; the ranking rows are modelled from the profile's link figures
+algbw-title = algbw = S / t (nccl-tests), GB = 1e9 bytes
+busbw-title = busbw = algbw × { $factor } for { $op } on { $ranks } ranks (nccl-tests PERFORMANCE.md)
+chosen-library = auto: what { $lib } runs
+chosen-measured = auto: { $lib } as measured (fitted curve)
+chosen-model = auto: the model's fastest
+chosen-fixed-other = your choice — auto would run { $algo }
+chosen-fixed-same = your choice — also auto's
+algo-line = · { $chosen } · { $op } of { $bytes } on { $ranks } { $device }s
+algo-line-barrier = · { $chosen } · Barrier (no payload: the message size does not apply) on { $ranks } { $device }s
+estimate-compressed = With { $scheme } compression ({ $placement }; a what-if, see below): { $t } µs vs { $u } µs uncompressed. The ranking below is uncompressed.
+th-algorithm = algorithm
+th-steps = steps
+th-time = time (µs)
+th-busbw = busbw (GB/s)
+ranking-caption = Every applicable algorithm, fastest first
+badge-shown = shown
+badge-not-lib = not { $lib }
+not-lib-title = { $lib } does not run { $algo } for { $op }
+bound = (bound)
+bound-title = per-step bottleneck bound: the schedule is larger than the model simulates link by link
+too-large = too large
+too-large-title = its schedule is too large to build here
+why-details = Why: every candidate in numbers
+link-figures = Link figures the model uses
+assumption = assumption
+model-note-a = Modelled, not measured: per transfer α + bytes/B;
+model-note-sliced = slices pipeline through the steps (no barrier per step)
+model-note-sync = steps are synchronous
+model-note-share = ; flows on the same link direction share its bandwidth
+model-note-up-to = (up to { $n } here)
+model-note-none = (none share one here)
+model-note-b = . Real HCCL also splits messages above HCCL_BUFFSIZE (200 MB) into loops, pipelines slices and pays kernel-launch and synchronisation costs that the model leaves out. busbw follows nccl-tests' definition; hccl_test prints only algbw.
+
+## Result
+result = Result
+res-idle = Idle
+res-idle-text = Nothing has run yet.
+res-running = Running…
+res-running-text = { $ranks } rank workers are executing the schedule on real { $dtype } data; each output is checked as it arrives ({ $done } of { $ranks } so far).
+res-verified = Verified
+res-verified-compressed = All { $ranks } ranks' outputs are bit-identical to the compressed reference executor (same codec, same order). Their error against the uncompressed exact result is the compression's, reported below.
+res-verified-text = All { $ranks } ranks' outputs are bit-identical to the reference executor (same reduction order) and within the { $dtype } tolerance of the exact result.
+res-mismatch = Mismatch
+res-mismatch-text = Some rank outputs differ from the reference:
+res-error = Error
+res-error-text = The run did not complete:
+res-model-only = Model only
+res-model-only-text = Not executed: { $why }.
+res-model-only-drawn = The estimate and the animation still apply.
+res-model-only-undrawn = The estimate and the algorithm ranking still apply; nothing is animated at this rank count.
+res-too-large = too large for the browser
+res-max-error = max |error|
+res-vs-exact = vs exact, over { $n } elements
+res-wall = worker wall time
+res-wall-note = (this browser, not the modelled hardware)
+res-checked = ranks checked
+res-checked-of = { $done } of { $ranks }
+rerun = Run again
+res-real = Real data on web workers (each hosting a block of ranks); checked bit for bit.
+
+## Chart
+chart = busbw vs message size
+chart-label = busbw versus message size
+chart-sub = { $op } on { $ranks } ranks of { $topo } · { $dtype }
+chart-x = message size S per rank (log scale)
+chart-y = busbw (GB/s)
+chart-current = current size { $bytes }
+chart-legend = Curves
+chart-peaks = { $algo } peaks at { $gbps } GB/s
+chart-same = Coinciding curves here: { $algos } (the later ones drawn dashed over the first).
+chart-hint = Model curves: every algorithm that implements this primitive on this rank count, 1 KiB … 1 GiB. The dot is the algorithm shown above at the current size.
+chart-bound-hint = “bound”: too many transfers to simulate link by link in the page, so the per-step bottleneck bound is drawn (largest latency + busiest link's bytes / bandwidth, per step).
+chart-not-drawn = chart not drawn: { $why }
+chart-fitted = fitted profile
+chart-measured = measured (your log)
+chart-look = { $algo } at { $bytes }
+chart-data = The chart's numbers
+
+## Timeline (Gantt)
+gantt = Timeline
+gantt-label = Timeline of the modelled run
+gantt-rows = Gantt chart: { $rows } rows, click to go to a step
+gantt-by-link = One row per link direction that carries data; a bar is a busy interval of one step (orange: several flows share it).
+gantt-by-rank = One row per rank; a bar is one transfer it sends, from its start to the end of the receiver's reduce.
+gantt-follow = The red line follows the animation; click to go to a step.
+
+## Algorithm summaries (one per algorithm)
+algo-ring = ring: each rank talks only to its successor; n-1 steps per phase, 1/n of the data per step (Broadcast / Reduce: a chain from / to the root, pipelined in slices)
+algo-mesh = mesh (HCCL's full-mesh algorithm): every rank talks to every peer at once; one step per phase
+algo-rhd = recursive halving-doubling (HCCL H-D_R, Rabenseifner): log2 n steps per phase, halving then doubling the data exchanged with a partner at distance 2^k
+algo-tree = binomial tree: the holders double every step (log2 n steps), for the rooted primitives
+algo-star = star: the root exchanges with every rank in one step
+algo-pairwise = pairwise (HCCL Pairwise): n-1 steps, one peer per step, no link shared
+algo-nb = NB (HCCL's nonuniform Bruck): ceil(log2 n) steps for any n, at distances 1, 2, 4, …
+algo-dbtree = double binary tree (NCCL): two trees, each with half the data; log-depth latency, full bandwidth
+algo-hier = hierarchy (HCCL A2): intra-server mesh over HCCS, inter-server ring over RoCE (8·S ranks)
+algo-hier-nhr = hierarchy with NHR between the servers: ceil(log2 S) inter-server steps
+algo-nhr = NHR (HCCL's nonuniform hierarchical ring): ceil(log2 n) steps per phase for any n
+algo-pipeline = pipeline (HCCL): the inter-server ring and the intra-server mesh overlap in the same steps (8·S ranks)
+verdict-short = { $chosen }: { $algo }, predicted { $t } µs, { $rank } of { $count } candidates.
+slices-title = URL key slices: auto or 1..=256
+slices-line = { $n ->
+    [one] 1 slice per transfer
+   *[other] { $n } slices per transfer
+}{ $window ->
+    [0] {""}
+   *[other] , up to { $window } in flight
+}
+
+## Learn mode
+learn-title = Lessons
+learn-list-hint = Short guided tours: each stop sets the page up, tells you what to look at (it is highlighted) and asks a question. Every stop is a link you can share.
+learn-stops = { $n } stops
+learn-lesson = Lesson
+learn-all = all lessons
+learn-stops-label = Stops of this lesson
+learn-stop-of = Stop { $stop } of { $total }
+learn-off-stop = You changed a setting; the highlight and the narration are for the stop's settings.
+learn-restore = Back to this stop
+learn-look = Look at:
+learn-show-me = show me
+learn-question = Question:
+learn-show-answer = Show the answer
+learn-hide-answer = Hide the answer
+learn-prev = ← Previous stop
+learn-next = Next stop →
+learn-done = Done: all lessons
+topo-copy = copy: the receiver stores the chunk
+topo-reduce = reduce: the receiver combines it into its own (op { $op })
+topo-token = token = chunk in flight, coloured by what it holds
+topo-collapsed = { $servers } servers drawn as one box each (8 NPUs, HCCS full mesh inside); a line is a server's 8 RoCE ports. Hover a box or a line for figures and load.
+topo-too-many = { $n } transfers in this step: busy links highlighted (hover for load), tokens not drawn.
+topo-servers = Numbers are ranks. Orange lines: RoCE ports to the fabric (Server间, the slow level); grey inside a server: HCCS (Server内). Hover a link for its bandwidth and load.
+gantt-loops = loop 1 of { $loops } shown ({ $us } of { $all } µs in all)
+gantt-us = { $us } µs modelled
+gantt-by-link-btn = by link
+gantt-by-rank-btn = by rank
+
+## What-ifs (compression, fusion)
+wi-c-title = Compression what-if
+wi-not-hccl = not in HCCL
+wi-c-note-a = HCCL has no gradient compression (its C API,{" "}
+wi-c-note-b = , reduces buffers in their own data type, with no quantising codec), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor.
+wi-compress = compress
+wi-block = block
+wi-scale = scale
+wi-placement = placement
+wi-hop = hop: every transfer
+wi-once = once: input, then AllGather
+wi-inputs = inputs
+wi-claim = Check a claim: communication time saved
+wi-claim-eg = e.g. −73 %
+wi-wire = wire bytes
+wi-wire-line = { $wire } vs { $raw } uncompressed ({ $pct } %)
+wi-time = modelled time
+wi-time-line = { $t } µs vs { $u } µs uncompressed ({ $change })
+wi-error = error vs exact
+wi-after-run = after the run…
+wi-flushed = flushed to zero
+wi-flushed-line = { $pct } % of the nonzero exact values came out 0
+wi-model-only = Model-only above { $n } ranks: the compression what-if runs and is modelled up to that many ranks.
+wi-pick = Pick a scheme to run the same collective with every transfer quantised (hop) or with each input quantised once (once), on gradient-like inputs, and compare error and time with the uncompressed run.
+wi-float-only = Compression applies to fp32, fp16 and bf16; pick a float dtype.
+wi-f-title = Fusion what-if
+wi-f-sub = DDP-style gradient buckets
+wi-tensors = tensors
+wi-buckets = buckets
+wi-none = none
+wi-equal-layers = N equal layers
+wi-layers = layers
+wi-bucket-cap = bucket cap
+wi-fusion-times = unfused { $unfused } µs → fused { $fused } µs ({ $gain })
+wi-no-fusion = no fusion: one AllReduce per tensor
+wi-less-time = { $pct } % less time
+wi-faster = { $x }× faster
+wi-back-to-back = AllReduces back to back, each with auto's algorithm; overlap with the backward pass is not modelled
+wi-crossover = crossover
+wi-crossover-line = below about { $bytes } per AllReduce, latency dominates: that is what fusing removes
+wi-fuse-bars = Unfused { $unfused } µs, fused { $fused } µs
+wi-unfused-bar = unfused, { $n } AllReduces: { $us } µs
+wi-fused-bar = fused, { $n } buckets: { $us } µs
+wi-blocks = Each block is one bucket's AllReduce (darker: its per-message latency); hover for its tensors and time.
+wi-no-bucket = No bucket is small enough to run in the browser; the model still applies.
+
+## Custom topology and measurements
+ct-title = Custom topology
+ct-label = Custom topology: paste or load JSON
+ct-input = Topology JSON
+ct-not-used = Not used:
+ct-is = is
+ct-in-use = In use:
+ct-share = The share link carries it.
+ct-schema = Devices (2..={ $max }), optional switches, and links with bandwidth_gbps (GB/s per direction) and latency_us (µs). Rank r runs on devices[r]; devices do not forward traffic, so every pair needs a direct link or a path through switches.
+ct-use = Use this topology
+ct-use-title = Validate the JSON and run on this machine
+ct-load = Load file…
+ct-load-title = Read a .json file and use it
+ct-example = Example
+ct-example-title = Put a 4-GPU example (NVLink ring + PCIe switch) in the box
+ct-readme = Schema and caps: README, “Custom topology”.
+li-title = Your measurements
+li-label = Measurements: paste or drop a log
+li-text = Log text
+li-paste = Paste the output of nccl-tests (all_reduce_perf …, text or -J JSON), rccl-tests, hccl_test or the OSU micro-benchmarks here, or drop the file; launcher prefixes (mpirun, srun -l, pdsh, kubectl) are fine. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it.
+li-unreadable = Could not read this log:
+li-tables = { $n ->
+    [one] 1 table found.
+   *[other] { $n } tables found.
+}
+li-fit-table = Fit table
+li-no-fit = No profile fitted:
+li-use = Use this profile for the model
+li-use-title = Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)
+li-back-preset = Back to the preset's figures
+li-back-topology = Back to the topology's own figures
+li-model-uses = Model uses:
+li-line = line
+li-size = size
+li-measured = measured µs
+li-fitted = fitted µs
+li-error = error
+li-rejected = This table is rejected:
+li-unusable = { $n ->
+    [one] 1 of them is not usable (below).
+   *[other] { $n } of them are not usable (below).
+}
+li-not-used = not used:
+li-fitted-below = fitted below

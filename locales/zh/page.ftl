@@ -1,0 +1,375 @@
+# 页面文字：标题、横幅、配置、播放、缓冲区、步骤日志、预估、结果、图表、时间线。
+# 与 ../en/page.ftl 的消息 id 一一对应（tests/i18n.rs 检查）。
+# 术语依照 HCCL 中文文档：集合通信、通信算法、带宽、时延、通信域、归约、
+# Server内/Server间、环(Ring)算法、全连接(Full Mesh)、数据量、通信步数。
+
+## Header and language
+app-tagline = 像 HCCL 和 NCCL 那样执行集合通信（AllReduce、AlltoAll、Broadcast 等）：在 Web Worker 上的各个 rank 之间传递真实数据，每个数据块都有动画，每一步的耗时都由 α-β 模型给出。
+lang-switch = 语言
+copy-link = 复制链接
+copied = 已复制
+share-link-label = 当前配置的链接
+learn-open = 学习
+learn-close = 关闭课程
+skip-to-main = 跳到拓扑图
+clipboard-missing = 此浏览器在这里不提供剪贴板；请选中下面的链接并复制
+clipboard-refused = 浏览器拒绝复制（{ $why }）；请选中下面的链接并复制
+
+## The link's banner
+banner-notes = 关于此链接的说明（其中的设置均未丢失）：
+banner-errors = 此链接中有些设置无法识别；其余设置照常生效：
+banner-dismiss = 关闭
+banner-dismiss-label = 关闭关于此链接的说明
+badge-error = 错误
+badge-notice = 提示
+banner-used = 已改用 { $used }
+banner-used-default = 已改用默认值
+fault-banner = 已注入故障（测试用）：{ $what }。
+ui-lang-bad = 语言：en 或 zh
+ui-lesson-bad = 课程：{ $ids }
+ui-stop-bad = 本课程的第 1..={ $max } 站
+
+## Stage
+topology = 拓扑
+topology-model-only = 拓扑（仅模型）
+stage-label = 拓扑、缓冲区与播放
+model-only = 仅模型。
+model-only-text = { $ranks } 个 rank：会计算预估时间和所有通信算法的排名，但页面只在 { $drawn } 个 rank 以内逐步绘制和播放调度（符号追踪的规模是 通信步数 × rank 数 × 数据块数：此处为 { $steps } × { $ranks } × { $chunks }），并且只在 { $executed } 个 rank 以内真实执行。
+model-only-bound = 此调度的传输太多，无法在页面中逐条链路仿真：其时间取每步瓶颈界（最大时延 + 最忙链路的字节数 / 带宽）。
+model-only-sim = 其时间按链路逐条仿真（鼠标悬停在链路上可查看其在整个过程中的负载）。
+footer = 哪些是模型、哪些是真实的：数据、归约和校验都是真实的（在此浏览器中运行，与参考执行器逐位比对）。时间是硬件模型的结果，不是实测；通信算法依照 HCCL 的 Ring 与 Mesh 文档以及 NCCL 的 ring 实现思路，而非其源代码。每个数值旁都注明了来源。
+drawing-label = { $title } 的示意图：{ $devices } 个 { $device }
+transfers-now = 本步的传输
+transfers-none = 此状态下没有传输。
+transfer-item = { $src } → { $dst }：{ $chunks }（{ $kind }）
+kind-copy = 复制
+kind-reduce = 归约
+
+## Controls
+controls-label = 配置
+f-primitive = 集合通信原语
+f-algorithm = 通信算法
+f-root = 根节点 (root)
+f-size = 数据量
+f-size-per-rank = 每个 rank 的 S
+f-size-slider = 数据量，对数刻度，1 KiB 到 1 GiB
+f-size-typed = 数据量（字节）；可输入 4096、64MiB、1.5 GB 等，按回车生效
+f-dtype = 数据类型
+f-redop = 归约操作
+f-na = 不适用
+f-redop-na = 不适用：{ $op } 不做归约
+f-ranks = rank 数
+f-seed = 随机种子
+f-topology = 拓扑
+f-your-own = 自定义…
+f-your-own-title = 以 JSON 粘贴或加载你自己的机器
+f-slices = 切片数
+f-slices-title = 代价模型中每次传输的切片数：auto = 与通信库一致（NCCL 为 512 KiB / 1 MiB 切片；HCCL 不切片，按 HCCL_BUFFSIZE 分轮执行）
+size-is = S = { $bytes }。
+model-only-why = 仅模型：{ $why }。
+auto-is = auto：
+auto-library = { $lib } 实际采用的
+auto-measured = { $lib } 的实测结果（拟合曲线）
+auto-model = 模型预测最快的
+auto-at = — 在 { $ranks } 个 { $device } 上、数据量 { $bytes } 时{ $why }。
+auto-would = auto 在这里会选择 { $algo }。
+bytes-bad = 数据量“{ $text }”不是合法的大小（{ $why }）。允许：1 KiB 到 1 GiB，例如 4096、64MiB、1.5 GB。
+bytes-range = 数据量“{ $text }” = { $bytes } 字节，超出范围；允许：1 KiB (1024) 到 1 GiB (1073741824)。
+bytes-multiple = 数据量“{ $text }” = { $bytes } 字节，不是 { $dtype } 元素（每个 { $es } 字节）的整数倍；允许：{ $es } 的倍数，例如 { $example }。
+seed-bad = 随机种子“{ $text }”不合法：应为 0..=18446744073709551615 的整数。
+
+## Playback
+keys-hint = 按键：空格 播放/暂停 · ←/→ 单步 · Home/End
+btn-first = 回到初始状态
+btn-back = 后退一步
+btn-back-text = ◀ 后退
+btn-play = 播放
+btn-play-text = ▶ 播放
+btn-pause = 暂停
+btn-pause-text = ❚❚ 暂停
+btn-forward = 前进一步
+btn-forward-text = 前进 ▶
+btn-last = 跳到最后
+speed = 速度
+scrub = 步骤
+scrub-label = 动画的步骤（0 = 初始状态）
+initial-state = 初始状态
+step-of = 第 { $step } 步，共 { $total } 步
+clock-modelled = 共 { $us } µs（模型）
+clock-loops = 共 { $us } µs · 显示第 1 轮，共 { $loops } 轮 · { $loops } 轮合计：{ $all } µs
+loops-title = 超过 HCCL_BUFFSIZE 的消息分 { $loops } 轮背靠背执行，每轮 { $bytes }；显示的步骤是其中一轮
+timeline-label = 模型时间线：每步一段，宽度 = 模型耗时
+seg-title = 第 { $k } 步：{ $phase } · { $from }–{ $to } µs
+seg-label = 转到第 { $k } 步
+step-description = 用文字描述当前步骤
+
+## Buffers
+buffers = 缓冲区
+buffers-label = 各 rank 的缓冲区
+buf-before = 第一步之前
+buf-after = 第 { $step } 步之后，共 { $total } 步
+buf-chunks = { $chunks } 个数据块，每块约 { $size }
+buf-holds = { $device } 的数据块 { $chunk }：含 { $ranks }
+buf-first = 第一个元素 = { $value }
+buf-receives = 从 { $src } 接收（{ $kind }）
+buf-not-output = 不属于该 rank 的输出
+buf-block = rank { $b } 的数据块
+buf-send-piece = 发给 rank { $b } 的数据
+buf-recv-slot = 接收来自 rank { $b } 的数据的位置
+buf-v-send = 发送数据 rank { $a } -> rank { $b }
+buf-v-recv = 接收位置 rank { $a } -> rank { $b }
+buf-send-block = 发送块
+buf-recv-block = 接收块
+buf-col = 数据块 { $c } = { $what }
+legend = 图例
+legend-one = 单个 rank 的贡献：
+legend-partial = 部分归约（k 个 rank）：
+legend-partial-chip = { $n } 个 rank 中的 { $k } 个
+legend-all = 全部
+legend-full = 完全归约
+legend-empty = 空
+legend-recv-reduce = 接收（归约）
+legend-recv-copy = 接收（复制）
+legend-send = 发送
+buf-hint-values = 单元格中的数值：rank worker 实际算出的该数据块第一个元素（真实数据）。颜色和圆点：它含有哪些 rank 的贡献（符号追踪）。
+buf-hint-waiting = 单元格中的数值：在 rank worker 报告真实数据之前显示“…”。颜色和圆点：该数据块含有哪些 rank 的贡献（符号追踪）。
+buf-hint-compact = { $n } 个 rank 时，每个单元格只显示颜色；悬停或聚焦单元格可查看它所含的内容，屏幕阅读器可读取文字摘要。
+buf-hint-scratch = 最后一步之后，褪色的单元格是临时空间：不属于该 rank 的输出。
+buf-hint-alltoall = 每行左半部分是发送区（发给 rank j 的数据），右半部分是接收区（来自 rank j 的数据）；rank 自己的那份留在发送区。
+buf-table-caption = 本步之后各 rank 的数据块所含内容
+
+## Step log
+step-log = 步骤日志
+step-log-label = 步骤日志：每一步的每次传输
+step-log-count = { $steps } 步 · { $transfers } 次传输
+step-log-hint = a→b c3：rank a 把数据块 3 发给 rank b；→ 复制，⇒ 归约。时间由模型给出。点击某步可查看；按键：空格 播放/暂停，←/→ 单步，Home/End。
+log-share = { $n } 条流共享一条链路
+log-xfer = { $src } 把 { $chunks } 发给 { $dst }（{ $kind }）
+
+## Estimate
+estimate = 预估
+estimate-label = 代价模型预估
+estimate-sub = α-β 模型，无需 worker
+predicted = 预测时间
+predicted-note = 预测时间（{ $note }）
+note-compressed = 含压缩；排名表中的该行未压缩
+note-measured = 拟合曲线；排名表中的各行由拟合出的链路参数建模
+algbw-title = algbw = S / t（nccl-tests），GB = 1e9 字节
+busbw-title = busbw = algbw × { $factor }，对 { $ranks } 个 rank 上的 { $op }（nccl-tests PERFORMANCE.md）
+chosen-library = auto：{ $lib } 实际采用的
+chosen-measured = auto：{ $lib } 的实测结果（拟合曲线）
+chosen-model = auto：模型预测最快的
+chosen-fixed-other = 你的选择 — auto 会选 { $algo }
+chosen-fixed-same = 你的选择 — 与 auto 相同
+algo-line = · { $chosen } · { $ranks } 个 { $device } 上数据量 { $bytes } 的 { $op }
+algo-line-barrier = · { $chosen } · { $ranks } 个 { $device } 上的 Barrier（无数据，数据量不适用）
+estimate-compressed = 使用 { $scheme } 压缩（{ $placement }；假设分析，见下文）：{ $t } µs，不压缩为 { $u } µs。下面的排名不含压缩。
+th-algorithm = 通信算法
+th-steps = 通信步数
+th-time = 时间 (µs)
+th-busbw = busbw (GB/s)
+ranking-caption = 所有适用的通信算法，最快的在前
+badge-shown = 当前
+badge-not-lib = 非 { $lib }
+not-lib-title = { $lib } 在 { $op } 中不使用 { $algo }
+bound = （界）
+bound-title = 每步瓶颈界：该调度超出了模型逐条链路仿真的规模
+too-large = 过大
+too-large-title = 其调度太大，无法在此构建
+why-details = 原因：每个候选算法的数字（英文）
+link-figures = 模型使用的链路参数（英文来源）
+assumption = 假设
+model-note-a = 这是模型而非实测：每次传输耗时 α + 字节数/B；
+model-note-sliced = 切片在各步之间流水（每步之间无同步）
+model-note-sync = 各步同步执行
+model-note-share = ；同一链路方向上的多条流共享其带宽
+model-note-up-to = （此处最多 { $n } 条）
+model-note-none = （此处没有共享）
+model-note-b = 。真实的 HCCL 还会把超过 HCCL_BUFFSIZE（200 MB）的消息分轮执行、对切片做流水，并有模型未计入的 kernel 启动和同步开销。busbw 采用 nccl-tests 的定义；hccl_test 只打印 algbw。
+
+## Result
+result = 结果
+res-idle = 空闲
+res-idle-text = 尚未运行。
+res-running = 运行中…
+res-running-text = { $ranks } 个 rank worker 正在用真实的 { $dtype } 数据执行该调度；每个输出到达时即校验（已完成 { $done } / { $ranks }）。
+res-verified = 已验证
+res-verified-compressed = 全部 { $ranks } 个 rank 的输出与压缩版参考执行器逐位一致（相同编解码、相同顺序）。它们相对未压缩精确结果的误差来自压缩，见下文。
+res-verified-text = 全部 { $ranks } 个 rank 的输出与参考执行器逐位一致（相同的归约顺序），且与精确结果之差在 { $dtype } 的容差之内。
+res-mismatch = 不一致
+res-mismatch-text = 有些 rank 的输出与参考结果不同：
+res-error = 错误
+res-error-text = 运行未完成：
+res-model-only = 仅模型
+res-model-only-text = 未执行：{ $why }。
+res-model-only-drawn = 预估和动画仍然有效。
+res-model-only-undrawn = 预估和通信算法排名仍然有效；此 rank 数下不播放动画。
+res-too-large = 对浏览器来说太大
+res-max-error = 最大 |误差|
+res-vs-exact = 相对精确值，共 { $n } 个元素
+res-wall = worker 实际耗时
+res-wall-note = （此浏览器，而非所建模的硬件）
+res-checked = 已校验的 rank
+res-checked-of = { $done } / { $ranks }
+rerun = 再运行一次
+res-real = 真实数据在 Web Worker 上运行（每个 worker 承载一组 rank），逐位校验。
+
+## Chart
+chart = busbw 与数据量
+chart-label = busbw 随数据量的变化
+chart-sub = { $topo } 上 { $ranks } 个 rank 的 { $op } · { $dtype }
+chart-x = 每个 rank 的数据量 S（对数刻度）
+chart-y = busbw (GB/s)
+chart-current = 当前数据量 { $bytes }
+chart-legend = 曲线
+chart-peaks = { $algo } 峰值 { $gbps } GB/s
+chart-same = 此处重合的曲线：{ $algos }（后者以虚线画在第一条之上）。
+chart-hint = 模型曲线：在此 rank 数下实现该原语的所有通信算法，1 KiB … 1 GiB。圆点是上面所示通信算法在当前数据量下的值。
+chart-bound-hint = “界”：传输太多，无法在页面中逐条链路仿真，因此画的是每步瓶颈界（每步取最大时延 + 最忙链路的字节数 / 带宽）。
+chart-not-drawn = 图表未绘制：{ $why }
+chart-fitted = 拟合曲线
+chart-measured = 实测（你的日志）
+chart-look = { $algo } 在 { $bytes }
+chart-data = 图表中的数字
+
+## Timeline (Gantt)
+gantt = 时间线
+gantt-label = 模型运行的时间线
+gantt-rows = 甘特图：{ $rows } 行，点击可转到某一步
+gantt-by-link = 每个承载数据的链路方向一行；一个条块是某一步中的一段忙碌区间（橙色：多条流共享）。
+gantt-by-rank = 每个 rank 一行；一个条块是它发送的一次传输，从开始到接收方完成归约。
+gantt-follow = 红线跟随动画；点击可转到某一步。
+
+## Algorithm summaries
+algo-ring = 环(Ring)算法：每个 rank 只与下一个 rank 通信；每阶段 n-1 步，每步 1/n 的数据（Broadcast / Reduce：从根出发 / 到根的链，按切片流水）
+algo-mesh = 全连接(Full Mesh)（HCCL 的 Mesh 算法）：每个 rank 同时与所有对端通信；每阶段一步
+algo-rhd = 递归二分和倍增算法(RHD)（HCCL H-D_R，Rabenseifner）：每阶段 log2 n 步，与距离 2^k 的伙伴交换的数据先减半再倍增
+algo-tree = 二项树：拥有数据的节点每步翻倍（log2 n 步），用于有根节点的原语
+algo-star = 星形：根节点在一步内与每个 rank 交换
+algo-pairwise = 逐对通信算法(Pairwise)：n-1 步，每步一个对端，不共享链路
+algo-nb = 非均匀的数据块通信算法(NB)（Bruck）：任意 n 都是 ceil(log2 n) 步，距离 1、2、4、…
+algo-dbtree = 双二叉树（NCCL）：两棵树各传一半数据；时延为对数深度，带宽用满
+algo-hier = 分层算法（HCCL A2）：Server内经 HCCS 用 Mesh，Server间经 RoCE 用环（8·S 个 rank）
+algo-hier-nhr = 分层算法，Server间使用 NHR：ceil(log2 S) 个 Server间步骤
+algo-nhr = 非均衡的层次环算法(NHR)：任意 n 每阶段都是 ceil(log2 n) 步
+algo-pipeline = 流水线并行算法(Pipeline)（HCCL）：Server间的环与 Server内的 Mesh 在同一些步骤中重叠（8·S 个 rank）
+verdict-short = { $chosen }：{ $algo }，预测 { $t } µs，在 { $count } 个候选中排第 { $rank }。
+slices-title = URL 参数 slices：auto 或 1..=256
+slices-line = 每次传输 { $n } 个切片{ $window ->
+    [0] {""}
+   *[other] ，最多 { $window } 个同时在途
+}
+
+## Learn mode
+learn-title = 课程
+learn-list-hint = 简短的导览：每一站会设置好页面，告诉你该看哪里（已高亮），并提出一个问题。每一站都是可以分享的链接。
+learn-stops = { $n } 站
+learn-lesson = 课程
+learn-all = 全部课程
+learn-stops-label = 本课程的各站
+learn-stop-of = 第 { $stop } 站，共 { $total } 站
+learn-off-stop = 你修改了设置；高亮和讲解针对的是本站的设置。
+learn-restore = 回到本站
+learn-look = 请看：
+learn-show-me = 带我去看
+learn-question = 问题：
+learn-show-answer = 显示答案
+learn-hide-answer = 隐藏答案
+learn-prev = ← 上一站
+learn-next = 下一站 →
+learn-done = 完成：全部课程
+topo-copy = 复制：接收方保存该数据块
+topo-reduce = 归约：接收方把它合并进自己的数据（操作 { $op }）
+topo-token = 令牌 = 传输中的数据块，颜色表示它所含的内容
+topo-collapsed = { $servers } 台服务器各画成一个方框（内部为 8 个 NPU、HCCS 全连接）；一条线代表一台服务器的 8 个 RoCE 端口。悬停在方框或线上可查看参数和负载。
+topo-too-many = 本步有 { $n } 次传输：高亮显示忙碌的链路（悬停查看负载），不绘制令牌。
+topo-servers = 数字是 rank。橙色线：连到交换网络的 RoCE 端口（Server间，慢速层级）；服务器内的灰色线：HCCS（Server内）。悬停在链路上可查看其带宽和负载。
+gantt-loops = 显示第 1 轮，共 { $loops } 轮（{ $us } µs，合计 { $all } µs）
+gantt-us = { $us } µs（模型）
+gantt-by-link-btn = 按链路
+gantt-by-rank-btn = 按 rank
+
+## What-ifs (compression, fusion)
+wi-c-title = 压缩的假设分析
+wi-not-hccl = HCCL 中没有
+wi-c-note-a = HCCL 没有梯度压缩（它的 C API{" "}
+wi-c-note-b = 以缓冲区自身的数据类型做归约，没有量化编解码），NCCL 也没有。这里模拟的是框架层的压缩器（例如 PyTorch DDP 的 communication hook）在集合通信前后所做的事。worker 会真实地量化、发送和反量化；运行结果与压缩版参考执行器逐位比对。
+wi-compress = 压缩
+wi-block = 块大小
+wi-scale = 缩放因子
+wi-placement = 位置
+wi-hop = hop：每次传输
+wi-once = once：输入一次，然后 AllGather
+wi-inputs = 输入
+wi-claim = 检验一个说法：节省的通信时间
+wi-claim-eg = 例如 −73 %
+wi-wire = 线上字节数
+wi-wire-line = { $wire }，不压缩为 { $raw }（{ $pct } %）
+wi-time = 模型时间
+wi-time-line = { $t } µs，不压缩为 { $u } µs（{ $change }）
+wi-error = 相对精确值的误差
+wi-after-run = 运行之后…
+wi-flushed = 被清零
+wi-flushed-line = 非零精确值中有 { $pct } % 变成了 0
+wi-model-only = 超过 { $n } 个 rank 时仅模型：压缩假设分析在此 rank 数以内运行并建模。
+wi-pick = 选择一种方案，用每次传输都量化（hop）或每个输入只量化一次（once）的方式、在类似梯度的输入上运行同一个集合通信，并与不压缩的运行比较误差和时间。
+wi-float-only = 压缩只适用于 fp32、fp16 和 bf16；请选择浮点数据类型。
+wi-f-title = 融合的假设分析
+wi-f-sub = DDP 式的梯度分桶
+wi-tensors = 张量
+wi-buckets = 桶
+wi-none = 无
+wi-equal-layers = N 个相同的层
+wi-layers = 层
+wi-bucket-cap = 桶上限
+wi-fusion-times = 未融合 { $unfused } µs → 融合 { $fused } µs（{ $gain }）
+wi-no-fusion = 不融合：每个张量一次 AllReduce
+wi-less-time = 时间减少 { $pct } %
+wi-faster = 快 { $x } 倍
+wi-back-to-back = 各次 AllReduce 依次执行，每次用 auto 选择的通信算法；未建模与反向传播的重叠
+wi-crossover = 分界点
+wi-crossover-line = 每次 AllReduce 低于约 { $bytes } 时时延占主导：这正是融合要消除的
+wi-fuse-bars = 未融合 { $unfused } µs，融合 { $fused } µs
+wi-unfused-bar = 未融合，{ $n } 次 AllReduce：{ $us } µs
+wi-fused-bar = 融合，{ $n } 个桶：{ $us } µs
+wi-blocks = 每个块是一个桶的 AllReduce（较深部分：其每条消息的时延）；悬停查看其张量和时间。
+wi-no-bucket = 没有足够小的桶可以在浏览器中运行；模型仍然适用。
+
+## Custom topology and measurements
+ct-title = 自定义拓扑
+ct-label = 自定义拓扑：粘贴或加载 JSON
+ct-input = 拓扑 JSON
+ct-not-used = 未采用：
+ct-is = 为
+ct-in-use = 正在使用：
+ct-share = 分享链接中包含它。
+ct-schema = 设备（2..={ $max } 个）、可选的交换机，以及带 bandwidth_gbps（每方向 GB/s）和 latency_us（µs）的链路。rank r 运行在 devices[r] 上；设备不转发流量，所以每对设备都需要一条直连链路或一条经过交换机的路径。
+ct-use = 使用此拓扑
+ct-use-title = 校验 JSON 并在这台机器上运行
+ct-load = 加载文件…
+ct-load-title = 读取一个 .json 文件并使用它
+ct-example = 示例
+ct-example-title = 在框中放入一个 4-GPU 示例（NVLink 环 + PCIe 交换机）
+ct-readme = 格式和上限：见 README 的“Custom topology”一节。
+li-title = 你的实测数据
+li-label = 实测数据：粘贴或拖入日志
+li-text = 日志文本
+li-paste = 在这里粘贴 nccl-tests（all_reduce_perf …，文本或 -J JSON）、rccl-tests、hccl_test 或 OSU micro-benchmarks 的输出，或拖入文件；带启动器前缀（mpirun、srun -l、pdsh、kubectl）也可以。其实测 busbw 会画在图表上，并拟合出一个参数档案（每个数据量区间的 α 和带宽）。
+li-unreadable = 无法读取此日志：
+li-tables = 找到 { $n } 张表。
+li-fit-table = 拟合的表
+li-no-fit = 未能拟合参数档案：
+li-use = 让模型使用此参数档案
+li-use-title = 用拟合出的值替换每条链路的带宽和时延（由拟合结果推出的每链路参数）
+li-back-preset = 回到预设的参数
+li-back-topology = 回到拓扑自身的参数
+li-model-uses = 模型使用：
+li-line = 行
+li-size = 数据量
+li-measured = 实测 µs
+li-fitted = 拟合 µs
+li-error = 误差
+li-rejected = 此表被拒绝：
+li-unusable = 其中 { $n } 张不可用（见下）。
+li-not-used = 未使用：
+li-fitted-below = 已在下方拟合
