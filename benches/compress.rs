@@ -7,9 +7,9 @@
 
 use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
-use ccl_playground::engine::compress::{Compression, GradientShape, ScaleType, Scheme};
 use ccl_playground::engine::compressed::{self, CompressedCheck, CompressedSetup, Placement};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
+use ccl_playground::engine::quantization::{Compression, GradientShape, ScaleType, Scheme};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

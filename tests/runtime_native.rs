@@ -4,10 +4,10 @@
 
 use ccl_playground::engine::algorithm::{build, Algorithm};
 use ccl_playground::engine::collective::Primitive;
-use ccl_playground::engine::compress::{Compression, GradientShape, ScaleType, Scheme};
 use ccl_playground::engine::compressed::{CompressedCheck, CompressedSetup};
 use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::execute::reference_run;
+use ccl_playground::engine::quantization::{Compression, GradientShape, ScaleType, Scheme};
 use ccl_playground::runtime::host::{self, Bytes, Host, Report, Sent};
 use ccl_playground::runtime::machine::{self, RankMachine};
 use ccl_playground::runtime::placement::{Route, WorkerLayout};

@@ -818,7 +818,7 @@ mod cli {
         elems: usize,
         json: bool,
     ) -> Res<()> {
-        use ccl_playground::engine::compress::{
+        use ccl_playground::engine::quantization::{
             self, Compression, GradientShape, ScaleType, Scheme,
         };
         let scheme = Scheme::from_name(scheme)
@@ -846,11 +846,11 @@ mod cli {
             scale,
         };
         c.validate().map_err(|e| e.to_string())?;
-        let x = compress::gradients(shape, 1, 0, elems);
-        let y = compress::round_trip(&c, &x);
+        let x = quantization::gradients(shape, 1, 0, elems);
+        let y = quantization::round_trip(&c, &x);
         let exact: Vec<f64> = x.iter().map(|v| *v as f64).collect();
         let approx: Vec<f64> = y.iter().map(|v| *v as f64).collect();
-        let st = compress::error_stats(&exact, &approx);
+        let st = quantization::error_stats(&exact, &approx);
         let wire = c.wire_bytes(elems as u64, 2);
         let ratio = wire as f64 / (elems as f64 * 2.0);
         if json {

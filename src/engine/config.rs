@@ -47,11 +47,11 @@
 use super::algorithm::Algorithm;
 use super::calibrate::Profile;
 use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
-use super::compress::{Compression, GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use super::compressed::Placement;
 use super::cost::Slices;
 use super::custom_topology::{CustomTopology, CUSTOM};
 use super::dtype::{DType, ReduceOp};
+use super::quantization::{Compression, GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use super::topology::Topology;
 pub use super::units::parse_bytes;
 use serde::{Deserialize, Serialize};

@@ -3,11 +3,11 @@
 //! [`super::dtype`]. The rank workers run the same kernels in the same order,
 //! so their results equal this executor's bit for bit.
 
-use super::compress::Compression;
-use super::compressed::{decode, encode, WireError};
 use super::dtype::{reduce_into, DType, ReduceOp};
 use super::input;
+use super::quantization::Compression;
 use super::schedule::{Schedule, TransferKind};
+use super::wire::{decode, encode, WireError};
 use thiserror::Error;
 
 /// Why a schedule could not be executed on the given buffers.
@@ -73,7 +73,7 @@ pub fn execute_elems(
 
 /// [`execute_elems`], optionally with every transfer's payload passed
 /// through a compression codec (`decode(encode(payload))`, see
-/// [`super::compressed`]) before the receiver copies or reduces it.
+/// [`super::wire`]) before the receiver copies or reduces it.
 /// Returns the bytes put on the wire (all transfers; encoded sizes when
 /// compressed).
 ///
@@ -88,7 +88,7 @@ pub fn execute_elems_with(
     codec: Option<&Compression>,
 ) -> Result<u64, ExecuteError> {
     if let Some(c) = codec {
-        if c.scheme != super::compress::Scheme::None && !dtype.is_float() {
+        if c.scheme != super::quantization::Scheme::None && !dtype.is_float() {
             return Err(WireError::NotFloat(dtype).into());
         }
     }

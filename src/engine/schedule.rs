@@ -380,12 +380,15 @@ impl Schedule {
         ops
     }
 
-    /// Pairs of ranks that exchange at least one message (`a < b`), sorted.
+    /// Pairs of distinct ranks that exchange at least one message
+    /// (`a < b`), sorted. A local transfer (`src == dst`, an MSCCL copy
+    /// within one rank's buffers) is no message and names no pair.
     pub fn peer_pairs(&self) -> Vec<(usize, usize)> {
         let mut v: Vec<(usize, usize)> = self
             .steps
             .iter()
             .flat_map(|s| s.transfers.iter())
+            .filter(|t| t.src != t.dst)
             .map(|t| (t.src.min(t.dst), t.src.max(t.dst)))
             .collect();
         v.sort_unstable();
@@ -447,6 +450,15 @@ mod tests {
                 },
             ]
         );
+        assert_eq!(s.peer_pairs(), vec![(0, 1)]);
+    }
+
+    #[test]
+    fn local_transfers_name_no_peer_pair() {
+        let mut s = tiny();
+        let mut local = s.steps[0].transfers[0].clone();
+        local.dst = local.src;
+        s.steps[0].transfers.push(local);
         assert_eq!(s.peer_pairs(), vec![(0, 1)]);
     }
 

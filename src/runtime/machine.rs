@@ -22,10 +22,10 @@
 //! `tests/runtime_native.rs`), generic over the payload type so that the
 //! worker can copy bytes straight out of a JS `ArrayBuffer`.
 
-use crate::engine::compress::Compression;
 use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
 use crate::engine::dtype::{reduce_into, DType, ReduceOp};
 use crate::engine::execute::initial_buffer;
+use crate::engine::quantization::Compression;
 use crate::engine::schedule::{RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
 use thiserror::Error;
@@ -761,8 +761,8 @@ mod tests {
 
     #[test]
     fn compressed_machines_equal_the_compressed_reference_bit_for_bit() {
-        use crate::engine::compress::{GradientShape, ScaleType, Scheme};
         use crate::engine::compressed::CompressedCheck;
+        use crate::engine::quantization::{GradientShape, ScaleType, Scheme};
         for scheme in [Scheme::Int8, Scheme::Fp8e4m3, Scheme::Fp8e5m2] {
             for (placement, alg) in [
                 (Placement::Hop, Algorithm::Ring),

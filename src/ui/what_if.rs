@@ -12,11 +12,11 @@
 
 use super::format;
 use super::run::RunView;
-use crate::engine::compress::{GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use crate::engine::compressed::{Placement, CODEC_GBPS};
 use crate::engine::config::Config;
 use crate::engine::config::MAX_BUCKET_BYTES;
 use crate::engine::plan::Plan;
+use crate::engine::quantization::{GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use crate::engine::units::format_bytes;
 use crate::engine::units::parse_bytes;
 use crate::t;
