@@ -289,6 +289,8 @@ topo-servers = Numbers are ranks. Orange lines: RoCE ports to the fabric (Server
 gantt-loops = loop 1 of { $loops } shown ({ $us } of { $all } µs in all)
 gantt-us = { $us } µs modelled
 gantt-by-link-btn = by link
+gantt-trace = Perfetto trace ⤓
+gantt-trace-title = Download this timeline as a Chrome / Perfetto trace (JSON trace events: a track per rank, the steps, a load counter per link); open it in ui.perfetto.dev
 gantt-by-rank-btn = by rank
 
 ## What-ifs (compression, fusion)

@@ -287,6 +287,8 @@ topo-servers = 数字是 rank。橙色线：连到交换网络的 RoCE 端口（
 gantt-loops = 显示第 1 轮，共 { $loops } 轮（{ $us } µs，合计 { $all } µs）
 gantt-us = { $us } µs（模型）
 gantt-by-link-btn = 按链路
+gantt-trace = Perfetto 跟踪 ⤓
+gantt-trace-title = 将此时间线下载为 Chrome / Perfetto 跟踪文件（JSON trace events：每个 rank 一条轨道、各步骤、每条链路的负载计数）；可在 ui.perfetto.dev 中打开
 gantt-by-rank-btn = 按 rank
 
 ## What-ifs (compression, fusion)

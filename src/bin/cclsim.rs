@@ -178,6 +178,12 @@ mod cli {
             /// Print nccl-tests' table, a JSON line or CSV instead.
             #[arg(long, value_enum)]
             format: Option<Format>,
+            /// Also write the modelled timeline as a Chrome / Perfetto
+            /// trace (JSON trace events: a track per rank, per step, and a
+            /// load counter per link direction) to this file; open it in
+            /// https://ui.perfetto.dev.
+            #[arg(long, value_name = "FILE")]
+            trace: Option<PathBuf>,
         },
         /// An nccl-tests-style table over message sizes.
         Sweep {
@@ -419,6 +425,22 @@ mod cli {
         }
     }
 
+    /// Writes `p`'s timeline as a trace-event file (`--trace`).
+    fn write_trace(p: &Plan, path: &Path) -> Res<()> {
+        if p.estimate.timeline.transfers.is_empty() {
+            return Err(format!(
+                "--trace {}: this plan has no modelled timeline to export (method: {}); {}",
+                path.display(),
+                p.method.name(),
+                p.verdict
+            ));
+        }
+        let trace =
+            formats::trace::chrome_trace(p.drawn_schedule(), &p.estimate.timeline, &p.topology);
+        std::fs::write(path, trace.to_string())
+            .map_err(|e| format!("--trace {}: cannot write: {e}", path.display()))
+    }
+
     fn row(p: &Plan) -> ReportRow {
         let e = &p.estimate;
         ReportRow {
@@ -450,9 +472,23 @@ mod cli {
         out(&text)
     }
 
-    fn predict(m: &Machine, bytes: &str, json: bool, format: Option<Format>) -> Res<()> {
+    fn predict(
+        m: &Machine,
+        bytes: &str,
+        json: bool,
+        format: Option<Format>,
+        trace: Option<&Path>,
+    ) -> Res<()> {
         let c = config(m, bytes, "--bytes")?;
-        let p = plan(&c)?;
+        let p = match trace {
+            // The page's plan: the drawn schedule's timeline, even on a
+            // measured curve.
+            Some(_) => Plan::new(&c).map_err(|e| e.to_string())?,
+            None => plan(&c)?,
+        };
+        if let Some(path) = trace {
+            write_trace(&p, path)?;
+        }
         let e = &p.estimate;
         if let Some(f) = format {
             return print_report(&c, &p.topology, &[row(&p)], f);
@@ -1072,7 +1108,8 @@ mod cli {
                 bytes,
                 json,
                 format,
-            } => predict(m, bytes, *json, *format),
+                trace,
+            } => predict(m, bytes, *json, *format, trace.as_deref()),
             Cmd::Sweep {
                 m,
                 min,

@@ -7,6 +7,7 @@
 use super::colors;
 use super::format;
 use super::playback::model_time;
+use crate::engine::formats::trace::chrome_trace;
 use crate::engine::plan::Plan;
 use crate::t;
 use std::collections::BTreeMap;
@@ -200,6 +201,24 @@ pub fn gantt(p: &GanttProps) -> Html {
         }
     };
     let loops = plan.loops();
+    let trace_error = use_state(|| None::<String>);
+    let on_trace = {
+        let (plan, trace_error) = (plan.clone(), trace_error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let s = plan.drawn_schedule();
+            let trace = chrome_trace(s, &plan.estimate.timeline, &plan.topology);
+            let name = format!(
+                "ccl_{}_{}_{}ranks_{}.trace.json",
+                s.primitive.name(),
+                s.algorithm.replace([':', '/', '\\', ' '], "_"),
+                s.ranks,
+                plan.config.bytes
+            );
+            trace_error.set(
+                super::download::download(&name, "application/json", &trace.to_string()).err(),
+            );
+        })
+    };
     html! {
         <section class="card gantt-card" id="gantt" aria-label={t!("gantt-label")}>
             <div class="card-head">
@@ -208,7 +227,9 @@ pub fn gantt(p: &GanttProps) -> Html {
                     { if loops > 1 { t!("gantt-loops", loops = loops, us = format::us(span), all = format::us(plan.estimate.time_us)) } else { t!("gantt-us", us = format::us(span)) } }
                 </span>
                 <span class="gantt-by">{toggle(By::Link, t!("gantt-by-link-btn"))}{toggle(By::Rank, t!("gantt-by-rank-btn"))}</span>
+                <button id="trace-download" class="seg-btn" title={t!("gantt-trace-title")} onclick={on_trace}>{t!("gantt-trace")}</button>
             </div>
+            { for trace_error.as_ref().map(|e| html! { <p class="error" role="alert">{e.clone()}</p> }) }
             <div class="gantt-scroll">
                 <svg class="gantt" viewBox={format!("0 0 {} {}", f(w), f(h))} style={format!("max-height:{}px", (h * 1.2).min(520.0))}
                     onclick={on_click} data-rows={rows.to_string()} role="img"

@@ -22,7 +22,8 @@
 //! | [`result_panel`] | the run's outcome (`#run-result`, the tooling hook) |
 //! | [`topology_layout`] | where nodes go: circle, HCCS groups, server boxes, collapsed servers |
 //! | [`topologies`] | the topologies and rank counts the controls offer |
-//! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time) |
+//! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time), its Perfetto trace download |
+//! | [`download`] | saving text the page made as a file |
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
@@ -38,6 +39,7 @@ pub mod colors;
 pub mod controls;
 pub mod custom_topology;
 pub mod describe;
+pub mod download;
 pub mod estimate_panel;
 pub mod format;
 pub mod gantt;

@@ -46,6 +46,7 @@ pub mod nccl_json;
 pub mod nccl_tests;
 pub mod osu;
 pub mod report;
+pub mod trace;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
