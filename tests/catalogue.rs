@@ -473,7 +473,7 @@ fn broken_catalogue_schedules_are_rejected() {
     s.steps[0].transfers[0].dst_first += 1;
     assert!(matches!(
         verify(&s).unwrap_err(),
-        VerifyError::BadTransfer { .. } | VerifyError::WrongResult { .. }
+        VerifyError::BadTransfer(_) | VerifyError::WrongResult { .. }
     ));
     // Reducing AlltoAll pieces of different origins.
     let mut s = algorithm::build(Algorithm::Mesh, Primitive::AlltoAll, 3).unwrap();

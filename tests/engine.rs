@@ -294,7 +294,7 @@ fn verifier_rejects_a_copy_race_and_bad_ranks() {
     s.steps[0].transfers[0].dst = 9;
     assert!(matches!(
         verify(&s).unwrap_err(),
-        VerifyError::BadTransfer { .. }
+        VerifyError::BadTransfer(_)
     ));
 }
 

@@ -6,7 +6,7 @@
 use super::dtype::{reduce_into, DType, ReduceOp};
 use super::input;
 use super::quantization::Compression;
-use super::schedule::{Schedule, TransferKind};
+use super::schedule::{BadTransfer, Schedule, TransferKind};
 use super::wire::{decode, encode, WireError};
 use thiserror::Error;
 
@@ -24,17 +24,11 @@ pub enum ExecuteError {
         want: usize,
         dtype: DType,
     },
-    /// A transfer names a rank or chunk outside the schedule, or its source
-    /// and destination chunks differ in size.
-    #[error("step {step}: transfer {src}->{dst} chunks {first}+{count} (to chunk {dst_first}) is outside the schedule or changes size")]
-    BadTransfer {
-        step: usize,
-        src: usize,
-        dst: usize,
-        first: usize,
-        count: usize,
-        dst_first: usize,
-    },
+    /// A transfer names a rank or chunk outside the schedule, moves no
+    /// chunk, or its source and destination differ in size
+    /// ([`Schedule::check_transfer`]).
+    #[error(transparent)]
+    BadTransfer(#[from] BadTransfer),
     /// A compressed payload could not be encoded (not a float dtype).
     #[error(transparent)]
     Wire(#[from] WireError),
@@ -112,17 +106,8 @@ pub fn execute_elems_with(
         }
     }
     for (step, s) in schedule.steps.iter().enumerate() {
-        for t in &s.transfers {
-            if !schedule.transfer_fits(t, elems) {
-                return Err(ExecuteError::BadTransfer {
-                    step,
-                    src: t.src,
-                    dst: t.dst,
-                    first: t.first,
-                    count: t.count,
-                    dst_first: t.dst_first,
-                });
-            }
+        for index in 0..s.transfers.len() {
+            schedule.check_transfer(step, index, Some(elems))?;
         }
     }
     let mut wire = 0u64;

@@ -23,6 +23,32 @@
 use super::collective::{part_range_u64, Expect, Primitive};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
+use thiserror::Error;
+
+/// A transfer its schedule cannot carry out ([`Schedule::check_transfer`]):
+/// a rank or chunk outside the schedule, no chunk at all, or chunks that
+/// change size. The verifier, the executor and the rank workers all report
+/// this one type.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("step {step}, transfer {index} (rank {src} -> {dst}, chunks {first}+{count} to chunk {dst_first}): {why}")]
+pub struct BadTransfer {
+    /// Step index.
+    pub step: usize,
+    /// Index of the transfer within its step.
+    pub index: usize,
+    /// Sending rank.
+    pub src: usize,
+    /// Receiving rank.
+    pub dst: usize,
+    /// First chunk read.
+    pub first: usize,
+    /// Chunks moved.
+    pub count: usize,
+    /// First chunk written.
+    pub dst_first: usize,
+    /// What is wrong, in words.
+    pub why: String,
+}
 
 /// What the receiver does with the chunks it receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -150,7 +176,7 @@ pub struct Schedule {
     /// is of the same shape by definition: such a schedule runs where all
     /// chunks have one size (MSCCL's own rule: the message divides into its
     /// chunks; [`Schedule::granule`]), and the executor and the workers
-    /// refuse other sizes ([`Schedule::transfer_fits`]).
+    /// refuse other sizes ([`Schedule::check_transfer`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub scratch: usize,
     /// Steps in order.
@@ -328,20 +354,72 @@ impl Schedule {
         a..b
     }
 
-    /// Does `t` name existing ranks and chunks (`first + count` and
-    /// `dst_first + count` within `chunks`, without overflow) and land in a
-    /// range of the same size as the one it reads, for a buffer of `elems`
-    /// elements? The executor and the worker machine refuse a transfer that
-    /// does not fit.
-    pub fn transfer_fits(&self, t: &Transfer, elems: usize) -> bool {
+    /// The one shape check of transfer `index` of step `step`, shared by
+    /// the verifier, the reference executor and the rank workers: it names
+    /// existing ranks, moves at least one chunk, reads and writes chunk
+    /// ranges inside the buffer (`first + count` and `dst_first + count`
+    /// within [`Schedule::total_chunks`], without overflow), and lands in
+    /// chunks of the same size as the ones it reads: by the collective's
+    /// block shapes ([`Schedule::same_shape`]) when `elems` is `None` (the
+    /// symbolic check), by element counts for a buffer of `elems` elements
+    /// otherwise.
+    ///
+    /// Errors: [`BadTransfer`] naming the step, the transfer and why.
+    /// Panics if `step` or `index` is out of range (a caller bug).
+    pub fn check_transfer(
+        &self,
+        step: usize,
+        index: usize,
+        elems: Option<usize>,
+    ) -> Result<(), BadTransfer> {
+        let t = &self.steps[step].transfers[index];
+        let bad = |why: String| BadTransfer {
+            step,
+            index,
+            src: t.src,
+            dst: t.dst,
+            first: t.first,
+            count: t.count,
+            dst_first: t.dst_first,
+            why,
+        };
+        let n = self.ranks;
+        if t.src >= n || t.dst >= n {
+            return Err(bad(format!("there are {n} ranks")));
+        }
         let total = self.total_chunks();
         let fits = |first: usize| first.checked_add(t.count).is_some_and(|e| e <= total);
-        t.src < self.ranks
-            && t.dst < self.ranks
-            && fits(t.first)
-            && fits(t.dst_first)
-            && self.range_elems(elems, t.first, t.count).len()
-                == self.range_elems(elems, t.dst_first, t.count).len()
+        if t.count == 0 || !fits(t.first) || !fits(t.dst_first) {
+            return Err(bad(format!(
+                "it must move at least one chunk, and the buffer has {total} chunks"
+            )));
+        }
+        match elems {
+            None => {
+                if let Some((a, b)) = t
+                    .chunks()
+                    .zip(t.dst_chunks())
+                    .find(|&(a, b)| !self.same_shape(a, b))
+                {
+                    return Err(bad(format!(
+                        "it moves chunk {a} into chunk {b}, which has a different size in {}",
+                        self.primitive
+                    )));
+                }
+            }
+            Some(e) => {
+                let (read, write) = (
+                    self.range_elems(e, t.first, t.count).len(),
+                    self.range_elems(e, t.dst_first, t.count).len(),
+                );
+                if read != write {
+                    return Err(bad(format!(
+                        "it reads {read} elements and writes {write} (a buffer of {e} elements)"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Total number of transfers.

@@ -28,7 +28,7 @@
 //! reproduces ([`super::check`]).
 
 use super::collective::Primitive;
-use super::schedule::{Schedule, TransferKind};
+use super::schedule::{BadTransfer, Schedule, TransferKind};
 use thiserror::Error;
 
 /// A set of ranks (bitset), for any rank count.
@@ -170,13 +170,10 @@ pub enum VerifyError {
         blocks: usize,
         root: usize,
     },
-    /// A transfer names a rank or chunk that does not exist, or sends to itself.
-    #[error("step {step}, transfer {transfer}: {what}")]
-    BadTransfer {
-        step: usize,
-        transfer: usize,
-        what: String,
-    },
+    /// A transfer names a rank or chunk that does not exist, moves no
+    /// chunk, or changes chunk size ([`Schedule::check_transfer`]).
+    #[error(transparent)]
+    BadTransfer(#[from] BadTransfer),
     /// A transfer sends a chunk that holds nothing.
     #[error(
         "step {step}, transfer {transfer}: rank {src} sends chunk {chunk}, which holds nothing yet"
@@ -300,36 +297,7 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
         // Check shapes and read every source at the start of the step.
         let mut reads = Vec::with_capacity(step.transfers.len());
         for (ti, t) in step.transfers.iter().enumerate() {
-            let bad = |what: String| VerifyError::BadTransfer {
-                step: si,
-                transfer: ti,
-                what,
-            };
-            if t.src >= n || t.dst >= n {
-                return Err(bad(format!(
-                    "rank {} -> {} but there are {n} ranks",
-                    t.src, t.dst
-                )));
-            }
-            if t.count == 0 || t.first + t.count > c || t.dst_first + t.count > c {
-                return Err(bad(format!(
-                    "chunks {}..{} -> {}..{} but the buffer has {c} chunks",
-                    t.first,
-                    t.first + t.count,
-                    t.dst_first,
-                    t.dst_first + t.count
-                )));
-            }
-            if let Some((a, b)) = t
-                .chunks()
-                .zip(t.dst_chunks())
-                .find(|&(a, b)| !schedule.same_shape(a, b))
-            {
-                return Err(bad(format!(
-                    "moves chunk {a} into chunk {b}, which has a different size in {}",
-                    schedule.primitive
-                )));
-            }
+            schedule.check_transfer(si, ti, None)?;
             let mut cells = Vec::with_capacity(t.count);
             for ch in t.chunks() {
                 let cell = &state[t.src][ch];

@@ -26,7 +26,7 @@ use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
 use crate::engine::dtype::{reduce_into, DType, ReduceOp};
 use crate::engine::execute::initial_buffer;
 use crate::engine::quantization::Compression;
-use crate::engine::schedule::{RankOp, Schedule, TransferKind};
+use crate::engine::schedule::{BadTransfer, RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
 use thiserror::Error;
 
@@ -105,16 +105,10 @@ pub enum MachineError {
     #[error("a buffer of {elems} {dtype} elements does not fit in memory")]
     TooLarge { elems: usize, dtype: DType },
     /// A transfer of this rank names a rank or chunk outside the schedule,
-    /// or lands in chunks of another size.
-    #[error("step {step}: transfer {src}->{dst} of chunks {first}+{count} (to chunk {dst_first}) is outside the schedule or changes size")]
-    BadTransfer {
-        step: usize,
-        src: usize,
-        dst: usize,
-        first: usize,
-        count: usize,
-        dst_first: usize,
-    },
+    /// moves no chunk, or lands in chunks of another size
+    /// ([`Schedule::check_transfer`]).
+    #[error(transparent)]
+    BadTransfer(#[from] BadTransfer),
     /// The next message from `from` is not the one the schedule expects.
     #[error("from rank {from}: expected step {want_step} chunks {want_first}+{want_count}, got step {got_step} chunks {got_first}+{got_count}")]
     Mismatch {
@@ -280,20 +274,9 @@ impl<P: Payload> RankMachine<P> {
             return Err(MachineError::TooLarge { elems, dtype });
         }
         for (step, s) in schedule.steps.iter().enumerate() {
-            for t in s
-                .transfers
-                .iter()
-                .filter(|t| t.src == rank || t.dst == rank)
-            {
-                if !schedule.transfer_fits(t, elems) {
-                    return Err(MachineError::BadTransfer {
-                        step,
-                        src: t.src,
-                        dst: t.dst,
-                        first: t.first,
-                        count: t.count,
-                        dst_first: t.dst_first,
-                    });
+            for (index, t) in s.transfers.iter().enumerate() {
+                if t.src == rank || t.dst == rank {
+                    schedule.check_transfer(step, index, Some(elems))?;
                 }
             }
         }
@@ -1030,12 +1013,12 @@ mod tests {
         bad.steps[0].transfers[0].count = 5;
         assert!(matches!(
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
-            Err(MachineError::BadTransfer { step: 0, .. })
+            Err(MachineError::BadTransfer(BadTransfer { step: 0, .. }))
         ));
         bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1).to_chunk(7);
         assert!(matches!(
             RankMachine::<Vec<u8>>::new(&bad, 0, DType::Fp32, ReduceOp::Sum, 1, 4),
-            Err(MachineError::BadTransfer { .. })
+            Err(MachineError::BadTransfer(_))
         ));
         // A local copy (src == dst, MSCCL's cpy) is a transfer like any other.
         bad.steps[0].transfers[0] = Transfer::copy(0, 0, 0, 1);

@@ -1625,8 +1625,8 @@ impl Imported {
         };
         let m = self.chunk_factor.max(1);
         match e {
-            V::BadTransfer { step, transfer, .. }
-            | V::SendsNothing { step, transfer, .. }
+            V::BadTransfer(b) => format!("{}: {e}", at(b.step, b.index)),
+            V::SendsNothing { step, transfer, .. }
             | V::DuplicateContribution { step, transfer, .. }
             | V::MixedOrigins { step, transfer, .. } => format!("{}: {e}", at(*step, *transfer)),
             V::WriteConflict { step, second, .. } => format!("{}: {e}", at(*step, *second)),
