@@ -14,3 +14,19 @@ export function launchChromium() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+/**
+ * Collects what must never happen on `page` into `problems` (returned):
+ * uncaught page errors, console errors (unless `console: false`, for the
+ * worker-failure suite, whose failures log by design) and dialogs, which
+ * are dismissed so the page never blocks. Every test file sets its pages
+ * up through this one helper and asserts `problems` is empty.
+ */
+export function watch(page, problems = [], { console: consoleErrors = true } = {}) {
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  if (consoleErrors) {
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  }
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  return problems;
+}

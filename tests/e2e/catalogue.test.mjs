@@ -16,7 +16,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 const BYTES = '64KiB';
 // CATALOGUE_LOG=file: one line per link (time, state, algorithm), for diagnosis.
@@ -71,9 +71,7 @@ const problems = [];
 before(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  watch(page, problems);
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
       console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);

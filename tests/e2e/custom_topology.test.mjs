@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 // 4 devices: two pairs on NVLink, a PCIe switch joining everyone.
 const FOUR = {
@@ -40,8 +40,7 @@ after(async () => { await browser?.close(); });
 
 async function open(url) {
   const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  watch(page, problems);
   await page.goto(url);
   return page;
 }

@@ -8,7 +8,7 @@
 // One page is reused (page.goto) and sizes are small, to keep this quick.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 const FINAL = (s) => s && !['idle', 'running'].includes(s);
 
@@ -18,9 +18,7 @@ const problems = [];
 before(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  watch(page, problems);
   // CSP violations (also reported on the console by Chromium).
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {

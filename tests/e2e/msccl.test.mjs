@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 const DIR = new URL('../fixtures/msccl/', import.meta.url).pathname;
 const FILES = [
@@ -27,8 +27,7 @@ after(async () => { await browser?.close(); });
 
 async function open(url) {
   const page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  watch(page, problems);
   await page.goto(url);
   await page.waitForSelector('#msccl');
   return page;

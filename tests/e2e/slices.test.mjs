@@ -5,7 +5,7 @@
 // - 910b-8 (HCCL): auto is one slice, the panel names HCCL_BUFFSIZE.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 let browser;
 let page;
@@ -13,8 +13,7 @@ const problems = [];
 before(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  watch(page, problems);
 });
 after(async () => { await browser?.close(); });
 

@@ -8,7 +8,7 @@ import { readFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 let browser;
@@ -19,7 +19,7 @@ test('the page downloads the Perfetto trace cclsim writes', async () => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
   const page = await context.newPage();
   const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  watch(page, problems);
   await page.goto(`${BASE}/?v=1&topo=910b-8&op=allreduce&algo=ring&bytes=1MiB&dtype=fp32`);
   await page.waitForSelector('#trace-download');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#trace-download')]);

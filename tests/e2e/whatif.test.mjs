@@ -9,7 +9,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, appendFileSync } from 'node:fs';
-import { BASE, launchChromium } from './browser.mjs';
+import { BASE, launchChromium, watch } from './browser.mjs';
 
 const FINAL = (s) => s && !['idle', 'running'].includes(s);
 let browser;
@@ -18,8 +18,7 @@ const problems = [];
 before(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  watch(page, problems);
 });
 after(async () => { await browser?.close(); });
 
