@@ -24,6 +24,8 @@
 //!   symmetric step (every rank's flow alike) takes one round, not one per
 //!   link. Running flows are a list (not a scan of every flow), starts
 //!   come from a sorted list.
+//! - **Chunk ranges once per loop**: a table of every chunk's element
+//!   range instead of two 128-bit divisions per transfer.
 //! - **Recording on demand**: per-transfer timings and link intervals are
 //!   built only when asked ([`super::Record::Full`]).
 
@@ -177,12 +179,24 @@ impl<'a> Fast<'a> {
         // Duration and sharing of the last simulated step.
         let mut prev: Option<(f64, usize)> = None;
         let reduce_matters = self.gamma.is_some();
+        // Every chunk's element range, once per loop (the ranges cost
+        // 128-bit divisions; a transfer reads two of them).
+        let chunk: Vec<std::ops::Range<u64>> = (0..schedule.chunks + schedule.scratch)
+            .map(|c| schedule.chunk_elems_u64(elems, c))
+            .collect();
+        let range = |first: usize, count: usize| match count {
+            0 => chunk.get(first).map(|r| r.start..r.start),
+            _ => chunk
+                .get(first + count - 1)
+                .map(|last| chunk[first].start..last.end),
+        };
         let mut t0 = 0.0f64;
         let mut ti = 0usize;
         for (si, step) in schedule.steps.iter().enumerate() {
             key.clear();
             for (k, t) in step.transfers.iter().enumerate() {
-                let r = schedule.range_elems_u64(elems, t.first, t.count);
+                let r = range(t.first, t.count)
+                    .unwrap_or_else(|| schedule.range_elems_u64(elems, t.first, t.count));
                 let reduces = reduce_matters && t.kind == TransferKind::Reduce;
                 key.push(Key {
                     route: self.route(ti + k, t.src, t.dst),
