@@ -117,6 +117,9 @@ fn fast_simulator_equals_the_reference_over_the_catalogue() {
     // One loop; uneven chunks; several HCCL buffer loops (200 MiB).
     let sizes: [u64; 3] = [4096, (1 << 20) + 12, 300 << 20];
     let slicings = [Slices::Fixed(1), Slices::Auto, Slices::Fixed(4)];
+    // 128 ranks: unsliced only (the reference's contended mesh steps are
+    // slow there, and the sliced path is covered at the smaller counts).
+    let big = |name: &str| name == "910b-16x8";
     let mut compared = 0;
     let mut failures = Vec::new();
     for (name, ranks) in presets {
@@ -126,6 +129,9 @@ fn fast_simulator_equals_the_reference_over_the_catalogue() {
         for (what, s) in &cases {
             for bytes in sizes {
                 for slices in slicings {
+                    if big(name) && slices != Slices::Fixed(1) {
+                        continue;
+                    }
                     let f = estimate_sliced(s, &topo, bytes, DType::Fp32, slices).unwrap();
                     let r =
                         estimate_sliced_reference(s, &topo, bytes, DType::Fp32, slices).unwrap();
