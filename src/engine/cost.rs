@@ -36,12 +36,16 @@
 use super::algorithm::Algorithm;
 use super::collective::Primitive;
 use super::dtype::DType;
-use super::schedule::{Schedule, TransferKind};
+use super::schedule::Schedule;
 use super::topology::{Route, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
+mod fast;
+#[doc(hidden)]
+pub mod reference;
 mod sliced;
+#[doc(hidden)]
+pub use reference::estimate_sliced_reference;
 pub use sliced::{
     choose as choose_slices, nccl_slice_bytes, Slices, Slicing, MAX_SLICES, NCCL_STEP_BYTES,
     SLICE_BUDGET,
@@ -164,12 +168,25 @@ pub fn estimate(
     estimate_sliced(schedule, topo, bytes, dtype, Slices::Fixed(1))
 }
 
+/// How much of the [`Timeline`] an estimate records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Record {
+    /// Every step, transfer, route and link interval (what the page draws
+    /// and animates).
+    #[default]
+    Full,
+    /// The steps only ([`Timeline::transfers`], `routes` and `link_busy`
+    /// left empty): what a total needs, with no memory per transfer
+    /// (`cclsim predict`, the ranking, sweeps).
+    Steps,
+}
+
 /// [`estimate`] with every transfer cut into slices that pipeline through
 /// the steps (`slices`: `auto` = like the real library, or a count; the
 /// rule, the caps and the pipelined model are in [`sliced`]'s doc,
 /// `src/engine/cost/sliced.rs`). One slice is exactly [`estimate`]; the
 /// count used and why are in [`Estimate::slicing`]. With buffer loops each
-/// loop is sliced.
+/// loop is sliced. Records the whole [`Timeline`] ([`Record::Full`]).
 ///
 /// Errors: as [`estimate`].
 pub fn estimate_sliced(
@@ -179,8 +196,30 @@ pub fn estimate_sliced(
     dtype: DType,
     slices: Slices,
 ) -> Result<Estimate, TopologyError> {
+    estimate_recorded(schedule, topo, bytes, dtype, slices, Record::Full)
+}
+
+/// [`estimate_sliced`], recording as much of the [`Timeline`] as `record`
+/// asks (times are the same either way). Unsliced (`k = 1`) loops run on
+/// the fast step-synchronous simulator ([`fast`]: flat per-link arrays,
+/// routes resolved once per rank pair, a step identical to the previous
+/// one reused, max-min fair rates filled level by level); sliced ones on
+/// the pipelined simulator ([`sliced`]). Both equal
+/// [`reference::estimate_sliced_reference`] to 1e-9 relative
+/// (`tests/sim_reference.rs`).
+///
+/// Errors: as [`estimate`].
+pub fn estimate_recorded(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+    record: Record,
+) -> Result<Estimate, TopologyError> {
     topo.check_ranks(schedule.ranks)?;
     topo.validate()?;
+    let full = record == Record::Full;
     let es = dtype.size_bytes() as u64;
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
@@ -191,29 +230,27 @@ pub fn estimate_sliced(
         }
         _ => (1, elems),
     };
-    let mut sim = Simulator::new(schedule, topo)?;
     let slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     let (k, w) = (slicing.slices as usize, slicing.window as usize);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
     let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
-    let mut timeline = if k > 1 {
-        sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, true)
+    let (mut timeline, last_us) = if k > 1 {
+        let sim = reference::Simulator::new(schedule, topo)?;
+        let first = sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, full);
+        let last = last_loop(elems, loops, loop_elems)
+            .map(|e| total(&sim.run_sliced(e, es, k, w, slicing.slice_elems, false)));
+        (first, last)
     } else {
-        sim.run(loop_elems, es, true)?
+        let sim = fast::Fast::new(schedule, topo)?;
+        let first = sim.run(loop_elems, es, full);
+        let last = last_loop(elems, loops, loop_elems).map(|e| total(&sim.run(e, es, false)));
+        (first, last)
     };
     let first_us = total(&timeline);
     let mut time_us = first_us;
     if loops > 1 {
-        let last_elems = elems - (loops - 1) * loop_elems;
-        let last_us = if last_elems == loop_elems {
-            first_us
-        } else if k > 1 {
-            total(&sim.run_sliced(last_elems, es, k, w, slicing.slice_elems, false))
-        } else {
-            total(&sim.run(last_elems, es, false)?)
-        };
-        time_us = (loops - 1) as f64 * first_us + last_us;
+        time_us = (loops - 1) as f64 * first_us + last_us.unwrap_or(first_us);
     }
     timeline.loops = loops;
     timeline.loop_bytes = loop_elems * es;
@@ -233,335 +270,11 @@ pub fn estimate_sliced(
     })
 }
 
-/// One flow of the current step.
-struct Flow {
-    /// Directed-link ids (`2·link + forward`) crossed.
-    hops: std::ops::Range<usize>,
-    /// Bytes still to move.
-    remaining: f64,
-    /// Data phase starts (after `α`), µs.
-    active_from: f64,
-    /// Current rate, bytes/µs.
-    rate: f64,
-    /// Last byte arrived, µs (NaN while running).
-    end: f64,
-}
-
-/// The event-driven simulator: routes resolved once per schedule.
-struct Simulator<'a> {
-    schedule: &'a Schedule,
-    topo: &'a Topology,
-    /// Route index of every transfer, in schedule order.
-    route_of: Vec<usize>,
-    routes: Vec<Route>,
-    /// Capacity of every directed link, bytes/µs.
-    cap: Vec<f64>,
-}
-
-impl<'a> Simulator<'a> {
-    fn new(schedule: &'a Schedule, topo: &'a Topology) -> Result<Self, TopologyError> {
-        let adj = topo.adjacency();
-        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut routes = Vec::new();
-        let mut route_of = Vec::with_capacity(schedule.transfer_count());
-        for t in schedule.steps.iter().flat_map(|s| s.transfers.iter()) {
-            let i = match index.get(&(t.src, t.dst)) {
-                Some(&i) => i,
-                None => {
-                    let r = if t.src == t.dst {
-                        Route::local()
-                    } else {
-                        topo.route_with(&adj, t.src, t.dst)?
-                    };
-                    routes.push(r);
-                    index.insert((t.src, t.dst), routes.len() - 1);
-                    routes.len() - 1
-                }
-            };
-            route_of.push(i);
-        }
-        let cap = topo
-            .links
-            .iter()
-            .flat_map(|l| [l.bandwidth_gbps * 1e3, l.bandwidth_gbps * 1e3])
-            .collect();
-        Ok(Simulator {
-            schedule,
-            topo,
-            route_of,
-            routes,
-            cap,
-        })
-    }
-
-    /// Simulates one loop of `elems` elements of `es` bytes.
-    fn run(&mut self, elems: u64, es: u64, record: bool) -> Result<Timeline, TopologyError> {
-        let schedule = self.schedule;
-        let gamma = self.topo.reduce_gbps;
-        let mut t0 = 0.0f64;
-        let mut steps = Vec::with_capacity(schedule.steps.len());
-        let mut transfers = Vec::with_capacity(if record { schedule.transfer_count() } else { 0 });
-        let mut link_busy = Vec::new();
-        // Scratch, reused across steps.
-        // Per link direction (`2·link + forward`) and per rank, with the
-        // touched entries listed so a step resets only what it used.
-        let directions = 2 * self.topo.links.len();
-        let mut hop_ids: Vec<usize> = Vec::new();
-        let mut flows: Vec<Flow> = Vec::new();
-        let mut users: Vec<usize> = vec![0; directions];
-        let mut used: Vec<usize> = Vec::new();
-        let mut busy: Vec<Option<(f64, f64, usize)>> = vec![None; directions];
-        let mut busy_until: Vec<f64> = vec![f64::NAN; schedule.ranks];
-        let mut reducing: Vec<usize> = Vec::new();
-        let mut ti = 0usize;
-        for (si, step) in schedule.steps.iter().enumerate() {
-            hop_ids.clear();
-            flows.clear();
-            for id in used.drain(..) {
-                users[id] = 0;
-            }
-            let mut sizes = Vec::with_capacity(step.transfers.len());
-            for (k, t) in step.transfers.iter().enumerate() {
-                let route = &self.routes[self.route_of[ti + k]];
-                let r = schedule.range_elems_u64(elems, t.first, t.count);
-                let b = (r.end - r.start) * es;
-                sizes.push(b);
-                let first = hop_ids.len();
-                for h in &route.hops {
-                    let id = 2 * h.link + usize::from(h.forward);
-                    hop_ids.push(id);
-                    if users[id] == 0 {
-                        used.push(id);
-                    }
-                    users[id] += 1;
-                }
-                flows.push(Flow {
-                    hops: first..hop_ids.len(),
-                    remaining: b as f64,
-                    active_from: t0 + route.latency_us,
-                    rate: 0.0,
-                    end: f64::NAN,
-                });
-            }
-            let max_link_sharing = used.iter().map(|&id| users[id]).max().unwrap_or(0);
-            if max_link_sharing <= 1 {
-                // Uncontended: every flow at its route's bottleneck bandwidth.
-                for f in flows.iter_mut() {
-                    let rate = hop_ids[f.hops.clone()]
-                        .iter()
-                        .map(|&id| self.cap[id])
-                        .fold(f64::INFINITY, f64::min);
-                    f.rate = rate;
-                    f.end = if f.remaining > 0.0 {
-                        f.active_from + f.remaining / rate
-                    } else {
-                        f.active_from
-                    };
-                }
-            } else {
-                self.contended(&mut flows, &hop_ids);
-            }
-            // Arrival order, then serial reduces per receiver.
-            let mut order: Vec<usize> = (0..flows.len()).collect();
-            order.sort_by(|&x, &y| flows[x].end.total_cmp(&flows[y].end).then(x.cmp(&y)));
-            for r in reducing.drain(..) {
-                busy_until[r] = f64::NAN;
-            }
-            let mut done = vec![0.0; flows.len()];
-            for i in order {
-                let t = &step.transfers[i];
-                let arrive = flows[i].end;
-                done[i] = match (t.kind, gamma) {
-                    (TransferKind::Reduce, Some(g)) => {
-                        let prev = busy_until[t.dst];
-                        if prev.is_nan() {
-                            reducing.push(t.dst);
-                        }
-                        let start = if prev.is_nan() { t0 } else { prev }.max(arrive);
-                        let end = start + sizes[i] as f64 / (g * 1e3);
-                        busy_until[t.dst] = end;
-                        end
-                    }
-                    _ => arrive,
-                };
-            }
-            let end = done.iter().copied().fold(t0, f64::max);
-            if record {
-                for (i, f) in flows.iter().enumerate() {
-                    for &id in &hop_ids[f.hops.clone()] {
-                        let e = busy[id].get_or_insert((f.active_from, f.end, 0));
-                        e.0 = e.0.min(f.active_from);
-                        e.1 = e.1.max(f.end);
-                        e.2 += 1;
-                    }
-                    let route = self.route_of[ti + i];
-                    transfers.push(TransferTiming {
-                        step: si,
-                        index: i,
-                        bytes: sizes[i],
-                        link: self.routes[route]
-                            .hops
-                            .first()
-                            .map_or(usize::MAX, |h| h.link),
-                        start_us: t0,
-                        end_us: f.end,
-                        done_us: done[i],
-                        route,
-                    });
-                }
-                let mut ids = used.clone();
-                ids.sort_unstable();
-                link_busy.extend(ids.into_iter().filter_map(|id| {
-                    busy[id].take().map(|(a, b, n)| LinkBusy {
-                        link: id / 2,
-                        forward: id % 2 == 1,
-                        step: si,
-                        start_us: a,
-                        end_us: b,
-                        flows: n,
-                    })
-                }));
-            }
-            steps.push(StepTiming {
-                start_us: t0,
-                end_us: end,
-                max_link_sharing,
-            });
-            ti += step.transfers.len();
-            t0 = end;
-        }
-        Ok(Timeline {
-            steps,
-            transfers,
-            routes: if record {
-                self.routes.clone()
-            } else {
-                Vec::new()
-            },
-            link_busy,
-            loops: 1,
-            loop_bytes: 0,
-        })
-    }
-
-    /// Event loop for a step where some link direction carries several
-    /// flows: max-min fair rates, recomputed at every start and finish.
-    fn contended(&self, flows: &mut [Flow], hop_ids: &[usize]) {
-        // Compact ids of the link directions used in this step.
-        let mut local: HashMap<usize, usize> = HashMap::new();
-        let mut cap0 = Vec::new();
-        let hops: Vec<usize> = hop_ids
-            .iter()
-            .map(|&id| {
-                *local.entry(id).or_insert_with(|| {
-                    cap0.push(self.cap[id]);
-                    cap0.len() - 1
-                })
-            })
-            .collect();
-        let nl = cap0.len();
-        let mut on_link: Vec<Vec<usize>> = vec![Vec::new(); nl];
-        for (i, f) in flows.iter().enumerate() {
-            for &l in &hops[f.hops.clone()] {
-                on_link[l].push(i);
-            }
-        }
-        // Zero-byte flows end as soon as they start.
-        for f in flows.iter_mut() {
-            if f.remaining <= 0.0 {
-                f.end = f.active_from;
-            }
-        }
-        let mut now = flows
-            .iter()
-            .map(|f| f.active_from)
-            .fold(f64::INFINITY, f64::min);
-        let mut cap = vec![0.0; nl];
-        let mut cnt = vec![0usize; nl];
-        let mut frozen = vec![false; flows.len()];
-        loop {
-            let running: Vec<usize> = (0..flows.len())
-                .filter(|&i| flows[i].end.is_nan() && flows[i].active_from <= now)
-                .collect();
-            let next_start = flows
-                .iter()
-                .filter(|f| f.end.is_nan() && f.active_from > now)
-                .map(|f| f.active_from)
-                .fold(f64::INFINITY, f64::min);
-            if running.is_empty() {
-                if next_start.is_finite() {
-                    now = next_start;
-                    continue;
-                }
-                break;
-            }
-            // Progressive filling over the running flows.
-            cap.copy_from_slice(&cap0);
-            cnt.iter_mut().for_each(|c| *c = 0);
-            for &i in &running {
-                frozen[i] = false;
-                for &l in &hops[flows[i].hops.clone()] {
-                    cnt[l] += 1;
-                }
-            }
-            let mut left = running.len();
-            while left > 0 {
-                let mut best = usize::MAX;
-                let mut share = f64::INFINITY;
-                for l in 0..nl {
-                    if cnt[l] > 0 {
-                        let s = cap[l] / cnt[l] as f64;
-                        if s < share {
-                            share = s;
-                            best = l;
-                        }
-                    }
-                }
-                if best == usize::MAX {
-                    break;
-                }
-                for &i in &on_link[best] {
-                    if frozen[i] || !flows[i].end.is_nan() || flows[i].active_from > now {
-                        continue;
-                    }
-                    frozen[i] = true;
-                    left -= 1;
-                    flows[i].rate = share;
-                    for &l in &hops[flows[i].hops.clone()] {
-                        cap[l] -= share;
-                        cnt[l] -= 1;
-                    }
-                }
-            }
-            // Next event: a finish or a start.
-            let next_finish = running
-                .iter()
-                .map(|&i| now + flows[i].remaining / flows[i].rate)
-                .fold(f64::INFINITY, f64::min);
-            let next = next_finish.min(next_start);
-            if !next.is_finite() {
-                // No progress possible (cannot happen with positive
-                // capacities); end the running flows now rather than loop.
-                for &i in &running {
-                    flows[i].end = now;
-                }
-                break;
-            }
-            let dt = next - now;
-            let tol = 1e-12 * next.abs().max(1.0);
-            for &i in &running {
-                let f = &mut flows[i];
-                let finish = now + f.remaining / f.rate;
-                if finish <= next + tol {
-                    f.remaining = 0.0;
-                    f.end = finish;
-                } else {
-                    f.remaining -= f.rate * dt;
-                }
-            }
-            now = next;
-        }
-    }
+/// Elements of the last buffer loop when it differs from the others.
+fn last_loop(elems: u64, loops: u64, loop_elems: u64) -> Option<u64> {
+    (loops > 1)
+        .then(|| elems - (loops - 1) * loop_elems)
+        .filter(|&e| e != loop_elems)
 }
 
 /// The uncontended closed form of `algorithm` for `primitive` on `n` ranks,

@@ -67,7 +67,8 @@
 //! [`SLICE_BUDGET`] (so the page stays interactive); a larger request is
 //! capped and the [`Slicing`] says so.
 
-use super::{LinkBusy, Simulator, StepTiming, Timeline, TransferTiming};
+use super::reference::Simulator;
+use super::{LinkBusy, StepTiming, Timeline, TransferTiming};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Schedule, TransferKind};
 use crate::engine::topology::Topology;

@@ -34,16 +34,33 @@ impl Bound {
     ///
     /// Errors: a sentence if two communicating ranks have no route.
     pub fn of(schedule: &Schedule, topo: &Topology) -> Result<Bound, String> {
-        let mut pairs = std::collections::HashMap::with_capacity(topo.links.len());
+        // Per node, its links and their other ends in link order; a pair
+        // joined by several links uses the last one.
+        let mut pairs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); topo.nodes()];
         let mut uplink: Vec<Option<usize>> = vec![None; topo.devices.len()];
         for (i, l) in topo.links.iter().enumerate() {
-            pairs.insert((l.a.min(l.b), l.a.max(l.b)), i);
+            if let Some(v) = pairs.get_mut(l.a) {
+                v.push((l.b, i));
+            }
+            if l.a != l.b {
+                if let Some(v) = pairs.get_mut(l.b) {
+                    v.push((l.a, i));
+                }
+            }
             for (d, other) in [(l.a, l.b), (l.b, l.a)] {
                 if topo.is_device(d) && !topo.is_device(other) && uplink[d].is_none() {
                     uplink[d] = Some(i);
                 }
             }
         }
+        let direct = |a: usize, b: usize| -> Option<usize> {
+            pairs
+                .get(a)?
+                .iter()
+                .rev()
+                .find(|&&(o, _)| o == b)
+                .map(|&(_, l)| l)
+        };
         let mut load = vec![0.0f64; 2 * topo.links.len()];
         let mut total = vec![0.0f64; 2 * topo.links.len()];
         let mut touched: Vec<usize> = Vec::new();
@@ -55,7 +72,7 @@ impl Bound {
             for t in step.transfers.iter().filter(|t| t.src != t.dst) {
                 // Local copies and reduces (src == dst) cross no link.
                 hops.clear();
-                if let Some(&l) = pairs.get(&(t.src.min(t.dst), t.src.max(t.dst))) {
+                if let Some(l) = direct(t.src, t.dst) {
                     hops.push(dir(l, t.src));
                 } else if let (Some(u), Some(v)) = (
                     uplink.get(t.src).copied().flatten(),

@@ -46,7 +46,7 @@ use super::calibrate::Profile;
 use super::collective::Primitive;
 use super::compressed::{self, CompressedEstimate, CompressedSetup, Placement};
 use super::config::{AlgoChoice, Config, MEASURED};
-use super::cost::{self, Estimate, Slices, Timeline};
+use super::cost::{self, Estimate, Record, Slices, Timeline};
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
@@ -366,6 +366,22 @@ pub fn estimate(
     dtype: DType,
     slices: Slices,
 ) -> Result<(Estimate, Method, f64), PlanError> {
+    estimate_recorded(schedule, topo, bytes, dtype, slices, Record::Full)
+}
+
+/// [`estimate`], recording as much of a simulated [`Timeline`] as `record`
+/// asks ([`Record::Steps`]: no memory per transfer; the figures are the
+/// same).
+///
+/// Errors: [`PlanError::Model`] (no route between two ranks).
+pub fn estimate_recorded(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+    record: Record,
+) -> Result<(Estimate, Method, f64), PlanError> {
     let bound = Bound::of(schedule, topo).map_err(PlanError::Model)?;
     let (b, latency_us, _) = bound.estimate(bytes, dtype);
     let total = schedule.transfer_count();
@@ -376,7 +392,7 @@ pub fn estimate(
         .max()
         .unwrap_or(0);
     if total <= SIM_BUDGET_TRANSFERS && widest <= SIM_BUDGET_STEP_TRANSFERS {
-        let e = cost::estimate_sliced(schedule, topo, bytes, dtype, slices)
+        let e = cost::estimate_recorded(schedule, topo, bytes, dtype, slices, record)
             .map_err(|e| PlanError::Model(e.to_string()))?;
         Ok((e, Method::Simulated, latency_us))
     } else {
@@ -470,7 +486,15 @@ fn candidate(
         });
     }
     let s = build(config, topo, a)?;
-    let (e, method, latency_us) = estimate(&s, topo, config.bytes, config.dtype, config.slices)?;
+    // A row shows figures only: no per-transfer timeline.
+    let (e, method, latency_us) = estimate_recorded(
+        &s,
+        topo,
+        config.bytes,
+        config.dtype,
+        config.slices,
+        Record::Steps,
+    )?;
     Ok(Candidate {
         algorithm: a,
         runs_in_library,
@@ -701,7 +725,20 @@ impl Plan {
                 (e, Method::Measured { segment }, alpha)
             }
             (Some(s), None) => {
-                self::estimate(s, &topology, config.bytes, config.dtype, config.slices)?
+                // The page draws the timeline; cclsim and sweeps need the
+                // figures only.
+                let record = match scope {
+                    Scope::Full => Record::Full,
+                    Scope::Headline => Record::Steps,
+                };
+                estimate_recorded(
+                    s,
+                    &topology,
+                    config.bytes,
+                    config.dtype,
+                    config.slices,
+                    record,
+                )?
             }
             (None, None) => {
                 return Err(PlanError::Model(
