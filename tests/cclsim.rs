@@ -678,3 +678,37 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     assert_eq!(code, 2);
     assert!(err.contains("point-to-point"), "{err}");
 }
+
+#[test]
+fn redop_avg_is_noted_on_hccl_and_refused_when_unknown() {
+    let args = |topo: &'static str, op: &'static str| {
+        vec![
+            "predict",
+            "--topo",
+            topo,
+            "--op",
+            "allreduce",
+            "--algo",
+            "auto",
+            "--bytes",
+            "1MiB",
+            "--redop",
+            op,
+        ]
+    };
+    let (code, out, _) = cclsim(&args("910b-8", "avg"));
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("note: HCCL has no avg (HcclReduceOp has SUM, PROD, MAX and MIN)"),
+        "{out}"
+    );
+    let (code, out, _) = cclsim(&args("h100-8", "avg"));
+    assert_eq!(code, 0);
+    assert!(!out.contains("note:"), "{out}");
+    let (code, _, err) = cclsim(&args("910b-8", "mean"));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--redop \"mean\": one of sum, prod, max, min, avg"),
+        "{err}"
+    );
+}

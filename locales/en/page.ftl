@@ -381,3 +381,6 @@ li-unusable = { $n ->
 }
 li-not-used = not used:
 li-fitted-below = fitted below
+
+redop-avg-option = avg (NCCL's ncclAvg)
+redop-lacks = { $lib } has no { $op }: its reduce ops are SUM, PROD, MAX and MIN. This run computes NCCL's ncclAvg: each rank's data times 1/n in the data type, then summed (integers: summed, then divided by n toward zero).

@@ -373,3 +373,6 @@ li-rejected = 此表被拒绝：
 li-unusable = 其中 { $n } 张不可用（见下）。
 li-not-used = 未使用：
 li-fitted-below = 已在下方拟合
+
+redop-avg-option = avg（NCCL 的 ncclAvg）
+redop-lacks = { $lib } 没有 { $op }：其归约操作只有 SUM、PROD、MAX、MIN。此处按 NCCL 的 ncclAvg 计算：每个 rank 的数据先在该数据类型中乘以 1/n，再求和（整数：先求和，再除以 n 向零取整）。

@@ -4,7 +4,7 @@
 //!
 //! - `cclsim predict --topo T --op OP --algo A|auto --bytes B [--ranks N]
 //!   [--profile P.json] [--topology C.json] [--slices auto|K] [--dtype D]
-//!   [--root R] [--json | --format table|jsonl|csv]`
+//!   [--root R] [--redop sum|prod|max|min|avg] [--json | --format table|jsonl|csv]`
 //! - `cclsim sweep ... -b 8 -e 1G -f 2 [--format table|jsonl|csv]`:
 //!   nccl-tests' table (which `cclsim fit` reads back), JSON lines or CSV.
 //! - `cclsim fit LOG --out P.json [--ranks N] [--op NAME] [--json]`: fit a
@@ -159,6 +159,9 @@ mod cli {
         /// Slices per transfer: auto (like the library) or 1..=256.
         #[arg(long, default_value = "auto")]
         slices: String,
+        /// Reduce op: sum, prod, max, min, avg (NCCL's ncclAvg; HCCL has none).
+        #[arg(long, default_value = "sum")]
+        redop: String,
     }
 
     #[derive(Subcommand)]
@@ -340,6 +343,7 @@ mod cli {
             .append_pair("op", &m.op.to_ascii_lowercase())
             .append_pair("algo", &m.algo.to_ascii_lowercase())
             .append_pair("dtype", &m.dtype.to_ascii_lowercase())
+            .append_pair("redop", &m.redop.to_ascii_lowercase())
             .append_pair("slices", &m.slices)
             .append_pair("bytes", bytes);
         let profile = match &m.profile {
@@ -470,6 +474,8 @@ mod cli {
                 "method": p.method.name(),
                 "verdict": p.verdict,
                 "op": c.op.name(),
+                "redop": c.redop.name(),
+                "redop_note": p.library.redop_note(c.op, c.redop),
                 "bytes": c.bytes,
                 "ranks": c.ranks,
                 "topology": p.topology.name,
@@ -480,6 +486,9 @@ mod cli {
                 "link": format!("?{}", c.to_query()),
             });
             return out(&format!("{v}\n"));
+        }
+        if let Some(n) = p.library.redop_note(c.op, c.redop) {
+            out(&format!("note: {n}\n"))?;
         }
         out(&format!(
             "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s\n{}\nslices: {} ({})\n",

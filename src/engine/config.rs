@@ -435,7 +435,12 @@ impl Config {
                 },
                 "redop" => match ReduceOp::from_name(v) {
                     Some(o) => c.redop = o,
-                    None => bad("redop", v, "one of sum, prod, max, min".into()),
+                    None => bad(
+                        "redop",
+                        v,
+                        "one of sum, prod, max, min, avg (avg: NCCL's ncclAvg; HCCL has none)"
+                            .into(),
+                    ),
                 },
                 "seed" => match v.parse::<u64>() {
                     Ok(s) => c.seed = s,
@@ -1430,7 +1435,7 @@ mod tests {
             ("algo=tree%00".into(), "algo", "auto"),
             ("topo=dgx-a100".into(), "topo", "910b-8"),
             ("dtype=fp64".into(), "dtype", "fp32"),
-            ("redop=avg".into(), "redop", "sum"),
+            ("redop=mean".into(), "redop", "sum"),
             ("seed=1.5".into(), "seed", "integer"),
             ("seed=18446744073709551616".into(), "seed", "integer"),
             ("bytes=1e400".into(), "bytes", "KiB"),

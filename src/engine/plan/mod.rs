@@ -891,6 +891,9 @@ impl Plan {
     /// The ranking in words, one line per row, and how the headline was made.
     fn make_details(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if let Some(n) = self.library.redop_note(self.config.op, self.config.redop) {
+            out.push(format!("{n}."));
+        }
         match self.method {
             Method::Bound => out.push(format!(
                 "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
@@ -1027,7 +1030,8 @@ fn compressed_plan(
         placement: config.placement,
         shape: config.grad,
     };
-    compressed::check_applies(&setup, config.op, config.dtype).map_err(|e| model(e.to_string()))?;
+    compressed::check_applies(&setup, config.op, config.dtype, config.redop)
+        .map_err(|e| model(e.to_string()))?;
     let (run, gather_algorithm) = match setup.placement {
         Placement::Hop => (schedule.clone(), None),
         Placement::Once => {
