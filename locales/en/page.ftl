@@ -384,3 +384,8 @@ li-fitted-below = fitted below
 
 redop-avg-option = avg (NCCL's ncclAvg)
 redop-lacks = { $lib } has no { $op }: its reduce ops are SUM, PROD, MAX and MIN. This run computes NCCL's ncclAvg: each rank's data times 1/n in the data type, then summed (integers: summed, then divided by n toward zero).
+wi-compress-min = compress from
+wi-compress-min-title = compress_min: messages and fusion buckets smaller than this are sent uncompressed (0 = compress everything)
+wi-below-min = This message ({ $bytes }) is below compress_min ({ $min }): it is sent uncompressed.
+wi-large-only = compress only large buckets
+wi-large-only-line = { $k } of { $n } buckets of at least { $min } compressed: { $wire } on the wire instead of { $raw }; { $t } µs instead of { $fused } µs; relative L2 error { $err }

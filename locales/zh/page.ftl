@@ -376,3 +376,8 @@ li-fitted-below = 已在下方拟合
 
 redop-avg-option = avg（NCCL 的 ncclAvg）
 redop-lacks = { $lib } 没有 { $op }：其归约操作只有 SUM、PROD、MAX、MIN。此处按 NCCL 的 ncclAvg 计算：每个 rank 的数据先在该数据类型中乘以 1/n，再求和（整数：先求和，再除以 n 向零取整）。
+wi-compress-min = 压缩阈值
+wi-compress-min-title = compress_min：小于此大小的消息和融合桶不压缩直接发送（0 = 全部压缩）
+wi-below-min = 此消息（{ $bytes }）小于 compress_min（{ $min }）：不压缩直接发送。
+wi-large-only = 只压缩大桶
+wi-large-only-line = { $n } 个桶中 { $k } 个（不小于 { $min }）被压缩：线上 { $wire }，而非 { $raw }；{ $t } µs，而非 { $fused } µs；相对 L2 误差 { $err }

@@ -235,6 +235,13 @@ mod cli {
             /// Gradient dtype.
             #[arg(long, default_value = "bf16")]
             dtype: String,
+            /// Compress the buckets (what-if): none, int8, fp8e4m3, fp8e5m2.
+            #[arg(long, default_value = "none")]
+            compress: String,
+            /// With --compress: buckets smaller than this size are sent
+            /// uncompressed ("compress only large gradients"); 0 = all.
+            #[arg(long = "compress-min", default_value = "0")]
+            compress_min: String,
             /// Print JSON.
             #[arg(long)]
             json: bool,
@@ -765,6 +772,7 @@ mod cli {
         spec: &str,
         bucket: Option<&str>,
         dtype: &str,
+        (compress, compress_min): (&str, &str),
         json: bool,
     ) -> Res<()> {
         let mut q = form_urlencoded::Serializer::new(String::new());
@@ -773,13 +781,20 @@ mod cli {
             .append_pair("topo", topo)
             .append_pair("ranks", &ranks.to_string())
             .append_pair("dtype", dtype)
-            .append_pair("fusion", spec);
+            .append_pair("fusion", spec)
+            .append_pair("compress", compress)
+            .append_pair("compress_min", compress_min);
         if let Some(b) = bucket {
             q.append_pair("bucket", b);
         }
         let (c, errors) = Config::from_query(&q.finish());
         if let Some(e) = errors.iter().find(|e| !e.is_notice()) {
-            return Err(format!("--{} {:?}: {}", e.key, e.value, e.allowed));
+            return Err(format!(
+                "--{} {:?}: {}",
+                e.key.replace('_', "-"),
+                e.value,
+                e.allowed
+            ));
         }
         let p = Plan::new(&c).map_err(|e| e.to_string())?;
         let Some(f) = &p.fusion else {
@@ -796,23 +811,37 @@ mod cli {
                 "unfused_us": plan.unfused_us,
                 "fused_us": plan.fused_us,
                 "crossover_bytes": plan.crossover_bytes,
+                "compression": f.compression,
                 "link": format!("?{}", c.to_query()),
             });
             out(&format!("{v}\n"))
         } else {
             let mut text = format!("{}\n", plan.summary(f.tensors.len()));
+            if let Some(z) = &f.compression {
+                text.push_str(&format!(
+                    "compression ({} what-if; HCCL and NCCL have none): {}\n",
+                    c.compress.scheme.name(),
+                    z.summary(plan.fused_us)
+                ));
+            }
             text.push_str(&format!(
-                "{:>6} {:>8} {:>12} {:>10} {:>12}\n",
-                "bucket", "tensors", "bytes", "algorithm", "time(us)"
+                "{:>6} {:>8} {:>12} {:>10} {:>12} {:>10}\n",
+                "bucket", "tensors", "bytes", "algorithm", "time(us)", "compressed"
             ));
             for (i, (b, cost)) in plan.buckets.iter().enumerate() {
+                let z = f.compression.as_ref().map(|z| z.compressed[i]);
                 text.push_str(&format!(
-                    "{:>6} {:>8} {:>12} {:>10} {:>12.2}\n",
+                    "{:>6} {:>8} {:>12} {:>10} {:>12.2} {:>10}\n",
                     i,
                     b.tensors.len(),
                     b.bytes,
                     cost.algorithm.name(),
-                    cost.time_us
+                    cost.time_us,
+                    match z {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "-",
+                    }
                 ));
             }
             out(&text)
@@ -1107,8 +1136,18 @@ mod cli {
                 fusion,
                 bucket,
                 dtype,
+                compress,
+                compress_min,
                 json,
-            } => fusion_cmd(topo, *ranks, fusion, bucket.as_deref(), dtype, *json),
+            } => fusion_cmd(
+                topo,
+                *ranks,
+                fusion,
+                bucket.as_deref(),
+                dtype,
+                (compress, compress_min),
+                *json,
+            ),
             Cmd::Msccl {
                 file,
                 topo,

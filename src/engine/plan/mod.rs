@@ -50,7 +50,7 @@ use super::cost::{self, Estimate, Slices, Timeline};
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
-use super::quantization::Scheme;
+use super::quantization::{self, Scheme};
 use super::schedule::Schedule;
 use super::topology::Topology;
 use super::units::format_bytes;
@@ -219,6 +219,9 @@ pub struct FusionView {
     /// The bucket whose size is this plan's message size (the real run is
     /// that fused bucket), if any.
     pub running: Option<usize>,
+    /// With compression on: the buckets of at least `compress_min`
+    /// compressed, the rest sent as is ([`fusion::compress_large`]).
+    pub compression: Option<fusion::CompressedFusion>,
 }
 
 /// The model's view of one configuration.
@@ -738,7 +741,7 @@ impl Plan {
         if scope == Scope::Full {
             fusion = fusion_view(config)?.map(Arc::new);
         }
-        if config.compress.scheme != Scheme::None {
+        if config.compresses(config.bytes) {
             if let Some(s) = &schedule {
                 let c = compressed_plan(config, &topology, algorithm, s.clone())?;
                 estimate = c.estimate.estimate.clone();
@@ -907,6 +910,12 @@ impl Plan {
             out.push(
                 "The headline includes compression; the ranking below is uncompressed.".into(),
             );
+        } else if self.config.compress.scheme != Scheme::None {
+            out.push(format!(
+                "This message ({}) is below compress_min ({}): sent uncompressed.",
+                crate::engine::units::format_bytes(self.config.bytes),
+                crate::engine::units::format_bytes(self.config.compress_min)
+            ));
         }
         for r in &self.ranking {
             let lib = if r.runs_in_library || self.library == Library::Model {
@@ -1097,10 +1106,41 @@ fn fusion_view(config: &Config) -> Result<Option<FusionView>, PlanError> {
     let running = run_bucket
         .filter(|&i| buckets[i].bytes == config.bytes)
         .or_else(|| buckets.iter().position(|b| b.bytes == config.bytes));
+    let compression = if config.compress.scheme != Scheme::None {
+        let codec = quantization::codec_rel_l2(&config.compress, config.grad, config.seed);
+        Some(fusion::compress_large(
+            &plan,
+            config.compress_min,
+            |b| config.compresses(b),
+            codec,
+            |bytes| {
+                let mut c = config.clone();
+                c.bytes = bytes.max(es);
+                c.algo = AlgoChoice::Auto;
+                c.fusion = None;
+                c.compress_min = 0;
+                let p = Plan::headline(&c)?;
+                let e = p.compressed.as_ref().map(|x| &x.estimate).ok_or_else(|| {
+                    PlanError::Model(format!(
+                        "no compressed estimate for a {} bucket",
+                        crate::engine::units::format_bytes(bytes)
+                    ))
+                })?;
+                Ok::<_, PlanError>(fusion::CompressedBucketCost {
+                    time_us: e.time_us,
+                    wire_bytes: e.wire_bytes,
+                    uncompressed_bytes: e.uncompressed_bytes,
+                })
+            },
+        )?)
+    } else {
+        None
+    };
     Ok(Some(FusionView {
         tensors,
         plan,
         run_bucket,
         running,
+        compression,
     }))
 }
