@@ -315,6 +315,30 @@ mod cli {
             #[arg(long, default_value = "1MiB")]
             bytes: String,
         },
+        /// Determinism on real data: the AllReduce of these flags (its
+        /// algorithm, auto resolved) against another algorithm or fp32 on
+        /// the same inputs: differing elements, ulp histogram, one
+        /// element's two reduction orders; --fixed: both in a fixed order
+        /// (chain Reduce + Broadcast) and what that costs in the model.
+        Determinism {
+            #[command(flatten)]
+            m: Machine,
+            /// Message size S.
+            #[arg(long, default_value = "64KiB")]
+            bytes: String,
+            /// The other side: an algorithm name, or fp32.
+            #[arg(long)]
+            versus: String,
+            /// Reduce both sides in one fixed order.
+            #[arg(long)]
+            fixed: bool,
+            /// The element whose reduction orders are shown.
+            #[arg(long, default_value_t = 0)]
+            element: usize,
+            /// Print JSON.
+            #[arg(long)]
+            json: bool,
+        },
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
@@ -848,6 +872,53 @@ mod cli {
         }
     }
 
+    fn determinism_cmd(
+        m: &Machine,
+        bytes: &str,
+        versus: &str,
+        fixed: bool,
+        element: usize,
+        json: bool,
+    ) -> Res<()> {
+        use ccl_playground::engine::determinism::{compare, Versus};
+        let c = config(m, bytes, "--bytes")?;
+        let v = Versus::from_name(versus).map_err(|e| format!("--versus {versus:?}: {e}"))?;
+        let algorithm = plan(&c)?.algorithm;
+        let r = compare(&c, algorithm, v, fixed, element).map_err(|e| format!("--{e}"))?;
+        if json {
+            let v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            return out(&format!("{v}\n"));
+        }
+        let mut t = format!(
+            "{} vs {}: {} of {} elements differ, max {} ulps (dtype {}, {} ranks, seed {})\n",
+            r.sides[0], r.sides[1], r.differing, r.elements, r.max_ulps, c.dtype, c.ranks, c.seed
+        );
+        t.push_str("ulps     elements\n");
+        for (lo, hi, k) in &r.histogram {
+            let label = match (lo, hi) {
+                (l, h) if l == h => format!("{l}"),
+                (l, &u64::MAX) => format!(">={l}"),
+                (l, h) => format!("{l}-{h}"),
+            };
+            t.push_str(&format!("{label:<8} {k}\n"));
+        }
+        t.push_str(&format!(
+            "element {}: {} = {}\n            {} = {}\n",
+            r.element, r.values[0], r.orders[0], r.values[1], r.orders[1]
+        ));
+        if let Some(f) = &r.fixed {
+            t.push_str(&format!(
+                "fixed order (chain Reduce to rank 0 + chain Broadcast, as HCCL_DETERMINISTIC's order-preserving mode promises one order): {:.2} + {:.2} = {:.2} µs vs {:.2} µs for {} AllReduce\n",
+                f.reduce_us,
+                f.broadcast_us,
+                f.reduce_us + f.broadcast_us,
+                f.allreduce_us,
+                algorithm.name()
+            ));
+        }
+        out(&t)
+    }
+
     fn compress_cmd(
         scheme: &str,
         block: usize,
@@ -1130,6 +1201,14 @@ mod cli {
                 ranks,
                 min_bytes,
             } => accuracy(dir, *ranks, min_bytes),
+            Cmd::Determinism {
+                m,
+                bytes,
+                versus,
+                fixed,
+                element,
+                json,
+            } => determinism_cmd(m, bytes, versus, *fixed, *element, *json),
             Cmd::Fusion {
                 topo,
                 ranks,
