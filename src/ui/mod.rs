@@ -38,6 +38,7 @@ pub mod colors;
 pub mod controls;
 pub mod custom_topology;
 pub mod describe;
+pub mod determinism_card;
 pub mod estimate_panel;
 pub mod format;
 pub mod gantt;
