@@ -21,6 +21,23 @@ pub struct DeterminismCardProps {
     pub plan: Option<Rc<Plan>>,
 }
 
+/// The AllReduce algorithms other than the plan's.
+fn others(plan: &Plan) -> Vec<Algorithm> {
+    Algorithm::applicable(Primitive::AllReduce, plan.config.ranks)
+        .into_iter()
+        .filter(|a| *a != plan.algorithm)
+        .collect()
+}
+
+/// The other side: the user's choice, else the first other algorithm,
+/// else fp32.
+fn chosen_of(plan: &Plan, versus: &Option<String>) -> String {
+    versus
+        .clone()
+        .or_else(|| others(plan).first().map(|a| a.name().to_string()))
+        .unwrap_or_else(|| "fp32".into())
+}
+
 /// The determinism card.
 #[function_component(DeterminismCard)]
 pub fn determinism_card(p: &DeterminismCardProps) -> Html {
@@ -28,27 +45,34 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
     let versus = use_state(|| None::<String>);
     let fixed = use_state(|| false);
     let element = use_state(|| 0usize);
+    // Two executor runs: only when the plan or a choice changes, not on
+    // every re-render (playback redraws the page). Hooks before any return.
+    let result = use_memo(
+        (p.plan.clone(), (*versus).clone(), *fixed, *element),
+        |(plan, versus, fixed, element)| {
+            let plan = plan.as_ref()?;
+            if plan.config.op != Primitive::AllReduce {
+                return None;
+            }
+            Some(
+                Versus::from_name(&chosen_of(plan, versus))
+                    .and_then(|v| compare(&plan.config, plan.algorithm, v, *fixed, *element)),
+            )
+        },
+    );
     let Some(plan) = p.plan.clone() else {
         return html! {};
     };
-    let c = &plan.config;
-    if c.op != Primitive::AllReduce {
+    let Some(result) = (*result).clone() else {
         return html! {};
-    }
-    let others: Vec<Algorithm> = Algorithm::applicable(Primitive::AllReduce, c.ranks)
-        .into_iter()
-        .filter(|a| *a != plan.algorithm)
-        .collect();
+    };
+    let c = &plan.config;
+    let others = others(&plan);
     let half = matches!(
         c.dtype,
         crate::engine::dtype::DType::Fp16 | crate::engine::dtype::DType::Bf16
     );
-    let chosen = (*versus)
-        .clone()
-        .or_else(|| others.first().map(|a| a.name().to_string()))
-        .unwrap_or_else(|| "fp32".into());
-    let result =
-        Versus::from_name(&chosen).and_then(|v| compare(c, plan.algorithm, v, *fixed, *element));
+    let chosen = chosen_of(&plan, &versus);
     let on_versus = {
         let v = versus.clone();
         Callback::from(move |e: Event| {
