@@ -128,7 +128,7 @@ fn bad_requests_name_the_field_value_and_what_is_allowed() {
     assert!(e.contains("op=allreduce"), "{e}");
     assert!(Versus::from_name("fp64")
         .unwrap_err()
-        .contains("fp32 or an algorithm name"));
+        .contains("fp32, a smaller rank count dividing the ranks (e.g. 4), or an algorithm name"));
     // Integers are order-independent (wrapping add is associative).
     let c = config("v=1&op=allreduce&algo=ring&topo=910b-8&dtype=int32&bytes=4KiB");
     let r = compare(
@@ -140,4 +140,33 @@ fn bad_requests_name_the_field_value_and_what_is_allowed() {
     )
     .unwrap();
     assert_eq!(r.differing, 0);
+}
+
+#[test]
+fn the_same_contributions_on_fewer_ranks_regroup_the_sums() {
+    let c = config("v=1&op=allreduce&algo=ring&topo=910b-8&dtype=fp16&bytes=64KiB&seed=1");
+    let r = compare(&c, Algorithm::Ring, Versus::Ranks(4), false, 0).unwrap();
+    assert_eq!(
+        r.sides,
+        ["ring fp16".to_string(), "ring fp16, 4 ranks".to_string()]
+    );
+    assert!(r.differing > 0);
+    // On 4 ranks the leaves are the local sums of contributions 2j, 2j+1.
+    assert_eq!(r.orders[1], "(r0 + (r3 + (r2 + r1)))");
+    // A fixed order does not undo the regrouping: still different.
+    let f = compare(&c, Algorithm::Ring, Versus::Ranks(4), true, 0).unwrap();
+    assert!(f.differing > 0);
+    // Integers: every grouping gives the same wrapped sum.
+    let c = config("v=1&op=allreduce&algo=ring&topo=910b-8&dtype=int32&bytes=4KiB");
+    assert_eq!(
+        compare(&c, Algorithm::Ring, Versus::Ranks(2), false, 0)
+            .unwrap()
+            .differing,
+        0
+    );
+    let e = compare(&c, Algorithm::Ring, Versus::Ranks(3), false, 0).unwrap_err();
+    assert!(
+        e.starts_with("versus 3 ranks: a rank count 2..8 that divides the 8 ranks"),
+        "{e}"
+    );
 }

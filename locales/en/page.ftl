@@ -399,3 +399,4 @@ det-elements = elements
 det-count = { $differ } of { $n } elements differ between { $a } and { $b } (max { $ulps } ulps).
 det-cost = Fixed order modelled as a chain Reduce to rank 0 ({ $reduce } µs) + a chain Broadcast ({ $bcast } µs) = { $total } µs, against { $ar } µs for the { $algo } AllReduce.
 det-source = HCCL's 确定性计算 (HCCL_DETERMINISTIC=true; strict = order-preserving: one reduction order for every bit) makes results repeatable at a documented performance cost; NCCL has no switch and repeats bit for bit only for the same algorithm, protocol and rank count. The two reduction orders are the verifier's expression trees.
+det-ranks = { $m } ranks (same contributions, summed locally first)

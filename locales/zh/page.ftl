@@ -391,3 +391,4 @@ det-elements = 元素数
 det-count = { $a } 与 { $b } 之间 { $n } 个元素中有 { $differ } 个不同（最大 { $ulps } ulp）。
 det-cost = 固定顺序按链式 Reduce 到 rank 0（{ $reduce } µs）+ 链式 Broadcast（{ $bcast } µs）= { $total } µs 建模，对比 { $algo } AllReduce 的 { $ar } µs。
 det-source = HCCL 的确定性计算（HCCL_DETERMINISTIC=true；strict 为保序：所有 bit 位的归约顺序一致）使结果可复现，文档说明会有性能下降；NCCL 没有此开关，只有在算法、协议和 rank 数相同时才逐位可复现。两种归约顺序来自校验器的表达式树。
+det-ranks = { $m } 个 rank（相同贡献，先在本地求和）

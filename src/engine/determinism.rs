@@ -18,7 +18,9 @@
 //! depend on the algorithm: a chain Reduce to rank 0 (every element
 //! `x0 + (x1 + (… + x(n-1)))`) then a chain Broadcast, both our `ring`
 //! schedules, run through the same executor; its cost is the two modelled
-//! times against the AllReduce's.
+//! times against the AllReduce's. A fixed order removes the differences
+//! between algorithms, not those between rank counts: fewer ranks regroup
+//! the contributions (local sums first), which no schedule undoes.
 
 use super::algorithm::{self, Algorithm};
 use super::collective::Primitive;
@@ -44,26 +46,36 @@ pub enum Versus {
     /// inputs, its result rounded to the dtype (PyTorch DDP's fp32
     /// AllReduce against HCCL's fp16 one).
     Fp32,
+    /// The same contributions on fewer ranks `m` (`m` divides the rank
+    /// count `n`, `2 <= m < n`): rank `j` first adds the `n/m`
+    /// contributions `j·n/m ..` locally in the dtype, in order (gradient
+    /// accumulation over a smaller data-parallel group), then the same
+    /// algorithm AllReduces over `m` ranks.
+    Ranks(usize),
 }
 
 impl Versus {
-    /// Parses `fp32` or an algorithm name.
+    /// Parses `fp32`, a rank count or an algorithm name.
     ///
     /// Errors: what is allowed, in words.
     pub fn from_name(s: &str) -> Result<Versus, String> {
         if s == "fp32" {
             return Ok(Versus::Fp32);
         }
-        Algorithm::from_name(s)
-            .map(Versus::Algorithm)
-            .ok_or_else(|| "fp32 or an algorithm name (ring, mesh, rhd, nb, nhr, …)".into())
+        if let Ok(m) = s.parse::<usize>() {
+            return Ok(Versus::Ranks(m));
+        }
+        Algorithm::from_name(s).map(Versus::Algorithm).ok_or_else(|| {
+            "fp32, a smaller rank count dividing the ranks (e.g. 4), or an algorithm name (ring, mesh, rhd, nb, nhr, …)".into()
+        })
     }
 
-    /// `fp32` or the algorithm's name.
-    pub fn name(self) -> &'static str {
+    /// `fp32`, the rank count or the algorithm's name.
+    pub fn name(self) -> String {
         match self {
-            Versus::Fp32 => "fp32",
-            Versus::Algorithm(a) => a.name(),
+            Versus::Fp32 => "fp32".into(),
+            Versus::Ranks(m) => m.to_string(),
+            Versus::Algorithm(a) => a.name().into(),
         }
     }
 }
@@ -149,22 +161,23 @@ fn run(
     dtype: DType,
     config: &Config,
     elems: usize,
+    group: usize,
 ) -> Vec<u8> {
     let mut bufs: Vec<Vec<u8>> = (0..schedule.ranks)
         .map(|rank| {
             initial_buffer_with(schedule, dtype, rank, elems, |r, out| {
-                let vals = input::values(input_dtype, config.seed, rank, r);
-                for (k, v) in vals.iter().enumerate() {
-                    let s = dtype.size_bytes();
-                    let o = &mut out[k * s..(k + 1) * s];
-                    match dtype {
-                        DType::Fp32 => o.copy_from_slice(&(*v as f32).to_le_bytes()),
-                        DType::Fp16 => o.copy_from_slice(&half::f16::from_f64(*v).to_le_bytes()),
-                        DType::Bf16 => o.copy_from_slice(&half::bf16::from_f64(*v).to_le_bytes()),
-                        DType::Int32 => o.copy_from_slice(&(*v as i32).to_le_bytes()),
-                        DType::Int8 => o[0] = *v as i8 as u8,
+                // Contribution `rank·group`, then the group's others added
+                // in order in the dtype (local accumulation).
+                let mut acc = vec![0u8; out.len()];
+                let mut tmp = vec![0u8; out.len()];
+                for (g, q) in (rank * group..(rank + 1) * group).enumerate() {
+                    let target = if g == 0 { &mut acc } else { &mut tmp };
+                    fill_as(input_dtype, dtype, config.seed, q, r.clone(), target);
+                    if g > 0 {
+                        super::dtype::reduce_into(dtype, config.redop, &mut acc, &tmp);
                     }
                 }
+                out.copy_from_slice(&acc);
             })
         })
         .collect();
@@ -184,6 +197,29 @@ fn run(
             }
         })
         .collect()
+}
+
+/// Rank `q`'s inputs of `input_dtype` over `r`, written exactly as `dtype`.
+fn fill_as(
+    input_dtype: DType,
+    dtype: DType,
+    seed: u64,
+    q: usize,
+    r: std::ops::Range<usize>,
+    out: &mut [u8],
+) {
+    let vals = input::values(input_dtype, seed, q, r);
+    for (k, v) in vals.iter().enumerate() {
+        let s = dtype.size_bytes();
+        let o = &mut out[k * s..(k + 1) * s];
+        match dtype {
+            DType::Fp32 => o.copy_from_slice(&(*v as f32).to_le_bytes()),
+            DType::Fp16 => o.copy_from_slice(&half::f16::from_f64(*v).to_le_bytes()),
+            DType::Bf16 => o.copy_from_slice(&half::bf16::from_f64(*v).to_le_bytes()),
+            DType::Int32 => o.copy_from_slice(&(*v as i32).to_le_bytes()),
+            DType::Int8 => o[0] = *v as i8 as u8,
+        }
+    }
 }
 
 /// The reduction order of element `i` of rank 0 in `schedule`, as text.
@@ -246,34 +282,59 @@ pub fn compare(
         algorithm::build(a, Primitive::AllReduce, n)
             .map_err(|e| format!("versus {}: {e}", a.name()))
     };
-    let (b_alg, b_dtype) = match versus {
-        Versus::Algorithm(b) => (b, dtype),
-        Versus::Fp32 if matches!(dtype, DType::Fp16 | DType::Bf16) => (algorithm, DType::Fp32),
+    let (b_alg, b_dtype, m) = match versus {
+        Versus::Algorithm(b) => (b, dtype, n),
+        Versus::Ranks(m) if m >= 2 && m < n && n % m == 0 => {
+            if config.redop == super::dtype::ReduceOp::Avg {
+                return Err(format!(
+                    "versus {m} ranks with redop avg: avg divides by the rank count, so {m} and {n} ranks compute different values; use redop sum"
+                ));
+            }
+            (algorithm, dtype, m)
+        }
+        Versus::Ranks(m) => {
+            return Err(format!(
+                "versus {m} ranks: a rank count 2..{n} that divides the {n} ranks"
+            ))
+        }
+        Versus::Fp32 if matches!(dtype, DType::Fp16 | DType::Bf16) => (algorithm, DType::Fp32, n),
         Versus::Fp32 => {
             return Err(format!(
                 "versus fp32 with dtype {dtype}: fp32 is compared with fp16 or bf16 inputs"
             ))
         }
     };
-    let side = |a: Algorithm, d: DType| {
-        if fixed {
-            format!("{} {d}, fixed order", a.name())
+    let side = |a: Algorithm, d: DType, k: usize| {
+        let ranks = if k == n {
+            String::new()
         } else {
-            format!("{} {d}", a.name())
+            format!(", {k} ranks")
+        };
+        if fixed {
+            format!("{} {d}{ranks}, fixed order", a.name())
+        } else {
+            format!("{} {d}{ranks}", a.name())
         }
     };
-    let sides = [side(algorithm, dtype), side(b_alg, b_dtype)];
+    let sides = [side(algorithm, dtype, n), side(b_alg, b_dtype, m)];
+    let build_m = |a: Algorithm, k: usize| {
+        algorithm::build(a, Primitive::AllReduce, k).map_err(|e| format!("versus {k} ranks: {e}"))
+    };
     let (sa, sb) = if fixed {
-        let s = algorithm::build_with_root(Algorithm::Ring, Primitive::Reduce, n, 0)
-            .map_err(|e| e.to_string())?;
-        (s.clone(), s)
+        let chain = |k: usize| {
+            algorithm::build_with_root(Algorithm::Ring, Primitive::Reduce, k, 0)
+                .map_err(|e| e.to_string())
+        };
+        (chain(n)?, chain(m)?)
+    } else if m != n {
+        (build(algorithm)?, build_m(b_alg, m)?)
     } else {
         (build(algorithm)?, build(b_alg)?)
     };
     let va = verify(&sa).map_err(|e| e.to_string())?;
     let vb = verify(&sb).map_err(|e| e.to_string())?;
-    let a = run(&sa, dtype, dtype, config, elems);
-    let b = run(&sb, dtype, b_dtype, config, elems);
+    let a = run(&sa, dtype, dtype, config, elems, 1);
+    let b = run(&sb, dtype, b_dtype, config, elems, n / m);
     let es = dtype.size_bytes();
     let mut histogram: Vec<(u64, u64, usize)> = EDGES.iter().map(|&(l, h)| (l, h, 0)).collect();
     let (mut differing, mut max_ulps) = (0, 0);

@@ -138,6 +138,9 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
                     <select id="det-versus" onchange={on_versus}>
                         { for others.iter().map(|a| html! { <option value={a.name()} selected={chosen == a.name()}>{a.name()}</option> }) }
                         if half { <option value="fp32" selected={chosen == "fp32"}>{t!("det-fp32")}</option> }
+                        { for (2..c.ranks).filter(|m| c.ranks % m == 0).map(|m| html! {
+                            <option value={m.to_string()} selected={chosen == m.to_string()}>{t!("det-ranks", m = m)}</option>
+                        }) }
                     </select></div>
                 <div class="field"><label for="det-element">{t!("det-element")}</label>
                     <input id="det-element" type="number" min="0" class="narrow" value={element.to_string()} onchange={on_element} /></div>
