@@ -222,7 +222,7 @@ fn expected(
             for q in 1..n {
                 acc = op.exact(dtype, acc, input::value(dtype, seed, q, i));
             }
-            Some(acc)
+            Some(op.exact_finish(dtype, acc, n))
         }
         Expect::Only { rank: q, block: b } => {
             let from = p.block_range(n, elems, b);

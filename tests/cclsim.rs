@@ -678,3 +678,121 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     assert_eq!(code, 2);
     assert!(err.contains("point-to-point"), "{err}");
 }
+
+#[test]
+fn redop_avg_is_noted_on_hccl_and_refused_when_unknown() {
+    let args = |topo: &'static str, op: &'static str| {
+        vec![
+            "predict",
+            "--topo",
+            topo,
+            "--op",
+            "allreduce",
+            "--algo",
+            "auto",
+            "--bytes",
+            "1MiB",
+            "--redop",
+            op,
+        ]
+    };
+    let (code, out, _) = cclsim(&args("910b-8", "avg"));
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("note: HCCL has no avg (HcclReduceOp has SUM, PROD, MAX and MIN)"),
+        "{out}"
+    );
+    let (code, out, _) = cclsim(&args("h100-8", "avg"));
+    assert_eq!(code, 0);
+    assert!(!out.contains("note:"), "{out}");
+    let (code, _, err) = cclsim(&args("910b-8", "mean"));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--redop \"mean\": one of sum, prod, max, min, avg"),
+        "{err}"
+    );
+}
+
+#[test]
+fn fusion_compresses_only_buckets_above_compress_min() {
+    // 30 × 4 MiB fp16 on 910b-8, DDP's default buckets: [4 MiB] (the 1 MiB
+    // first bucket, crossed by one tensor), 4 × [7 tensors = 28 MiB],
+    // [4 MiB]. auto = mesh: 2·8·7 = 112 transfers of S/8 each.
+    // int8, block 256, fp16 scales: a transfer of e elements is
+    // e + 2·ceil(e/256) bytes. 28 MiB: e = 1 835 008 -> 1 849 344 B;
+    // uncompressed 3 670 016 B. 4 MiB uncompressed: 524 288 B.
+    let (code, out, err) = cclsim(&[
+        "fusion",
+        "--fusion",
+        "30x4MiB",
+        "--dtype",
+        "fp16",
+        "--compress",
+        "int8",
+        "--compress-min",
+        "8MiB",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let z = &v["compression"];
+    let flags: Vec<bool> = z["compressed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_bool().unwrap())
+        .collect();
+    assert_eq!(flags, vec![false, true, true, true, true, false]);
+    assert_eq!(z["min_bytes"], 8 << 20);
+    assert_eq!(
+        z["wire_bytes"],
+        4 * 112 * 1_849_344u64 + 2 * 112 * 524_288u64
+    );
+    assert_eq!(
+        z["uncompressed_wire_bytes"],
+        4 * 112 * 3_670_016u64 + 2 * 112 * 524_288u64
+    );
+    let frac = z["compressed_fraction"].as_f64().unwrap();
+    assert_eq!(frac, 28.0 / 30.0);
+    let (codec, err) = (
+        z["codec_rel_l2"].as_f64().unwrap(),
+        z["rel_l2_error"].as_f64().unwrap(),
+    );
+    assert_eq!(err, codec * frac.sqrt());
+    // int8 with 256-element blocks: max error half a step of max/127 per
+    // block, so the relative L2 error is well under 1 %.
+    assert!(codec > 1e-3 && codec < 1e-2, "{codec}");
+    assert!(v["link"].as_str().unwrap().contains("compress_min=8388608"));
+    // Threshold 0: every bucket compressed.
+    let (_, out, _) = cclsim(&[
+        "fusion",
+        "--fusion",
+        "30x4MiB",
+        "--dtype",
+        "fp16",
+        "--compress",
+        "int8",
+        "--json",
+    ]);
+    let v = json(&out);
+    assert_eq!(v["compression"]["compressed_fraction"], 1.0);
+    assert_eq!(
+        v["compression"]["wire_bytes"],
+        4 * 112 * 1_849_344u64 + 2 * 112 * (262_144 + 2 * 1024u64)
+    );
+    // A bad threshold names the flag, the value and what is allowed.
+    let (code, _, err) = cclsim(&[
+        "fusion",
+        "--fusion",
+        "30x4MiB",
+        "--compress",
+        "int8",
+        "--compress-min",
+        "lots",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--compress-min \"lots\": a size from 0"),
+        "{err}"
+    );
+}

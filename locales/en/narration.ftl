@@ -55,6 +55,7 @@ verb-sum = adds it into its own copy
 verb-prod = multiplies it into its own copy
 verb-max = keeps the element-wise maximum of it and its own copy
 verb-min = keeps the element-wise minimum of it and its own copy
+verb-avg = adds it (already scaled by 1/n) into its own copy
 say-reduce = { $src } sends { $chunks }, which already holds { $before }, to { $dst }, which { $verb } (now { $after }).
 say-reduce-many = { $srcs } send { $chunks } to { $dst } one after another{ $inorder }; { $dst } { $verb } each time (now { $after }).
 in-rank-order = , in rank order

@@ -383,3 +383,22 @@ li-unusable = { $n ->
 }
 li-not-used = not used:
 li-fitted-below = fitted below
+
+redop-avg-option = avg (NCCL's ncclAvg)
+redop-lacks = { $lib } has no { $op }: its reduce ops are SUM, PROD, MAX and MIN. This run computes NCCL's ncclAvg: each rank's data times 1/n in the data type, then summed (integers: summed, then divided by n toward zero).
+wi-compress-min = compress from
+wi-compress-min-title = compress_min: messages and fusion buckets smaller than this are sent uncompressed (0 = compress everything)
+wi-below-min = This message ({ $bytes }) is below compress_min ({ $min }): it is sent uncompressed.
+wi-large-only = compress only large buckets
+wi-large-only-line = { $k } of { $n } buckets of at least { $min } compressed: { $wire } on the wire instead of { $raw }; { $t } µs instead of { $fused } µs; relative L2 error { $err }
+det-title = Determinism
+det-sub = the same inputs reduced by { $algo } ({ $dtype }) and by another configuration, bit for bit
+det-versus = compare with
+det-fp32 = fp32 (same inputs)
+det-element = element
+det-fixed = fixed reduction order
+det-elements = elements
+det-count = { $differ } of { $n } elements differ between { $a } and { $b } (max { $ulps } ulps).
+det-cost = Fixed order modelled as a chain Reduce to rank 0 ({ $reduce } µs) + a chain Broadcast ({ $bcast } µs) = { $total } µs, against { $ar } µs for the { $algo } AllReduce.
+det-source = HCCL's 确定性计算 (HCCL_DETERMINISTIC=true; strict = order-preserving: one reduction order for every bit) makes results repeatable at a documented performance cost; NCCL has no switch and repeats bit for bit only for the same algorithm, protocol and rank count. The two reduction orders are the verifier's expression trees.
+det-ranks = { $m } ranks (same contributions, summed locally first)

@@ -54,6 +54,7 @@ verb-sum = 将其累加到自己的副本上
 verb-prod = 将其乘到自己的副本上
 verb-max = 对它和自己的副本逐元素取最大值
 verb-min = 对它和自己的副本逐元素取最小值
+verb-avg = 将其（已乘以 1/n）累加到自己的副本上
 say-reduce = { $src } 把 { $chunks }（已含 { $before }）发给 { $dst }，{ $dst } { $verb }（现含 { $after }）。
 say-reduce-many = { $srcs } 依次{ $inorder }把 { $chunks } 发给 { $dst }；{ $dst } 每次都{ $verb }（现含 { $after }）。
 in-rank-order = 按 rank 顺序

@@ -375,3 +375,22 @@ li-rejected = 此表被拒绝：
 li-unusable = 其中 { $n } 张不可用（见下）。
 li-not-used = 未使用：
 li-fitted-below = 已在下方拟合
+
+redop-avg-option = avg（NCCL 的 ncclAvg）
+redop-lacks = { $lib } 没有 { $op }：其归约操作只有 SUM、PROD、MAX、MIN。此处按 NCCL 的 ncclAvg 计算：每个 rank 的数据先在该数据类型中乘以 1/n，再求和（整数：先求和，再除以 n 向零取整）。
+wi-compress-min = 压缩阈值
+wi-compress-min-title = compress_min：小于此大小的消息和融合桶不压缩直接发送（0 = 全部压缩）
+wi-below-min = 此消息（{ $bytes }）小于 compress_min（{ $min }）：不压缩直接发送。
+wi-large-only = 只压缩大桶
+wi-large-only-line = { $n } 个桶中 { $k } 个（不小于 { $min }）被压缩：线上 { $wire }，而非 { $raw }；{ $t } µs，而非 { $fused } µs；相对 L2 误差 { $err }
+det-title = 确定性计算
+det-sub = 相同输入分别由 { $algo }（{ $dtype }）和另一种配置归约，逐位比较
+det-versus = 对比
+det-fp32 = fp32（相同输入）
+det-element = 元素
+det-fixed = 固定归约顺序
+det-elements = 元素数
+det-count = { $a } 与 { $b } 之间 { $n } 个元素中有 { $differ } 个不同（最大 { $ulps } ulp）。
+det-cost = 固定顺序按链式 Reduce 到 rank 0（{ $reduce } µs）+ 链式 Broadcast（{ $bcast } µs）= { $total } µs 建模，对比 { $algo } AllReduce 的 { $ar } µs。
+det-source = HCCL 的确定性计算（HCCL_DETERMINISTIC=true；strict 为保序：所有 bit 位的归约顺序一致）使结果可复现，文档说明会有性能下降；NCCL 没有此开关，只有在算法、协议和 rank 数相同时才逐位可复现。两种归约顺序来自校验器的表达式树。
+det-ranks = { $m } 个 rank（相同贡献，先在本地求和）

@@ -336,7 +336,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
             .map(|&a| Choice::Ours(AlgoChoice::Fixed(a)))
             .chain([Choice::Ours(AlgoChoice::Auto)])
             .chain(
-                library::supports(base.op, base.dtype)
+                library::supports(base.op, base.dtype, base.redop)
                     .is_ok()
                     .then_some(Choice::Library),
             )
@@ -345,7 +345,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
     };
     for c in &choices {
         match c {
-            Choice::Library => library::supports(base.op, base.dtype)
+            Choice::Library => library::supports(base.op, base.dtype, base.redop)
                 .map_err(|e| format!("--algo library: {e}"))?,
             Choice::Ours(AlgoChoice::Fixed(a)) if !a.supports(base.op, n) => {
                 return Err(format!(

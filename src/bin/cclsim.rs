@@ -4,7 +4,7 @@
 //!
 //! - `cclsim predict --topo T --op OP --algo A|auto --bytes B [--ranks N]
 //!   [--profile P.json] [--topology C.json] [--slices auto|K] [--dtype D]
-//!   [--root R] [--json | --format table|jsonl|csv]`
+//!   [--root R] [--redop sum|prod|max|min|avg] [--json | --format table|jsonl|csv]`
 //! - `cclsim sweep ... -b 8 -e 1G -f 2 [--format table|jsonl|csv]`:
 //!   nccl-tests' table (which `cclsim fit` reads back), JSON lines or CSV.
 //! - `cclsim fit LOG --out P.json [--ranks N] [--op NAME] [--json]`: fit a
@@ -159,6 +159,9 @@ mod cli {
         /// Slices per transfer: auto (like the library) or 1..=256.
         #[arg(long, default_value = "auto")]
         slices: String,
+        /// Reduce op: sum, prod, max, min, avg (NCCL's ncclAvg; HCCL has none).
+        #[arg(long, default_value = "sum")]
+        redop: String,
     }
 
     #[derive(Subcommand)]
@@ -238,6 +241,13 @@ mod cli {
             /// Gradient dtype.
             #[arg(long, default_value = "bf16")]
             dtype: String,
+            /// Compress the buckets (what-if): none, int8, fp8e4m3, fp8e5m2.
+            #[arg(long, default_value = "none")]
+            compress: String,
+            /// With --compress: buckets smaller than this size are sent
+            /// uncompressed ("compress only large gradients"); 0 = all.
+            #[arg(long = "compress-min", default_value = "0")]
+            compress_min: String,
             /// Print JSON.
             #[arg(long)]
             json: bool,
@@ -311,6 +321,30 @@ mod cli {
             #[arg(long, default_value = "1MiB")]
             bytes: String,
         },
+        /// Determinism on real data: the AllReduce of these flags (its
+        /// algorithm, auto resolved) against another algorithm or fp32 on
+        /// the same inputs: differing elements, ulp histogram, one
+        /// element's two reduction orders; --fixed: both in a fixed order
+        /// (chain Reduce + Broadcast) and what that costs in the model.
+        Determinism {
+            #[command(flatten)]
+            m: Machine,
+            /// Message size S.
+            #[arg(long, default_value = "64KiB")]
+            bytes: String,
+            /// The other side: an algorithm name, or fp32.
+            #[arg(long)]
+            versus: String,
+            /// Reduce both sides in one fixed order.
+            #[arg(long)]
+            fixed: bool,
+            /// The element whose reduction orders are shown.
+            #[arg(long, default_value_t = 0)]
+            element: usize,
+            /// Print JSON.
+            #[arg(long)]
+            json: bool,
+        },
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
@@ -346,6 +380,7 @@ mod cli {
             .append_pair("op", &m.op.to_ascii_lowercase())
             .append_pair("algo", &m.algo.to_ascii_lowercase())
             .append_pair("dtype", &m.dtype.to_ascii_lowercase())
+            .append_pair("redop", &m.redop.to_ascii_lowercase())
             .append_pair("slices", &m.slices)
             .append_pair("bytes", bytes);
         let profile = match &m.profile {
@@ -506,6 +541,8 @@ mod cli {
                 "method": p.method.name(),
                 "verdict": p.verdict,
                 "op": c.op.name(),
+                "redop": c.redop.name(),
+                "redop_note": p.library.redop_note(c.op, c.redop),
                 "bytes": c.bytes,
                 "ranks": c.ranks,
                 "topology": p.topology.name,
@@ -516,6 +553,9 @@ mod cli {
                 "link": format!("?{}", c.to_query()),
             });
             return out(&format!("{v}\n"));
+        }
+        if let Some(n) = p.library.redop_note(c.op, c.redop) {
+            out(&format!("note: {n}\n"))?;
         }
         out(&format!(
             "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s\n{}\nslices: {} ({})\n",
@@ -792,6 +832,7 @@ mod cli {
         spec: &str,
         bucket: Option<&str>,
         dtype: &str,
+        (compress, compress_min): (&str, &str),
         json: bool,
     ) -> Res<()> {
         let mut q = form_urlencoded::Serializer::new(String::new());
@@ -800,13 +841,20 @@ mod cli {
             .append_pair("topo", topo)
             .append_pair("ranks", &ranks.to_string())
             .append_pair("dtype", dtype)
-            .append_pair("fusion", spec);
+            .append_pair("fusion", spec)
+            .append_pair("compress", compress)
+            .append_pair("compress_min", compress_min);
         if let Some(b) = bucket {
             q.append_pair("bucket", b);
         }
         let (c, errors) = Config::from_query(&q.finish());
         if let Some(e) = errors.iter().find(|e| !e.is_notice()) {
-            return Err(format!("--{} {:?}: {}", e.key, e.value, e.allowed));
+            return Err(format!(
+                "--{} {:?}: {}",
+                e.key.replace('_', "-"),
+                e.value,
+                e.allowed
+            ));
         }
         let p = Plan::new(&c).map_err(|e| e.to_string())?;
         let Some(f) = &p.fusion else {
@@ -823,27 +871,88 @@ mod cli {
                 "unfused_us": plan.unfused_us,
                 "fused_us": plan.fused_us,
                 "crossover_bytes": plan.crossover_bytes,
+                "compression": f.compression,
                 "link": format!("?{}", c.to_query()),
             });
             out(&format!("{v}\n"))
         } else {
             let mut text = format!("{}\n", plan.summary(f.tensors.len()));
+            if let Some(z) = &f.compression {
+                text.push_str(&format!(
+                    "compression ({} what-if; HCCL and NCCL have none): {}\n",
+                    c.compress.scheme.name(),
+                    z.summary(plan.fused_us)
+                ));
+            }
             text.push_str(&format!(
-                "{:>6} {:>8} {:>12} {:>10} {:>12}\n",
-                "bucket", "tensors", "bytes", "algorithm", "time(us)"
+                "{:>6} {:>8} {:>12} {:>10} {:>12} {:>10}\n",
+                "bucket", "tensors", "bytes", "algorithm", "time(us)", "compressed"
             ));
             for (i, (b, cost)) in plan.buckets.iter().enumerate() {
+                let z = f.compression.as_ref().map(|z| z.compressed[i]);
                 text.push_str(&format!(
-                    "{:>6} {:>8} {:>12} {:>10} {:>12.2}\n",
+                    "{:>6} {:>8} {:>12} {:>10} {:>12.2} {:>10}\n",
                     i,
                     b.tensors.len(),
                     b.bytes,
                     cost.algorithm.name(),
-                    cost.time_us
+                    cost.time_us,
+                    match z {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "-",
+                    }
                 ));
             }
             out(&text)
         }
+    }
+
+    fn determinism_cmd(
+        m: &Machine,
+        bytes: &str,
+        versus: &str,
+        fixed: bool,
+        element: usize,
+        json: bool,
+    ) -> Res<()> {
+        use ccl_playground::engine::determinism::{compare, Versus};
+        let c = config(m, bytes, "--bytes")?;
+        let v = Versus::from_name(versus).map_err(|e| format!("--versus {versus:?}: {e}"))?;
+        let algorithm = plan(&c)?.algorithm;
+        let r = compare(&c, algorithm, v, fixed, element).map_err(|e| format!("--{e}"))?;
+        if json {
+            let v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            return out(&format!("{v}\n"));
+        }
+        let mut t = format!(
+            "{} vs {}: {} of {} elements differ, max {} ulps (dtype {}, {} ranks, seed {})\n",
+            r.sides[0], r.sides[1], r.differing, r.elements, r.max_ulps, c.dtype, c.ranks, c.seed
+        );
+        t.push_str("ulps     elements\n");
+        for (lo, hi, k) in &r.histogram {
+            let label = match (lo, hi) {
+                (l, h) if l == h => format!("{l}"),
+                (l, &u64::MAX) => format!(">={l}"),
+                (l, h) => format!("{l}-{h}"),
+            };
+            t.push_str(&format!("{label:<8} {k}\n"));
+        }
+        t.push_str(&format!(
+            "element {}: {} = {}\n            {} = {}\n",
+            r.element, r.values[0], r.orders[0], r.values[1], r.orders[1]
+        ));
+        if let Some(f) = &r.fixed {
+            t.push_str(&format!(
+                "fixed order (chain Reduce to rank 0 + chain Broadcast, as HCCL_DETERMINISTIC's order-preserving mode promises one order): {:.2} + {:.2} = {:.2} µs vs {:.2} µs for {} AllReduce\n",
+                f.reduce_us,
+                f.broadcast_us,
+                f.reduce_us + f.broadcast_us,
+                f.allreduce_us,
+                algorithm.name()
+            ));
+        }
+        out(&t)
     }
 
     fn compress_cmd(
@@ -1129,14 +1238,32 @@ mod cli {
                 ranks,
                 min_bytes,
             } => accuracy(dir, *ranks, min_bytes),
+            Cmd::Determinism {
+                m,
+                bytes,
+                versus,
+                fixed,
+                element,
+                json,
+            } => determinism_cmd(m, bytes, versus, *fixed, *element, *json),
             Cmd::Fusion {
                 topo,
                 ranks,
                 fusion,
                 bucket,
                 dtype,
+                compress,
+                compress_min,
                 json,
-            } => fusion_cmd(topo, *ranks, fusion, bucket.as_deref(), dtype, *json),
+            } => fusion_cmd(
+                topo,
+                *ranks,
+                fusion,
+                bucket.as_deref(),
+                dtype,
+                (compress, compress_min),
+                *json,
+            ),
             Cmd::Msccl {
                 file,
                 topo,

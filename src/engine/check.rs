@@ -18,7 +18,7 @@
 //! value (every rank after an AllReduce) cost one evaluation.
 
 use super::collective::Primitive;
-use super::dtype::{reduce_into, DType, ReduceOp};
+use super::dtype::{post_op, pre_op, reduce_into, DType, ReduceOp};
 use super::input;
 use super::schedule::Schedule;
 use super::verify::{Expr, ExprId, RankSet, Verified};
@@ -74,13 +74,31 @@ fn tolerance(dtype: DType, op: ReduceOp, k: f64, u: f64, exact: f64, abs_sum: f6
     }
     match op {
         ReduceOp::Sum => 1.01 * (k - 1.0) * u * abs_sum,
+        // Each term x·s carries the scalar's and the product's rounding (2u
+        // relative), then (k-1) additions: 1.01·(k+1)·u·Σ|x|/k.
+        ReduceOp::Avg => 1.01 * (k + 1.0) * u * abs_sum / k.max(1.0),
         ReduceOp::Prod => 1.01 * (k - 1.0) * u * exact.abs() + k * dtype.min_subnormal(),
         ReduceOp::Max | ReduceOp::Min => 0.0,
     }
 }
 
-/// The exact values and `Σ|x_i|` of one chunk reduced over `ranks`.
+/// The exact values and `Σ|x_i|` of one chunk reduced over `ranks` (for
+/// `avg`, the sum divided by the rank count, [`ReduceOp::exact_finish`]).
 fn exact_of(
+    dtype: DType,
+    op: ReduceOp,
+    seed: u64,
+    ranks: &[usize],
+    r: std::ops::Range<usize>,
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut exact, abs_sum) = fold_exact(dtype, op, seed, ranks, r);
+    for x in exact.iter_mut() {
+        *x = op.exact_finish(dtype, *x, ranks.len());
+    }
+    (exact, abs_sum)
+}
+
+fn fold_exact(
     dtype: DType,
     op: ReduceOp,
     seed: u64,
@@ -112,7 +130,10 @@ pub struct Checker<'a> {
 
 impl<'a> Checker<'a> {
     /// A checker for `schedule` (already verified) run on buffers of `elems`
-    /// elements of `dtype` with inputs from `seed`.
+    /// elements of `dtype` with inputs from `seed`. `avg` is checked as the
+    /// executor computes it ([`super::execute::pre_op_rank`],
+    /// [`super::execute::post_op_rank`]); on a primitive that does not
+    /// reduce, the op is irrelevant.
     pub fn new(
         schedule: &'a Schedule,
         verified: &'a Verified,
@@ -121,6 +142,11 @@ impl<'a> Checker<'a> {
         seed: u64,
         elems: usize,
     ) -> Self {
+        let op = if schedule.primitive.reduces() {
+            op
+        } else {
+            op.combine()
+        };
         Checker {
             schedule,
             verified,
@@ -148,6 +174,7 @@ impl<'a> Checker<'a> {
                 let r = self.schedule.chunk_elems(self.elems, chunk);
                 let mut out = vec![0u8; r.len() * es];
                 input::fill(self.dtype, self.seed, rank, r, &mut out);
+                pre_op(self.dtype, self.op, self.schedule.ranks, &mut out);
                 out
             }
             Expr::Reduce(a, b) => {
@@ -172,7 +199,8 @@ impl<'a> Checker<'a> {
     fn reference(&mut self, e: ExprId) -> &Reference {
         let chunk = self.origin(e);
         if !self.cache.contains_key(&(e, chunk)) {
-            let bytes = self.eval(e);
+            let mut bytes = self.eval(e);
+            post_op(self.dtype, self.op, self.schedule.ranks, &mut bytes);
             let mut set = RankSet::empty();
             self.contributions(e, &mut set);
             let ranks: Vec<usize> = set.iter().collect();

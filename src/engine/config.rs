@@ -28,8 +28,11 @@
 //! only), `block` (32..=4096 elements per scale, default 256), `scale`
 //! (fp16 | fp32, the stored scale), `placement` (hop | once; once is
 //! AllReduce only), `grad` (normal | heavy | layers: the gradient-like
-//! inputs); fusion ([`super::fusion`]) `fusion` (llama3-8b | llama3-70b |
-//! COUNTxSIZE, AllReduce only, not with compression) and `bucket` (DDP's
+//! inputs), `compress_min` (a size: smaller messages and fusion buckets
+//! are sent uncompressed, [`Config::compresses`]); fusion
+//! ([`super::fusion`]) `fusion` (llama3-8b | llama3-70b | COUNTxSIZE,
+//! AllReduce only; with compression, the buckets of at least
+//! `compress_min` are compressed) and `bucket` (DDP's
 //! `bucket_cap_mb` as a size; 0 = one AllReduce per tensor; absent = not
 //! given: DDP's default 25 MiB with its small 1 MiB first bucket, which a
 //! given `bucket=25MiB` does not make).
@@ -61,6 +64,18 @@ use thiserror::Error;
 /// Largest message the compression what-if models, bytes (its codec
 /// counts elements in `usize`, 32 bits in the browser).
 pub const MAX_COMPRESSED_BYTES: u64 = 1 << 30;
+/// Parses a `compress_min` value (the link key, the page's field and
+/// `cclsim fusion --compress-min`): a size by [`parse_bytes`], 0 ..=
+/// [`MAX_COMPRESSED_BYTES`].
+///
+/// Errors: what is allowed, in words.
+pub fn parse_compress_min(v: &str) -> Result<u64, String> {
+    match parse_bytes(v.trim()) {
+        Ok(b) if b <= MAX_COMPRESSED_BYTES => Ok(b),
+        _ => Err("a size from 0 (compress every message) to 1 GiB, e.g. 4MiB: messages and fusion buckets below it are sent uncompressed".into()),
+    }
+}
+
 /// Largest DDP bucket cap a link may give (`bucket=`), bytes.
 pub const MAX_BUCKET_BYTES: u64 = 1 << 30;
 
@@ -197,6 +212,11 @@ pub struct Config {
     /// tensor); `None` = not given (DDP's default, [`super::fusion::buckets`]).
     #[serde(default)]
     pub bucket: Option<u64>,
+    /// With compression: messages (fusion buckets) smaller than this many
+    /// bytes are sent uncompressed ("compress only large gradients"); 0 =
+    /// compress everything. URL key `compress_min`, 0 ..= 1 GiB.
+    #[serde(default)]
+    pub compress_min: u64,
 }
 
 fn default_grad() -> GradientShape {
@@ -223,6 +243,7 @@ impl Default for Config {
             grad: GradientShape::Normal,
             fusion: None,
             bucket: None,
+            compress_min: 0,
         }
     }
 }
@@ -435,7 +456,12 @@ impl Config {
                 },
                 "redop" => match ReduceOp::from_name(v) {
                     Some(o) => c.redop = o,
-                    None => bad("redop", v, "one of sum, prod, max, min".into()),
+                    None => bad(
+                        "redop",
+                        v,
+                        "one of sum, prod, max, min, avg (avg: NCCL's ncclAvg; HCCL has none)"
+                            .into(),
+                    ),
                 },
                 "seed" => match v.parse::<u64>() {
                     Ok(s) => c.seed = s,
@@ -487,6 +513,10 @@ impl Config {
                 },
                 "fusion" => fusion_raw = Some(v.to_string()),
                 "bucket" => bucket_raw = Some(v.to_string()),
+                "compress_min" => match parse_compress_min(v) {
+                    Ok(b) => c.compress_min = b,
+                    Err(allowed) => bad("compress_min", v, allowed),
+                },
                 other => note(other, v, UNKNOWN_KEY.into()),
             }
         }
@@ -657,11 +687,6 @@ impl Config {
                             c.op.name()
                         ),
                     ),
-                    Ok(_) if c.compress.scheme != Scheme::None => bad(
-                        "fusion",
-                        &v,
-                        "fusion and compress are separate what-ifs; set compress=none to use fusion; ignored".into(),
-                    ),
                     Ok(_) => {
                         c.fusion = Some(v.clone());
                         // A link without bytes runs the fusion's run bucket.
@@ -734,6 +759,9 @@ impl Config {
                 .append_pair("scale", self.compress.scale.name())
                 .append_pair("placement", self.placement.name())
                 .append_pair("grad", self.grad.name());
+            if self.compress_min > 0 {
+                what_if.append_pair("compress_min", &self.compress_min.to_string());
+            }
         }
         if let Some(f) = &self.fusion {
             what_if.append_pair("fusion", f);
@@ -859,7 +887,7 @@ impl Config {
     /// [`MAX_EXECUTED_COMPRESSED_TOTAL_BYTES`] when compressed, else
     /// [`MAX_EXECUTED_TOTAL_BYTES`].
     pub fn max_total_bytes(&self) -> u64 {
-        if self.compress.scheme == Scheme::None {
+        if !self.compresses(self.bytes) {
             MAX_EXECUTED_TOTAL_BYTES
         } else {
             MAX_EXECUTED_COMPRESSED_TOTAL_BYTES
@@ -872,7 +900,7 @@ impl Config {
     /// with `placement=once` compression, the AllGather buffer of every
     /// rank's compressed input (`ranks ·` [`super::compressed::wire_len`]).
     pub fn buffer_bytes(&self) -> u64 {
-        if self.compress.scheme != Scheme::None && self.placement == Placement::Once {
+        if self.compresses(self.bytes) && self.placement == Placement::Once {
             return (self.ranks as u64)
                 .saturating_mul(super::compressed::wire_len(&self.compress, self.elems()) as u64)
                 .max(self.bytes);
@@ -883,7 +911,7 @@ impl Config {
     /// Makes the what-ifs consistent with the rest, as [`Self::from_query`]
     /// does (a control change can break them): compression off for integer
     /// dtypes, `placement=once` only for AllReduce, fusion only for an
-    /// uncompressed AllReduce. Returns whether anything changed.
+    /// AllReduce. Returns whether anything changed.
     pub fn normalize_what_ifs(&mut self) -> bool {
         let before = self.clone();
         if !self.dtype.is_float() || self.bytes > MAX_COMPRESSED_BYTES {
@@ -893,10 +921,15 @@ impl Config {
             self.placement = Placement::Hop;
             self.fusion = None;
         }
-        if self.compress.scheme != Scheme::None {
-            self.fusion = None;
-        }
         *self != before
+    }
+
+    /// Whether a message (or fusion bucket) of `bytes` bytes is compressed:
+    /// compression is on and `bytes >= compress_min` (the seed's remedy for
+    /// compression jitter, "compress only large gradients"). The one
+    /// decision the plan, the fusion view, the page and `cclsim` use.
+    pub fn compresses(&self, bytes: u64) -> bool {
+        self.compress.scheme != Scheme::None && bytes >= self.compress_min
     }
 
     /// Why this run is model-only, in words; `None` if the workers run it.
@@ -1430,7 +1463,7 @@ mod tests {
             ("algo=tree%00".into(), "algo", "auto"),
             ("topo=dgx-a100".into(), "topo", "910b-8"),
             ("dtype=fp64".into(), "dtype", "fp32"),
-            ("redop=avg".into(), "redop", "sum"),
+            ("redop=mean".into(), "redop", "sum"),
             ("seed=1.5".into(), "seed", "integer"),
             ("seed=18446744073709551616".into(), "seed", "integer"),
             ("bytes=1e400".into(), "bytes", "KiB"),
@@ -1471,9 +1504,14 @@ mod tests {
                 "op=allreduce",
             ),
             (
-                "fusion=llama3-8b&compress=int8".into(),
-                "fusion",
-                "compress=none",
+                "compress=int8&compress_min=2GiB".into(),
+                "compress_min",
+                "0 (compress every message) to 1 GiB",
+            ),
+            (
+                "compress=int8&compress_min=lots".into(),
+                "compress_min",
+                "e.g. 4MiB",
             ),
             ("fusion=llama3-8b&bucket=2GiB".into(), "bucket", "25MiB"),
         ];

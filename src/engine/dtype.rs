@@ -137,7 +137,8 @@ impl fmt::Display for DType {
     }
 }
 
-/// Reduction operator, as `HcclReduceOp` / `ncclRedOp_t` (SUM, PROD, MAX, MIN).
+/// Reduction operator, as `HcclReduceOp` / `ncclRedOp_t` (SUM, PROD, MAX,
+/// MIN; AVG is NCCL's only, see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReduceOp {
@@ -149,19 +150,47 @@ pub enum ReduceOp {
     Max,
     /// Minimum.
     Min,
+    /// Average, as NCCL's `ncclAvg` computes it (module doc): floats
+    /// pre-multiplied by `1/n` in the dtype then summed, integers summed then
+    /// divided by `n` toward zero. HCCL has no average.
+    Avg,
 }
 
 impl ReduceOp {
     /// Every op, in UI order.
-    pub const ALL: [ReduceOp; 4] = [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Max, ReduceOp::Min];
+    pub const ALL: [ReduceOp; 5] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Avg,
+    ];
 
-    /// URL/UI name (`sum`, `prod`, `max`, `min`).
+    /// URL/UI name (`sum`, `prod`, `max`, `min`, `avg`).
     pub fn name(self) -> &'static str {
         match self {
             ReduceOp::Sum => "sum",
             ReduceOp::Prod => "prod",
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
+            ReduceOp::Avg => "avg",
+        }
+    }
+
+    /// True if HCCL's `HcclReduceOp` has this op (`HCCL_REDUCE_SUM`,
+    /// `HCCL_REDUCE_PROD`, `HCCL_REDUCE_MAX`, `HCCL_REDUCE_MIN`; CANN
+    /// `hccl_types.h`): every op but [`ReduceOp::Avg`].
+    pub fn in_hccl(self) -> bool {
+        self != ReduceOp::Avg
+    }
+
+    /// The op the pairwise reduce kernel applies: [`ReduceOp::Sum`] for
+    /// [`ReduceOp::Avg`] (its scaling is [`pre_op`] / [`post_op`]), else
+    /// the op itself.
+    pub fn combine(self) -> ReduceOp {
+        match self {
+            ReduceOp::Avg => ReduceOp::Sum,
+            o => o,
         }
     }
 
@@ -170,10 +199,11 @@ impl ReduceOp {
         ReduceOp::ALL.into_iter().find(|o| o.name() == s)
     }
 
-    /// The infix symbol used in step descriptions (`+`, `×`, `max`, `min`).
+    /// The infix symbol used in step descriptions (`+`, `×`, `max`, `min`;
+    /// `+` for avg, whose steps add pre-scaled values).
     pub fn symbol(self) -> &'static str {
         match self {
-            ReduceOp::Sum => "+",
+            ReduceOp::Sum | ReduceOp::Avg => "+",
             ReduceOp::Prod => "×",
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
@@ -183,7 +213,7 @@ impl ReduceOp {
     #[inline]
     fn f32(self, a: f32, b: f32) -> f32 {
         match self {
-            ReduceOp::Sum => a + b,
+            ReduceOp::Sum | ReduceOp::Avg => a + b,
             ReduceOp::Prod => a * b,
             ReduceOp::Max => {
                 if b > a {
@@ -203,13 +233,15 @@ impl ReduceOp {
     }
 
     /// Exact reduction of two f64 values in the ideal arithmetic of `dtype`
-    /// (wrapping for integers). Used for the exact reference.
+    /// (wrapping for integers). Used for the exact reference. For
+    /// [`ReduceOp::Avg`] this is the sum; [`ReduceOp::exact_finish`]
+    /// divides.
     pub fn exact(self, dtype: DType, a: f64, b: f64) -> f64 {
         match dtype {
             DType::Int32 => {
                 let (x, y) = (a as i32, b as i32);
                 (match self {
-                    ReduceOp::Sum => x.wrapping_add(y),
+                    ReduceOp::Sum | ReduceOp::Avg => x.wrapping_add(y),
                     ReduceOp::Prod => x.wrapping_mul(y),
                     ReduceOp::Max => x.max(y),
                     ReduceOp::Min => x.min(y),
@@ -218,14 +250,14 @@ impl ReduceOp {
             DType::Int8 => {
                 let (x, y) = (a as i8, b as i8);
                 (match self {
-                    ReduceOp::Sum => x.wrapping_add(y),
+                    ReduceOp::Sum | ReduceOp::Avg => x.wrapping_add(y),
                     ReduceOp::Prod => x.wrapping_mul(y),
                     ReduceOp::Max => x.max(y),
                     ReduceOp::Min => x.min(y),
                 }) as f64
             }
             _ => match self {
-                ReduceOp::Sum => a + b,
+                ReduceOp::Sum | ReduceOp::Avg => a + b,
                 ReduceOp::Prod => a * b,
                 ReduceOp::Max => a.max(b),
                 ReduceOp::Min => a.min(b),
@@ -246,11 +278,98 @@ impl ReduceOp {
         }
         let pairs = acc.iter_mut().zip(x);
         match self {
-            ReduceOp::Sum => pairs.for_each(|(a, b)| *a += b),
+            ReduceOp::Sum | ReduceOp::Avg => pairs.for_each(|(a, b)| *a += b),
             ReduceOp::Prod => pairs.for_each(|(a, b)| *a *= b),
             ReduceOp::Max => pairs.for_each(|(a, b)| *a = a.max(*b)),
             ReduceOp::Min => pairs.for_each(|(a, b)| *a = a.min(*b)),
         }
+    }
+
+    /// The exact result of a reduction of `n` ranks' values whose exact
+    /// fold ([`ReduceOp::exact`]) is `folded`: `folded / n` for
+    /// [`ReduceOp::Avg`] (toward zero for integers, as NCCL's
+    /// `FuncSumPostDiv`), `folded` for every other op.
+    pub fn exact_finish(self, dtype: DType, folded: f64, n: usize) -> f64 {
+        match self {
+            ReduceOp::Avg if dtype.is_float() => folded / n.max(1) as f64,
+            ReduceOp::Avg => (folded / n.max(1) as f64).trunc(),
+            _ => folded,
+        }
+    }
+}
+
+/// NCCL's `ncclAvg` scalar for floats on `n` ranks: `float(1.0/n)` converted
+/// to `dtype` (`__float2half`, `__float2bfloat16`, round to nearest even;
+/// NCCL `src/enqueue.cc` `hostToDevRedOp`), as f64. `1.0` for integers
+/// (their average divides after the sum) and for `n == 0`.
+pub fn avg_scalar(dtype: DType, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let s = (1.0f64 / n as f64) as f32;
+    match dtype {
+        DType::Fp32 => s as f64,
+        DType::Fp16 => half::f16::from_f32(s).to_f64(),
+        DType::Bf16 => half::bf16::from_f32(s).to_f64(),
+        DType::Int32 | DType::Int8 => 1.0,
+    }
+}
+
+/// The pre-operation of `op` on one rank's contribution `buf` (`n` ranks):
+/// for [`ReduceOp::Avg`] on a float dtype, every element `x` becomes
+/// `x·s` rounded once to the dtype (`s` = [`avg_scalar`]; NCCL's
+/// `FuncPreMulSum::preOp`). A no-op for every other op and for integers.
+/// A trailing partial element is left as is.
+pub fn pre_op(dtype: DType, op: ReduceOp, n: usize, buf: &mut [u8]) {
+    if op != ReduceOp::Avg || !dtype.is_float() {
+        return;
+    }
+    let s = avg_scalar(dtype, n) as f32;
+    match dtype {
+        DType::Fp32 => {
+            for c in buf.chunks_exact_mut(4) {
+                let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                c.copy_from_slice(&(x * s).to_le_bytes());
+            }
+        }
+        DType::Fp16 => {
+            for c in buf.chunks_exact_mut(2) {
+                let x = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
+                c.copy_from_slice(&half::f16::from_f32(x * s).to_le_bytes());
+            }
+        }
+        DType::Bf16 => {
+            for c in buf.chunks_exact_mut(2) {
+                let x = half::bf16::from_le_bytes([c[0], c[1]]).to_f32();
+                c.copy_from_slice(&half::bf16::from_f32(x * s).to_le_bytes());
+            }
+        }
+        DType::Int32 | DType::Int8 => {}
+    }
+}
+
+/// The post-operation of `op` on a finished reduction `buf` over `n`
+/// ranks: for [`ReduceOp::Avg`] on an integer dtype, every element becomes
+/// its (wrapped) sum divided by `n`, rounded toward zero (NCCL's
+/// `FuncSumPostDiv::postOp`). A no-op for every other op and for floats.
+pub fn post_op(dtype: DType, op: ReduceOp, n: usize, buf: &mut [u8]) {
+    if op != ReduceOp::Avg || dtype.is_float() || n == 0 {
+        return;
+    }
+    let d = n.min(i32::MAX as usize) as i64;
+    match dtype {
+        DType::Int32 => {
+            for c in buf.chunks_exact_mut(4) {
+                let x = i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as i64;
+                c.copy_from_slice(&((x / d) as i32).to_le_bytes());
+            }
+        }
+        DType::Int8 => {
+            for c in buf.iter_mut() {
+                *c = ((*c as i8 as i64 / d) as i8) as u8;
+            }
+        }
+        _ => {}
     }
 }
 
@@ -264,14 +383,17 @@ impl fmt::Display for ReduceOp {
 ///
 /// Shapes: `dst.len() == src.len()`, a multiple of `dtype.size_bytes()`;
 /// a mismatch is a caller bug and panics.
+///
+/// [`ReduceOp::Avg`] adds here (its scaling is [`pre_op`] / [`post_op`]).
 pub fn reduce_into(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "reduce_into: length mismatch");
+    let op = op.combine();
     // One loop per (dtype, op), the op a constant in it, so the compiler
     // can vectorise (a `match op` per element keeps the fp32 sum scalar).
     macro_rules! per_op {
         ($op:expr, $o:ident => $body:expr) => {
             match $op {
-                ReduceOp::Sum => {
+                ReduceOp::Sum | ReduceOp::Avg => {
                     const $o: ReduceOp = ReduceOp::Sum;
                     $body
                 }
@@ -327,7 +449,7 @@ fn each<const N: usize>(dst: &mut [u8], src: &[u8], f: impl Fn([u8; N], [u8; N])
 #[inline(always)]
 fn int_op<T: WrappingInt>(op: ReduceOp, a: T, b: T) -> T {
     match op {
-        ReduceOp::Sum => a.wrapping_add_(b),
+        ReduceOp::Sum | ReduceOp::Avg => a.wrapping_add_(b),
         ReduceOp::Prod => a.wrapping_mul_(b),
         ReduceOp::Max => a.max(b),
         ReduceOp::Min => a.min(b),

@@ -3,7 +3,7 @@
 //! [`super::dtype`]. The rank workers run the same kernels in the same order,
 //! so their results equal this executor's bit for bit.
 
-use super::dtype::{reduce_into, DType, ReduceOp};
+use super::dtype::{post_op, pre_op, reduce_into, DType, ReduceOp};
 use super::input;
 use super::quantization::Compression;
 use super::schedule::{BadTransfer, Schedule, TransferKind};
@@ -110,17 +110,71 @@ pub fn execute_elems_with(
             schedule.check_transfer(step, index, Some(elems))?;
         }
     }
+    for b in buffers.iter_mut() {
+        pre_op_rank(schedule, dtype, op, b);
+    }
     let mut wire = 0u64;
     for step in 0..schedule.steps.len() {
         wire += execute_step(schedule, step, dtype, op, buffers, elems, codec)?;
     }
+    for (rank, b) in buffers.iter_mut().enumerate() {
+        post_op_rank(schedule, dtype, op, rank, b, elems);
+    }
     Ok(wire)
+}
+
+/// What a rank does to its buffer before the first step: `op`'s
+/// [`pre_op`] on the whole buffer when the primitive reduces (for `avg` on
+/// floats, every input element times `1/n` in the dtype, NCCL's
+/// `PreMulSum`; receive and scratch areas hold zeros, which stay zero).
+/// The reference executor and every rank machine call this one function.
+pub fn pre_op_rank(schedule: &Schedule, dtype: DType, op: ReduceOp, buffer: &mut [u8]) {
+    if schedule.primitive.reduces() {
+        pre_op(dtype, op, schedule.ranks, buffer);
+    }
+}
+
+/// The chunks rank `rank` post-processes after its last step (see
+/// [`post_op_rank`]): every chunk that must hold the reduction over all
+/// ranks, when `op` has a post-operation on `dtype` (`avg` on integers);
+/// empty otherwise. The executor and every rank machine use this list.
+pub fn post_op_chunks(schedule: &Schedule, dtype: DType, op: ReduceOp, rank: usize) -> Vec<usize> {
+    if !schedule.primitive.reduces() || op != ReduceOp::Avg || dtype.is_float() {
+        return Vec::new();
+    }
+    (0..schedule.chunks)
+        .filter(|&c| schedule.is_reduced_output(rank, c))
+        .collect()
+}
+
+/// What rank `rank` does to its buffer after its last step: `op`'s
+/// [`post_op`] on each of [`post_op_chunks`] (for `avg` on integers, the
+/// sum divided by `n` toward zero, NCCL's `SumPostDiv`). Other chunks are
+/// left as they are; so is a buffer shorter than the layout of `elems`
+/// elements.
+pub fn post_op_rank(
+    schedule: &Schedule,
+    dtype: DType,
+    op: ReduceOp,
+    rank: usize,
+    buffer: &mut [u8],
+    elems: usize,
+) {
+    let es = dtype.size_bytes();
+    for chunk in post_op_chunks(schedule, dtype, op, rank) {
+        let r = schedule.chunk_elems(elems, chunk);
+        if let Some(b) = buffer.get_mut(r.start * es..r.end * es) {
+            post_op(dtype, op, schedule.ranks, b);
+        }
+    }
 }
 
 /// Applies step `step` of `schedule` (one unit of [`execute_elems_with`],
 /// for callers that spread the work over time). Buffers must already have
 /// been checked by [`execute_elems_with`]'s shape rules; a transfer outside
-/// them panics (a caller bug). Returns the step's wire bytes.
+/// them panics (a caller bug). Returns the step's wire bytes. The reduce
+/// op's pre- and post-operations ([`pre_op_rank`], [`post_op_rank`]) are
+/// the caller's, before the first and after the last step.
 ///
 /// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
 pub fn execute_step(

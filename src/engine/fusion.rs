@@ -306,6 +306,122 @@ pub fn plan<E>(
     })
 }
 
+/// One bucket's compressed run, as the compression what-if models it
+/// ([`crate::engine::compressed::estimate`] on the bucket's AllReduce).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompressedBucketCost {
+    /// Modelled time with compressed transfers and codec work, µs.
+    pub time_us: f64,
+    /// Bytes on the wire, compressed (all transfers of the collective).
+    pub wire_bytes: u64,
+    /// Bytes on the wire of the same collective uncompressed.
+    pub uncompressed_bytes: u64,
+}
+
+/// "Compress only large gradients" (the seed's remedy for compression
+/// jitter): the fused buckets of at least `min_bytes` compressed, the rest
+/// sent as they are.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompressedFusion {
+    /// The threshold, bytes (`compress_min`).
+    pub min_bytes: u64,
+    /// Per bucket (launch order): compressed or not.
+    pub compressed: Vec<bool>,
+    /// Σ over buckets of their time (compressed time for compressed
+    /// buckets, [`BucketCost::time_us`] for the others), µs.
+    pub time_us: f64,
+    /// Σ over buckets of their wire bytes (compressed or not).
+    pub wire_bytes: u64,
+    /// Σ over buckets of their uncompressed wire bytes.
+    pub uncompressed_wire_bytes: u64,
+    /// Gradient bytes in compressed buckets / all gradient bytes.
+    pub compressed_fraction: f64,
+    /// Relative L2 error of one quantisation round trip of these
+    /// gradient-like inputs (the codec's own error).
+    pub codec_rel_l2: f64,
+    /// Relative L2 error of the whole gradient: `codec_rel_l2 ·
+    /// √compressed_fraction` (uncompressed buckets are exact; the inputs'
+    /// elements are identically distributed, so the squared errors and the
+    /// squared values add in proportion to the elements).
+    pub rel_l2_error: f64,
+}
+
+/// Compresses the buckets of `plan` whose bytes pass `compresses` (the
+/// config's one rule, [`crate::engine::config::Config::compresses`]):
+/// `cost(bytes)` is the compressed what-if of one bucket's AllReduce
+/// (asked for every bucket size once, also uncompressed ones: their wire
+/// bytes are its `uncompressed_bytes`); `codec_rel_l2` the codec's error
+/// on these inputs. See [`CompressedFusion`] for the totals.
+///
+/// Errors: the first error of `cost`.
+pub fn compress_large<E>(
+    plan: &FusionPlan,
+    min_bytes: u64,
+    compresses: impl Fn(u64) -> bool,
+    codec_rel_l2: f64,
+    mut cost: impl FnMut(u64) -> Result<CompressedBucketCost, E>,
+) -> Result<CompressedFusion, E> {
+    let mut memo: std::collections::HashMap<u64, CompressedBucketCost> = Default::default();
+    let (mut time_us, mut wire, mut raw, mut in_compressed) = (0.0, 0u64, 0u64, 0u64);
+    let mut compressed = Vec::with_capacity(plan.buckets.len());
+    for (b, c) in &plan.buckets {
+        let k = match memo.get(&b.bytes) {
+            Some(k) => *k,
+            None => {
+                let k = cost(b.bytes)?;
+                memo.insert(b.bytes, k);
+                k
+            }
+        };
+        let on = compresses(b.bytes);
+        compressed.push(on);
+        raw += k.uncompressed_bytes;
+        if on {
+            time_us += k.time_us;
+            wire += k.wire_bytes;
+            in_compressed += b.bytes;
+        } else {
+            time_us += c.time_us;
+            wire += k.uncompressed_bytes;
+        }
+    }
+    let compressed_fraction = if plan.total_bytes > 0 {
+        in_compressed as f64 / plan.total_bytes as f64
+    } else {
+        0.0
+    };
+    Ok(CompressedFusion {
+        min_bytes,
+        compressed,
+        time_us,
+        wire_bytes: wire,
+        uncompressed_wire_bytes: raw,
+        compressed_fraction,
+        codec_rel_l2,
+        rel_l2_error: codec_rel_l2 * compressed_fraction.sqrt(),
+    })
+}
+
+impl CompressedFusion {
+    /// One sentence for `cclsim` (the page words it from the fields).
+    pub fn summary(&self, fused_us: f64) -> String {
+        let n = self.compressed.iter().filter(|x| **x).count();
+        format!(
+            "{n} of {} buckets of at least {} compressed ({:.1} % of the gradient bytes): {} on the wire instead of {}, {:.0} µs instead of {:.0} µs fused uncompressed, relative L2 error {:.2e} (codec {:.2e} × √{:.3})",
+            self.compressed.len(),
+            format_bytes(self.min_bytes),
+            100.0 * self.compressed_fraction,
+            format_bytes(self.wire_bytes),
+            format_bytes(self.uncompressed_wire_bytes),
+            self.time_us,
+            fused_us,
+            self.rel_l2_error,
+            self.codec_rel_l2,
+            self.compressed_fraction
+        )
+    }
+}
+
 impl FusionPlan {
     /// One sentence for the UI.
     pub fn summary(&self, tensors: usize) -> String {
@@ -324,6 +440,59 @@ impl FusionPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compress_large_sums_compressed_and_plain_buckets() {
+        // Tensors 4, 4, 1 MiB with cap 4 MiB, taken in reverse order: 1 MiB
+        // then 4 MiB crosses the cap (bucket of 5 MiB), then 4 MiB. Costs: uncompressed t = bytes/1 MiB µs;
+        // compressed half the time and a quarter of the wire bytes; the
+        // collective's wire bytes twice the message.
+        let mib = 1u64 << 20;
+        let ts: Vec<Tensor> = [4u64, 4, 1]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Tensor {
+                name: format!("t{i}"),
+                elems: m * mib / 4,
+            })
+            .collect();
+        let p = plan(&ts, DType::Fp32, Some(4 * mib), |b| {
+            Ok::<_, ()>(BucketCost {
+                bytes: b,
+                algorithm: Algorithm::Ring,
+                time_us: (b / mib) as f64,
+                latency_us: 0.0,
+            })
+        })
+        .unwrap();
+        let sizes: Vec<u64> = p.buckets.iter().map(|(b, _)| b.bytes / mib).collect();
+        assert_eq!(sizes, vec![5, 4]);
+        let cost = |b: u64| {
+            Ok::<_, ()>(CompressedBucketCost {
+                time_us: (b / mib) as f64 / 2.0,
+                wire_bytes: b / 2,
+                uncompressed_bytes: 2 * b,
+            })
+        };
+        let c = compress_large(&p, 5 * mib, |b| b >= 5 * mib, 0.01, cost).unwrap();
+        assert_eq!(c.compressed, vec![true, false]);
+        // Time: 2.5 (compressed 5 MiB) + 4 (plain 4 MiB) = 6.5 µs.
+        assert_eq!(c.time_us, 6.5);
+        // Wire: 2.5 MiB (compressed) + 8 MiB (plain 4 MiB bucket, twice).
+        assert_eq!(c.wire_bytes, 21 * mib / 2);
+        assert_eq!(c.uncompressed_wire_bytes, 18 * mib);
+        assert_eq!(c.compressed_fraction, 5.0 / 9.0);
+        assert_eq!(c.rel_l2_error, 0.01 * (5.0f64 / 9.0).sqrt());
+        // Threshold 0: everything compressed; above every bucket: nothing.
+        let all = compress_large(&p, 0, |_| true, 0.01, cost).unwrap();
+        assert_eq!((all.time_us, all.wire_bytes), (4.5, 9 * mib / 2));
+        assert_eq!(all.rel_l2_error, 0.01);
+        let none = compress_large(&p, 8 * mib, |_| false, 0.01, cost).unwrap();
+        assert_eq!(
+            (none.time_us, none.wire_bytes, none.rel_l2_error),
+            (9.0, 18 * mib, 0.0)
+        );
+    }
 
     #[test]
     fn llama3_parameter_counts_match_the_published_sizes() {

@@ -459,6 +459,21 @@ pub fn error_stats(exact: &[f64], approx: &[f64]) -> ErrorStats {
     acc.finish()
 }
 
+/// Elements [`codec_rel_l2`] quantises: 2^16, a sample (every block size
+/// 32..=4096 divides it), enough for a stable relative L2 error.
+pub const CODEC_SAMPLE_ELEMS: usize = 1 << 16;
+
+/// The relative L2 error of one quantisation round trip of
+/// [`CODEC_SAMPLE_ELEMS`] gradient-like inputs of `shape` (rank 0 of
+/// `seed`): the codec's own error on these inputs, 0 without compression.
+pub fn codec_rel_l2(c: &Compression, shape: GradientShape, seed: u64) -> f64 {
+    let x = gradients(shape, seed, 0, CODEC_SAMPLE_ELEMS);
+    let y = round_trip(c, &x);
+    let exact: Vec<f64> = x.iter().map(|v| *v as f64).collect();
+    let approx: Vec<f64> = y.iter().map(|v| *v as f64).collect();
+    error_stats(&exact, &approx).rel_l2_error
+}
+
 /// Distributions of gradient-like inputs. Uniform noise hides the failure
 /// that matters (small values flushed to zero), so these mimic gradients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -321,6 +321,19 @@ impl Schedule {
         }
     }
 
+    /// True if `chunk` of `rank` must end as the reduction over every rank
+    /// (AllReduce's chunks, ReduceScatter's own block, Reduce's root).
+    pub fn is_reduced_output(&self, rank: usize, chunk: usize) -> bool {
+        let k = self.chunks_per_block().max(1);
+        chunk < self.chunks
+            && self.primitive.reduces()
+            && matches!(
+                self.primitive
+                    .expected_after(self.ranks, self.root, rank, chunk / k),
+                Some(Expect::All)
+            )
+    }
+
     /// Do chunks `a` and `b` have the same size for every message size? True
     /// iff `a == b`, or the layout is weighted and they have the same block
     /// weight and the same index within their blocks. A transfer may only

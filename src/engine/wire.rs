@@ -27,6 +27,11 @@ pub enum WireError {
         "placement=once is defined for AllReduce (quantise, AllGather, reduce locally), not {0}"
     )]
     OnceNeedsAllReduce(&'static str),
+    /// The compression what-if models sum, prod, max and min; NCCL's `avg`
+    /// pre-scales each contribution before it is quantised, which is not
+    /// modelled.
+    #[error("the compression what-if models redop sum, prod, max or min, not avg")]
+    Avg,
 }
 
 /// Bytes on the wire for a payload of `elems` elements (module docs):

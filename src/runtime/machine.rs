@@ -23,8 +23,8 @@
 //! worker can copy bytes straight out of a JS `ArrayBuffer`.
 
 use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
-use crate::engine::dtype::{reduce_into, DType, ReduceOp};
-use crate::engine::execute::initial_buffer;
+use crate::engine::dtype::{post_op, reduce_into, DType, ReduceOp};
+use crate::engine::execute::{initial_buffer, post_op_chunks, pre_op_rank};
 use crate::engine::quantization::Compression;
 use crate::engine::schedule::{BadTransfer, RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
@@ -183,6 +183,11 @@ pub struct RankMachine<P> {
     /// local reduce that makes the output.
     once: Option<OnceFinish>,
     wire: Vec<u8>,
+    /// The reduce op's post-operation (`avg` on integers: `/ ranks`), on
+    /// these chunks, once, when the last op is done
+    /// ([`post_op_chunks`]); emptied when applied.
+    post: Vec<usize>,
+    ranks: usize,
 }
 
 /// The local step of `placement=once` ([`compressed::once_reduce`]).
@@ -283,6 +288,8 @@ impl<P: Payload> RankMachine<P> {
         let chunk_ranges = (0..schedule.total_chunks())
             .map(|c| schedule.chunk_elems(elems, c))
             .collect();
+        let mut buffer = buffer()?;
+        pre_op_rank(schedule, dtype, op, &mut buffer);
         let mut m = RankMachine {
             rank,
             dtype,
@@ -291,7 +298,7 @@ impl<P: Payload> RankMachine<P> {
             chunk_ranges,
             ops: schedule.rank_ops(rank),
             next: 0,
-            buffer: buffer()?,
+            buffer,
             scratch: Vec::new(),
             queues: HashMap::new(),
             samples: Vec::with_capacity(schedule.steps.len() + 1),
@@ -300,6 +307,8 @@ impl<P: Payload> RankMachine<P> {
             codec: None,
             once: None,
             wire: Vec::new(),
+            post: post_op_chunks(schedule, dtype, op, rank),
+            ranks,
         };
         m.record();
         Ok(m)
@@ -575,6 +584,16 @@ impl<P: Payload> RankMachine<P> {
                 }
             }
             self.next += 1;
+        }
+        let es = self.dtype.size_bytes();
+        for chunk in std::mem::take(&mut self.post) {
+            let r = self.chunk_ranges[chunk].clone();
+            post_op(
+                self.dtype,
+                self.op,
+                self.ranks,
+                &mut self.buffer[r.start * es..r.end * es],
+            );
         }
         while self.samples.len() < self.steps + 1 {
             self.record();

@@ -11,6 +11,7 @@ use super::buffers::Buffers;
 use super::chart::Chart;
 use super::controls::Controls;
 use super::custom_topology::CustomTopologyPanel;
+use super::determinism_card::DeterminismCard;
 use super::estimate_panel::EstimatePanel;
 use super::format;
 use super::gantt::Gantt;
@@ -1045,6 +1046,7 @@ impl Component for App {
                             on_use={link.callback(|_| Msg::UseTopo)} />
                         <MscclCard plan={plan.clone()} />
                         <TuneCard plan={plan.clone()} />
+                        <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}

@@ -176,6 +176,14 @@ pub fn controls(p: &ControlsProps) -> Html {
         }
         _ => html! {},
     };
+    // The library's own op list (engine::library::Library::has_redop): HCCL
+    // and MPI have no avg, so the page says whose arithmetic it runs.
+    let redop_note = match &p.plan {
+        Some(plan) if reduces && !plan.library.has_redop(c.redop) => html! {
+            <p class="hint notice" id="redop-note">{t!("redop-lacks", lib = plan.library.title(), op = c.redop.name())}</p>
+        },
+        _ => html! {},
+    };
     let summary = p
         .plan
         .as_ref()
@@ -240,7 +248,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <select id="redop" onchange={on_redop} disabled={!reduces}
                     title={if reduces { String::new() } else { t!("f-redop-na", op = c.op.title()) }}>
                     { for ReduceOp::ALL.iter().map(|o| html! {
-                        <option value={o.name()} selected={*o == c.redop}>{o.name()}</option>
+                        <option value={o.name()} selected={*o == c.redop}>{
+                            if *o == ReduceOp::Avg { t!("redop-avg-option") } else { o.name().to_string() }
+                        }</option>
                     }) }
                 </select>
             </div>
@@ -292,6 +302,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <p class="inline-error" id="seed-error" role="alert">{err.clone()}</p>
                 }
                 {auto_note}
+                {redop_note}
                 if let Some(note) = c.op.hccl_note() {
                     <p class="hint" id="hccl-note" lang="en">{note}</p>
                 }

@@ -112,6 +112,7 @@ fn reduce_verb(op: ReduceOp) -> String {
         ReduceOp::Prod => t!("verb-prod"),
         ReduceOp::Max => t!("verb-max"),
         ReduceOp::Min => t!("verb-min"),
+        ReduceOp::Avg => t!("verb-avg"),
     }
 }
 

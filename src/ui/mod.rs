@@ -24,6 +24,7 @@
 //! | [`topologies`] | the topologies and rank counts the controls offer |
 //! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time), its Perfetto trace download |
 //! | [`download`] | saving text the page made as a file |
+//! | [`determinism_card`] | two reduction orders of the same inputs compared: differing elements, ulps, an element's two orders |
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
@@ -39,6 +40,7 @@ pub mod colors;
 pub mod controls;
 pub mod custom_topology;
 pub mod describe;
+pub mod determinism_card;
 pub mod download;
 pub mod estimate_panel;
 pub mod format;

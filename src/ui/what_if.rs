@@ -108,9 +108,6 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
     let on_scheme = change(|c, v| {
         if let Some(x) = Scheme::from_name(v) {
             c.compress.scheme = x;
-            if x != Scheme::None {
-                c.fusion = None;
-            }
         }
     });
     let on_scale = change(|c, v| {
@@ -148,6 +145,22 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                     BLOCK_RANGE.start(),
                     BLOCK_RANGE.end()
                 ))),
+            }
+        })
+    };
+    let min_error = use_state(|| None::<String>);
+    let on_min = {
+        let (c, cb, err) = (c.clone(), p.on_change.clone(), min_error.clone());
+        Callback::from(move |e: Event| {
+            let v = input_value(&e);
+            match crate::engine::config::parse_compress_min(&v) {
+                Ok(b) => {
+                    err.set(None);
+                    let mut next = c.clone();
+                    next.compress_min = b;
+                    cb.emit(next);
+                }
+                Err(allowed) => err.set(Some(format!("compress_min “{}”: {allowed}.", v.trim()))),
             }
         })
     };
@@ -265,6 +278,9 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                         <option value="hop" selected={c.placement == Placement::Hop}>{t!("wi-hop")}</option>
                         <option value="once" selected={c.placement == Placement::Once} disabled={c.op != crate::engine::collective::Primitive::AllReduce}>{t!("wi-once")}</option>
                     </select></div>
+                <div class="field"><label for="compress-min">{t!("wi-compress-min")}</label>
+                    <input id="compress-min" type="text" class="narrow" title={t!("wi-compress-min-title")}
+                        value={format_bytes(c.compress_min)} onchange={on_min} disabled={!on} /></div>
                 <div class="field"><label for="grad">{t!("wi-inputs")}</label>
                     <select id="grad" onchange={on_grad} disabled={!on}>
                         { for GradientShape::ALL.iter().map(|g| html! { <option value={g.name()} selected={*g == c.grad} title={g.describe()}>{g.describe()}</option> }) }
@@ -272,6 +288,12 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
             </div>
             if let Some(e) = &*block_error {
                 <p class="inline-error">{e.clone()}</p>
+            }
+            if let Some(e) = &*min_error {
+                <p class="inline-error" id="compress-min-error" role="alert">{e.clone()}</p>
+            }
+            if on && cp.is_none() && !c.compresses(c.bytes) {
+                <p class="hint" id="below-compress-min">{t!("wi-below-min", bytes = format_bytes(c.bytes), min = format_bytes(c.compress_min))}</p>
             }
             {figures}
             if on {
@@ -301,7 +323,6 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
             }
             if next.fusion.is_some() {
                 next.op = crate::engine::collective::Primitive::AllReduce;
-                next.compress.scheme = Scheme::None;
                 if let Some(b) = next.fusion_run_bytes() {
                     next.bytes = b;
                 }
@@ -407,6 +428,19 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                             <span class="muted">{" "}{t!("wi-back-to-back")}</span></dd>
                         <dt>{t!("wi-crossover")}</dt>
                         <dd>{t!("wi-crossover-line", bytes = format_bytes(fp.crossover_bytes))}</dd>
+                        if let Some(z) = &f.compression {
+                            <dt>{t!("wi-large-only")}</dt>
+                            <dd id="fusion-compression">{t!("wi-large-only-line",
+                                k = z.compressed.iter().filter(|x| **x).count(),
+                                n = z.compressed.len(),
+                                min = format_bytes(z.min_bytes),
+                                wire = format_bytes(z.wire_bytes),
+                                raw = format_bytes(z.uncompressed_wire_bytes),
+                                t = format::us(z.time_us),
+                                fused = format::us(fp.fused_us),
+                                err = format!("{:.2e}", z.rel_l2_error))}
+                                <span class="muted" lang="en">{format!(" (codec {:.2e} × √{:.3} of the gradient bytes compressed; {} what-if, HCCL and NCCL have none)", z.codec_rel_l2, z.compressed_fraction, c.compress.scheme.name())}</span></dd>
+                        }
                     </dl>
                     <svg class="fuse-bars" viewBox="0 0 400 52" role="img" aria-label={t!("wi-fuse-bars", unfused = format::us(fp.unfused_us), fused = format::us(fp.fused_us))}>
                         <text x="0" y="9" class="fuse-k">{t!("wi-unfused-bar", n = f.tensors.len(), us = format::us(fp.unfused_us))}</text>

@@ -145,7 +145,7 @@ impl CompressedCheckBuilder {
         seed: u64,
         elems: usize,
     ) -> Result<Self, WireError> {
-        check_applies(setup, collective.primitive, dtype)?;
+        check_applies(setup, collective.primitive, dtype, op)?;
         Ok(CompressedCheckBuilder {
             collective: collective.clone(),
             run: run_schedule.clone(),

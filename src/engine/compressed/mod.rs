@@ -146,6 +146,9 @@ pub fn once_reduce(
     if !dtype.is_float() {
         return Err(WireError::NotFloat(dtype));
     }
+    if op == ReduceOp::Avg {
+        return Err(WireError::Avg);
+    }
     let w = wire_len(c, elems);
     if gathered.len() != ranks * w {
         return Err(WireError::Length {
@@ -163,7 +166,7 @@ pub fn once_reduce(
         }
         for (a, x) in acc.iter_mut().zip(xs) {
             *a = match op {
-                ReduceOp::Sum => *a + x,
+                ReduceOp::Sum | ReduceOp::Avg => *a + x,
                 ReduceOp::Prod => *a * x,
                 ReduceOp::Max => a.max(x),
                 ReduceOp::Min => a.min(x),
@@ -182,9 +185,13 @@ pub fn check_applies(
     setup: &CompressedSetup,
     primitive: Primitive,
     dtype: DType,
+    op: ReduceOp,
 ) -> Result<(), WireError> {
     if !dtype.is_float() {
         return Err(WireError::NotFloat(dtype));
+    }
+    if primitive.reduces() && op == ReduceOp::Avg {
+        return Err(WireError::Avg);
     }
     if setup.placement == Placement::Once && primitive != Primitive::AllReduce {
         return Err(WireError::OnceNeedsAllReduce(primitive.name()));
@@ -403,12 +410,26 @@ mod tests {
     fn once_is_refused_for_other_primitives_and_int_dtypes() {
         let s = setup(Placement::Once);
         assert_eq!(
-            check_applies(&s, Primitive::AllGather, DType::Fp16),
+            check_applies(&s, Primitive::AllGather, DType::Fp16, ReduceOp::Sum),
             Err(WireError::OnceNeedsAllReduce("allgather"))
         );
         assert_eq!(
-            check_applies(&setup(Placement::Hop), Primitive::AllGather, DType::Int32),
+            check_applies(
+                &setup(Placement::Hop),
+                Primitive::AllGather,
+                DType::Int32,
+                ReduceOp::Sum
+            ),
             Err(WireError::NotFloat(DType::Int32))
+        );
+        assert_eq!(
+            check_applies(
+                &setup(Placement::Hop),
+                Primitive::AllReduce,
+                DType::Fp16,
+                ReduceOp::Avg
+            ),
+            Err(WireError::Avg)
         );
     }
 }

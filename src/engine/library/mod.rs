@@ -19,6 +19,7 @@ pub mod nccl;
 
 use super::algorithm::Algorithm;
 use super::collective::Primitive;
+use super::dtype::ReduceOp;
 pub use super::topology::Library;
 use super::topology::Topology;
 
@@ -52,6 +53,36 @@ impl Call<'_> {
 }
 
 impl Library {
+    /// True if the library has reduce op `op`: HCCL's `HcclReduceOp` has
+    /// no average ([`ReduceOp::in_hccl`]), MPI's predefined `MPI_Op`s have
+    /// none either (MPI-4.0 §6.9.2: MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD and
+    /// logical / bitwise ops); NCCL has `ncclAvg` (since 2.10); the model
+    /// has every op.
+    pub fn has_redop(self, op: ReduceOp) -> bool {
+        match self {
+            Library::Hccl => op.in_hccl(),
+            Library::Mpi => op != ReduceOp::Avg,
+            Library::Nccl | Library::Model => true,
+        }
+    }
+
+    /// The sentence `cclsim` and the plan's details print when the
+    /// library lacks `op` on a reducing `primitive` (`None` otherwise):
+    /// the run is then NCCL's `ncclAvg` arithmetic on this machine.
+    pub fn redop_note(self, primitive: Primitive, op: ReduceOp) -> Option<String> {
+        (primitive.reduces() && !self.has_redop(op)).then(|| {
+            let has = match self {
+                Library::Hccl => "HcclReduceOp has SUM, PROD, MAX and MIN",
+                _ => "MPI_Op has MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN",
+            };
+            format!(
+                "{} has no {} ({has}); this run computes NCCL's ncclAvg (each contribution times 1/n in the dtype, then summed; integers summed, then divided by n toward zero)",
+                self.title(),
+                op.name()
+            )
+        })
+    }
+
     /// Every library, in UI order.
     pub const ALL: [Library; 4] = [Library::Hccl, Library::Nccl, Library::Mpi, Library::Model];
 

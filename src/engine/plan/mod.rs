@@ -50,7 +50,7 @@ use super::cost::{self, Estimate, Record, Slices, Timeline};
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
-use super::quantization::Scheme;
+use super::quantization::{self, Scheme};
 use super::schedule::Schedule;
 use super::topology::Topology;
 use super::units::format_bytes;
@@ -219,6 +219,9 @@ pub struct FusionView {
     /// The bucket whose size is this plan's message size (the real run is
     /// that fused bucket), if any.
     pub running: Option<usize>,
+    /// With compression on: the buckets of at least `compress_min`
+    /// compressed, the rest sent as is ([`fusion::compress_large`]).
+    pub compression: Option<fusion::CompressedFusion>,
 }
 
 /// The model's view of one configuration.
@@ -775,7 +778,7 @@ impl Plan {
         if scope == Scope::Full {
             fusion = fusion_view(config)?.map(Arc::new);
         }
-        if config.compress.scheme != Scheme::None {
+        if config.compresses(config.bytes) {
             if let Some(s) = &schedule {
                 let c = compressed_plan(config, &topology, algorithm, s.clone())?;
                 estimate = c.estimate.estimate.clone();
@@ -928,6 +931,9 @@ impl Plan {
     /// The ranking in words, one line per row, and how the headline was made.
     fn make_details(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if let Some(n) = self.library.redop_note(self.config.op, self.config.redop) {
+            out.push(format!("{n}."));
+        }
         match self.method {
             Method::Bound => out.push(format!(
                 "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
@@ -941,6 +947,12 @@ impl Plan {
             out.push(
                 "The headline includes compression; the ranking below is uncompressed.".into(),
             );
+        } else if self.config.compress.scheme != Scheme::None {
+            out.push(format!(
+                "This message ({}) is below compress_min ({}): sent uncompressed.",
+                crate::engine::units::format_bytes(self.config.bytes),
+                crate::engine::units::format_bytes(self.config.compress_min)
+            ));
         }
         for r in &self.ranking {
             let lib = if r.runs_in_library || self.library == Library::Model {
@@ -1064,7 +1076,8 @@ fn compressed_plan(
         placement: config.placement,
         shape: config.grad,
     };
-    compressed::check_applies(&setup, config.op, config.dtype).map_err(|e| model(e.to_string()))?;
+    compressed::check_applies(&setup, config.op, config.dtype, config.redop)
+        .map_err(|e| model(e.to_string()))?;
     let (run, gather_algorithm) = match setup.placement {
         Placement::Hop => (schedule.clone(), None),
         Placement::Once => {
@@ -1130,10 +1143,41 @@ fn fusion_view(config: &Config) -> Result<Option<FusionView>, PlanError> {
     let running = run_bucket
         .filter(|&i| buckets[i].bytes == config.bytes)
         .or_else(|| buckets.iter().position(|b| b.bytes == config.bytes));
+    let compression = if config.compress.scheme != Scheme::None {
+        let codec = quantization::codec_rel_l2(&config.compress, config.grad, config.seed);
+        Some(fusion::compress_large(
+            &plan,
+            config.compress_min,
+            |b| config.compresses(b),
+            codec,
+            |bytes| {
+                let mut c = config.clone();
+                c.bytes = bytes.max(es);
+                c.algo = AlgoChoice::Auto;
+                c.fusion = None;
+                c.compress_min = 0;
+                let p = Plan::headline(&c)?;
+                let e = p.compressed.as_ref().map(|x| &x.estimate).ok_or_else(|| {
+                    PlanError::Model(format!(
+                        "no compressed estimate for a {} bucket",
+                        crate::engine::units::format_bytes(bytes)
+                    ))
+                })?;
+                Ok::<_, PlanError>(fusion::CompressedBucketCost {
+                    time_us: e.time_us,
+                    wire_bytes: e.wire_bytes,
+                    uncompressed_bytes: e.uncompressed_bytes,
+                })
+            },
+        )?)
+    } else {
+        None
+    };
     Ok(Some(FusionView {
         tensors,
         plan,
         run_bucket,
         running,
+        compression,
     }))
 }

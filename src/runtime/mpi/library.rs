@@ -67,7 +67,13 @@ pub fn needs_equal_blocks(p: Primitive) -> bool {
 /// Whether the library has a baseline for `p` on `dtype` with `op`.
 ///
 /// Errors: a sentence naming what is missing and what would work.
-pub fn supports(p: Primitive, dtype: DType) -> Result<(), String> {
+pub fn supports(p: Primitive, dtype: DType, op: ReduceOp) -> Result<(), String> {
+    if p.reduces() && op == ReduceOp::Avg {
+        return Err(
+            "MPI has no average (MPI_Op has MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN ...), so redop avg has no library baseline; use --redop sum"
+                .into(),
+        );
+    }
     if call_name(p).is_none() {
         return Err(format!(
             "the MPI library has no baseline for {} here (our MoE-skewed counts); use --op alltoall",
@@ -144,6 +150,8 @@ impl<T: Elem> Bufs<T> {
             ReduceOp::Prod => SystemOperation::product(),
             ReduceOp::Max => SystemOperation::max(),
             ReduceOp::Min => SystemOperation::min(),
+            // Refused by `supports`: MPI has no average.
+            ReduceOp::Avg => SystemOperation::sum(),
         };
         let root_proc = world.process_at_rank(root as i32);
         let (send, recv) = (&self.send[..], &mut self.recv[..]);
@@ -207,7 +215,7 @@ impl LibraryRun {
         elems: usize,
     ) -> Result<LibraryRun, String> {
         let p = schedule.primitive;
-        supports(p, dtype)?;
+        supports(p, dtype, op)?;
         let n = schedule.ranks;
         let root = schedule.root;
         if needs_equal_blocks(p) && elems % n != 0 {
