@@ -33,7 +33,7 @@
 //! Reported like nccl-tests (`doc/PERFORMANCE.md`): `algbw = S / t` in GB/s
 //! (1e9 bytes), `busbw = algbw × factor` ([`Primitive::busbw_factor`]).
 
-use super::algorithm::Algorithm;
+use super::algorithm::{Algorithm, CostTerms};
 use super::collective::Primitive;
 use super::dtype::DType;
 use super::schedule::Schedule;
@@ -298,52 +298,11 @@ pub fn closed_form_us(
 /// implements, in µs; `None` for a combination it does not implement.
 /// Arguments as [`closed_form_us`]; `s` is nccl-tests' size
 /// ([`super::collective`]), assumed to divide evenly into the schedule's
-/// chunks. `L = ceil(log2 n)`.
-///
-/// Sources (`docs/hardware-and-algorithms.md`; Thakur,
-/// Rabenseifner & Gropp 2005; HCCL `coll_algo_intro/*.md`), each also in
-/// its algorithm's doc comment:
-/// - ring AllReduce `2(n-1)α + 2(n-1)/n·Sβ + (n-1)/n·Sγ`; RS
-///   `(n-1)α + (n-1)/n·S(β + γ)`; AG `(n-1)α + (n-1)/n·Sβ`; Barrier
-///   `(n-1)α`; SendRecv `α + Sβ`;
-/// - mesh AllReduce `2α + 2·S/n·β + (n-1)/n·Sγ`; RS `α + S/n·β +
-///   (n-1)/n·Sγ`; AG `α + S/n·β`; Barrier `α`; Broadcast `2α + 2·S/n·β`;
-///   Reduce `2α + 2·S/n·β + (n-1)/n·Sγ`; AlltoAll `α + S/n·β`; AlltoAllV
-///   `α + max_{i≠j} c_ij·β`;
-/// - rhd (`n = 2^L`) AllReduce `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, RS
-///   `Lα + (n-1)/n·S(β + γ)`, AG `Lα + (n-1)/n·Sβ`; other `n`, AllReduce
-///   with `p' = 2^L'` the largest power of 2 below `n`: `(2L' + 2)α +
-///   (2(p'-1)/p' + 2)·Sβ + ((p'-1)/p' + 1)·Sγ`;
-/// - tree Broadcast `L(α + Sβ)`, Reduce `L(α + Sβ + Sγ)`, Scatter / Gather
-///   `Σ_{m=2^j<n} (α + min(m, n-m)·S/n·β)`;
-/// - star Broadcast `α + Sβ`, Reduce `α + Sβ + (n-1)·Sγ`, Scatter / Gather
-///   `α + S/n·β`;
-/// - pairwise AlltoAll `(n-1)(α + S/n·β)`, AlltoAllV `Σ_{k=1}^{n-1} (α +
-///   max_r c_{r,r+k}·β)`;
-/// - nb AG `Lα + (n-1)/n·Sβ`, RS `Lα + (n-1)/n·S(β + γ)`, AllReduce
-///   `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, Barrier `Lα`; AlltoAll (Bruck)
-///   `Σ_{k<L} (α + c_k·S/n·β)`, `c_k = #{1 <= i < n : bit k of i set}`
-///   (`Lα + L·S/2·β` for `n = 2^L`, the textbook form);
-/// - nhr (HCCL `NHR.md`) as nb: AG `Lα + (n-1)/n·Sβ`, RS `Lα +
-///   (n-1)/n·S(β + γ)`, AllReduce `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`,
-///   Broadcast `2Lα + 2(n-1)/n·Sβ`;
-/// - pipeline (HCCL `Pipeline.md` with one α and β, `S'` servers): AG
-///   `S'(α + S/n·β)`, RS `S'(α + S/n·β) + (n-1)/n·Sγ`, AllReduce
-///   `2S'(α + S/n·β) + (n-1)/n·Sγ`;
-/// - dbtree AllReduce (one node: the chain) `2D·α + Σ_s m_s·S/2·β + Σ_s
-///   k_s·S/2·γ` (tree depth `D`, per-step pair multiplicity `m_s` and
-///   fan-in `k_s`, [`super::algorithm::dbtree::shape`]);
-/// - ring Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` (chains);
-/// - hier-nhr as hier with `ceil(log2 S')` instead of `S' - 1` inter-server
-///   latencies per phase (same data terms);
-/// - hier (`n = 8·S'` ranks, `S'` servers) AllReduce `2α + 2·S/8·β +
-///   7/8·Sγ + 2(S'-1)(α + S/n·β) + (S'-1)·S/n·γ`, RS `α + S/8·β + 7/8·Sγ +
-///   (S'-1)(α + S/n·(β + γ))`, AG `α + S/8·β + (S'-1)(α + S/n·β)`; with
-///   `D = ceil(log2 S')`: Broadcast `(2 + D)(α + S/8·β)`, Reduce `(2 +
-///   D)(α + S/8·β) + (7 + D)·S/8·γ`, Scatter / Gather `α + S/8·β + [S' >
-///   1](α + S/n·β)`.
-///
-/// AlltoAllV's `c_ij = w(i,j)·S/Σw` bytes ([`super::collective::moe_weight`]).
+/// chunks. Each formula lives with its algorithm
+/// (`algorithm/<name>.rs`, `closed_form`, with its source:
+/// `docs/hardware-and-algorithms.md`; Thakur, Rabenseifner & Gropp 2005;
+/// HCCL `coll_algo_intro/*.md`); this is [`super::algorithm::closed_form`]
+/// over [`CostTerms::new`].
 pub fn closed_form(
     algorithm: Algorithm,
     primitive: Primitive,
@@ -353,152 +312,6 @@ pub fn closed_form(
     bw_gbps: f64,
     reduce_gbps: Option<f64>,
 ) -> Option<f64> {
-    use Primitive::*;
-    if !algorithm.supports(primitive, n) {
-        return None;
-    }
-    let nf = n as f64;
-    let a = alpha_us;
-    let beta = 1.0 / (bw_gbps * 1e3); // µs per byte
-    let gamma = reduce_gbps.map_or(0.0, |g| 1.0 / (g * 1e3));
-    let frac = (nf - 1.0) / nf;
-    let red = frac * s * gamma;
-    let l = (n.next_power_of_two().trailing_zeros()) as f64;
-    let w_total: u64 = (0..n)
-        .flat_map(|i| (0..n).map(move |j| super::collective::moe_weight(i, j)))
-        .sum();
-    let c = |i: usize, j: usize| super::collective::moe_weight(i, j) as f64 * s / w_total as f64;
-    Some(match (algorithm, primitive) {
-        (Algorithm::Ring, AllReduce) => 2.0 * (nf - 1.0) * a + 2.0 * frac * s * beta + red,
-        (Algorithm::Ring, ReduceScatter) => (nf - 1.0) * a + frac * s * beta + red,
-        (Algorithm::Ring, AllGather) => (nf - 1.0) * a + frac * s * beta,
-        (Algorithm::Ring, Barrier) => (nf - 1.0) * a,
-        (Algorithm::Ring, SendRecv) => a + s * beta,
-        (Algorithm::Ring, Broadcast) => (nf - 1.0) * (a + s * beta),
-        (Algorithm::Ring, Reduce) => (nf - 1.0) * (a + s * beta + s * gamma),
-        (Algorithm::Mesh, AllReduce) => 2.0 * a + 2.0 * s / nf * beta + red,
-        (Algorithm::Mesh, ReduceScatter) => a + s / nf * beta + red,
-        (Algorithm::Mesh, AllGather) | (Algorithm::Mesh, AlltoAll) => a + s / nf * beta,
-        (Algorithm::Mesh, Barrier) => a,
-        (Algorithm::Mesh, Broadcast) => 2.0 * a + 2.0 * s / nf * beta,
-        (Algorithm::Mesh, Reduce) => 2.0 * a + 2.0 * s / nf * beta + red,
-        (Algorithm::Mesh, AlltoAllV) => {
-            let max = (0..n)
-                .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
-                .map(|(i, j)| c(i, j))
-                .fold(0.0, f64::max);
-            a + max * beta
-        }
-        (Algorithm::Rhd, p) if n.is_power_of_two() => match p {
-            AllReduce => 2.0 * l * a + 2.0 * frac * s * beta + red,
-            ReduceScatter => l * a + frac * s * beta + red,
-            _ => l * a + frac * s * beta,
-        },
-        (Algorithm::Rhd, _) => {
-            let p = (n.next_power_of_two() / 2) as f64;
-            let lp = p.log2();
-            let pf = (p - 1.0) / p;
-            (2.0 * lp + 2.0) * a + (2.0 * pf + 2.0) * s * beta + (pf + 1.0) * s * gamma
-        }
-        (Algorithm::Tree, Broadcast) => l * (a + s * beta),
-        (Algorithm::Tree, Reduce) => l * (a + s * beta + s * gamma),
-        (Algorithm::Tree, _) => {
-            let mut t = 0.0;
-            let mut m = 1;
-            while m < n {
-                t += a + m.min(n - m) as f64 * s / nf * beta;
-                m *= 2;
-            }
-            t
-        }
-        (Algorithm::Star, Broadcast) => a + s * beta,
-        (Algorithm::Star, Reduce) => a + s * beta + (nf - 1.0) * s * gamma,
-        (Algorithm::Star, _) => a + s / nf * beta,
-        (Algorithm::Pairwise, AlltoAll) => (nf - 1.0) * (a + s / nf * beta),
-        (Algorithm::Pairwise, _) => (1..n)
-            .map(|k| {
-                let max = (0..n).map(|r| c(r, (r + k) % n)).fold(0.0, f64::max);
-                a + max * beta
-            })
-            .sum(),
-        (Algorithm::Nb, AllGather) => l * a + frac * s * beta,
-        (Algorithm::Nb, ReduceScatter) => l * a + frac * s * beta + red,
-        (Algorithm::Nb, Barrier) => l * a,
-        (Algorithm::Nb, AlltoAll) => (0..l as usize)
-            .map(|k| a + super::algorithm::nb::alltoall_blocks_at(n, k) as f64 * s / nf * beta)
-            .sum(),
-        (Algorithm::Nb, _) => 2.0 * l * a + 2.0 * frac * s * beta + red,
-        (Algorithm::HierNhr, p) => {
-            // As hier, with ceil(log2 S') inter-server steps per phase.
-            let m = n / 8;
-            let steps = m.next_power_of_two().trailing_zeros() as f64;
-            let srv = (m as f64) - 1.0;
-            let (intra, inter) = (s / 8.0, s / nf);
-            match p {
-                AllReduce => {
-                    2.0 * a
-                        + 2.0 * intra * beta
-                        + 7.0 * intra * gamma
-                        + 2.0 * steps * a
-                        + srv * (2.0 * inter * beta + inter * gamma)
-                }
-                ReduceScatter => {
-                    a + intra * beta
-                        + 7.0 * intra * gamma
-                        + steps * a
-                        + srv * inter * (beta + gamma)
-                }
-                _ => a + intra * beta + steps * a + srv * inter * beta,
-            }
-        }
-        (Algorithm::Hier, p) => {
-            let srv = (n / 8) as f64 - 1.0;
-            let (intra, inter) = (s / 8.0, s / nf);
-            match p {
-                AllReduce => {
-                    2.0 * a
-                        + 2.0 * intra * beta
-                        + 7.0 * intra * gamma
-                        + srv * (2.0 * a + 2.0 * inter * beta + inter * gamma)
-                }
-                ReduceScatter => {
-                    a + intra * beta + 7.0 * intra * gamma + srv * (a + inter * (beta + gamma))
-                }
-                AllGather => a + intra * beta + srv * (a + inter * beta),
-                Broadcast | Reduce => {
-                    let d = super::algorithm::hier::tree_depth(n / 8) as f64;
-                    let red = if p == Reduce {
-                        (7.0 + d) * intra * gamma
-                    } else {
-                        0.0
-                    };
-                    (2.0 + d) * (a + intra * beta) + red
-                }
-                // Scatter, Gather.
-                _ => a + intra * beta + if srv > 0.0 { a + inter * beta } else { 0.0 },
-            }
-        }
-        (Algorithm::Nhr, p) => match p {
-            AllGather => l * a + frac * s * beta,
-            ReduceScatter => l * a + frac * s * beta + red,
-            Broadcast => 2.0 * l * a + 2.0 * frac * s * beta,
-            _ => 2.0 * l * a + 2.0 * frac * s * beta + red,
-        },
-        (Algorithm::Pipeline, p) => {
-            let step = (n / 8) as f64 * (a + s / nf * beta);
-            match p {
-                AllGather => step,
-                ReduceScatter => step + red,
-                _ => 2.0 * step + red,
-            }
-        }
-        (Algorithm::Dbtree, _) => {
-            let (_, per) = super::algorithm::dbtree::shape(&[n]);
-            per.iter()
-                .map(|&(m, k)| a + m as f64 * s / 2.0 * beta + k as f64 * s / 2.0 * gamma)
-                .sum()
-        }
-        // Unreachable: `supports` was checked above.
-        (Algorithm::Ring, _) | (Algorithm::Mesh, _) => return None,
-    })
+    let t = CostTerms::new(n, s, alpha_us, bw_gbps, reduce_gbps);
+    super::algorithm::closed_form(algorithm, primitive, &t)
 }

@@ -41,6 +41,7 @@
 //! intra-node hops to `g1` that the balanced pattern adds.
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -188,6 +189,20 @@ pub fn steps(primitive: Primitive, n: usize, nodes: &[usize]) -> (usize, Vec<Ste
         })
         .collect();
     (2 * n, steps)
+}
+
+/// Uncontended closed form on one node (the chain NCCL builds inside a
+/// node), µs: AllReduce `2D·α + Σ_s m_s·S/2·β + Σ_s k_s·S/2·γ` (tree depth
+/// `D`, per-step pair multiplicity `m_s` and fan-in `k_s`, [`shape`]).
+pub fn closed_form(_p: Primitive, t: &CostTerms) -> Option<f64> {
+    let (_, per) = shape(&[t.n]);
+    Some(
+        per.iter()
+            .map(|&(m, k)| {
+                t.alpha_us + m as f64 * t.s / 2.0 * t.beta + k as f64 * t.s / 2.0 * t.gamma
+            })
+            .sum(),
+    )
 }
 
 #[cfg(test)]

@@ -52,6 +52,7 @@
 //! before all of them arrived.)
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
@@ -297,4 +298,60 @@ fn rooted(primitive: Primitive, n: usize, root: usize) -> Vec<Step> {
         }
     }
     steps
+}
+
+/// Uncontended closed form (HCCL's hierarchical executors with one α and
+/// β; `n = 8·S'` ranks on `S'` servers), µs. With a level-1 ring:
+/// AllReduce `2α + 2·S/8·β + 7/8·Sγ + 2(S'-1)(α + S/n·β) + (S'-1)·S/n·γ`,
+/// ReduceScatter `α + S/8·β + 7/8·Sγ + (S'-1)(α + S/n·(β + γ))`, AllGather
+/// `α + S/8·β + (S'-1)(α + S/n·β)`; with `D = ceil(log2 S')`: Broadcast
+/// `(2 + D)(α + S/8·β)`, Reduce `(2 + D)(α + S/8·β) + (7 + D)·S/8·γ`,
+/// Scatter / Gather `α + S/8·β + [S' > 1](α + S/n·β)`. With level-1 NHR
+/// (`hier-nhr`): the same data terms with `ceil(log2 S')` instead of
+/// `S' - 1` inter-server latencies per phase (AllReduce, ReduceScatter,
+/// AllGather).
+pub fn closed_form(p: Primitive, t: &CostTerms, level1: Level1) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, gamma, nf, n) = (t.alpha_us, t.s, t.beta, t.gamma, t.nf(), t.n);
+    let (intra, inter) = (s / 8.0, s / nf);
+    let srv = (n / 8) as f64 - 1.0;
+    if level1 == Level1::Nhr {
+        let steps = (n / 8).next_power_of_two().trailing_zeros() as f64;
+        return Some(match p {
+            AllReduce => {
+                2.0 * a
+                    + 2.0 * intra * beta
+                    + 7.0 * intra * gamma
+                    + 2.0 * steps * a
+                    + srv * (2.0 * inter * beta + inter * gamma)
+            }
+            ReduceScatter => {
+                a + intra * beta + 7.0 * intra * gamma + steps * a + srv * inter * (beta + gamma)
+            }
+            _ => a + intra * beta + steps * a + srv * inter * beta,
+        });
+    }
+    Some(match p {
+        AllReduce => {
+            2.0 * a
+                + 2.0 * intra * beta
+                + 7.0 * intra * gamma
+                + srv * (2.0 * a + 2.0 * inter * beta + inter * gamma)
+        }
+        ReduceScatter => {
+            a + intra * beta + 7.0 * intra * gamma + srv * (a + inter * (beta + gamma))
+        }
+        AllGather => a + intra * beta + srv * (a + inter * beta),
+        Broadcast | Reduce => {
+            let d = tree_depth(n / 8) as f64;
+            let red = if p == Reduce {
+                (7.0 + d) * intra * gamma
+            } else {
+                0.0
+            };
+            (2.0 + d) * (a + intra * beta) + red
+        }
+        // Scatter, Gather.
+        _ => a + intra * beta + if srv > 0.0 { a + inter * beta } else { 0.0 },
+    })
 }

@@ -20,6 +20,7 @@
 //! (n-1)/n·Sγ`; AlltoAll `α + S/n·β`; AlltoAllV `α + max_{i≠j} c_ij·β`.
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -97,4 +98,32 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         _ => vec![reduce_scatter(n), all_gather(n, "AllGather")],
     };
     (primitive.blocks(n), steps)
+}
+
+/// Uncontended closed form (HCCL `Mesh.md`), µs: AllReduce `2α + 2·S/n·β
+/// + (n-1)/n·Sγ`; ReduceScatter `α + S/n·β + (n-1)/n·Sγ`; AllGather and
+/// AlltoAll `α + S/n·β`; Barrier `α`; Broadcast `2α + 2·S/n·β`; Reduce
+/// `2α + 2·S/n·β + (n-1)/n·Sγ`; AlltoAllV `α + max_{i≠j} c_ij·β`
+/// ([`CostTerms::moe_bytes`]). `None` for a primitive it does not
+/// implement.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, nf, n) = (t.alpha_us, t.s, t.beta, t.nf(), t.n);
+    Some(match p {
+        AllReduce => 2.0 * a + 2.0 * s / nf * beta + t.red(),
+        ReduceScatter => a + s / nf * beta + t.red(),
+        AllGather | AlltoAll => a + s / nf * beta,
+        Barrier => a,
+        Broadcast => 2.0 * a + 2.0 * s / nf * beta,
+        Reduce => 2.0 * a + 2.0 * s / nf * beta + t.red(),
+        AlltoAllV => {
+            let c = t.moe_bytes();
+            let max = (0..n)
+                .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+                .map(|(i, j)| c(i, j))
+                .fold(0.0, f64::max);
+            a + max * beta
+        }
+        _ => return None,
+    })
 }

@@ -38,6 +38,94 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
 
+/// The terms of an uncontended alpha-beta-gamma closed form: `n` ranks,
+/// message `s` bytes (nccl-tests' size, [`super::collective`]), per-message
+/// latency `α` (µs), `β` (µs per byte, `1 / bandwidth`) and `γ` (µs per
+/// reduced byte, 0 when reductions are free). Each algorithm's file holds
+/// its own `closed_form` over these terms; [`closed_form`] dispatches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostTerms {
+    /// Ranks.
+    pub n: usize,
+    /// Message size S, bytes.
+    pub s: f64,
+    /// `α`, µs.
+    pub alpha_us: f64,
+    /// `β`, µs per byte.
+    pub beta: f64,
+    /// `γ`, µs per reduced byte.
+    pub gamma: f64,
+}
+
+impl CostTerms {
+    /// Terms from a link's figures: `bw_gbps` GB/s (β = 1/bw) and
+    /// `reduce_gbps` GB/s of reduced bytes (γ = 1/G; `None` = 0).
+    pub fn new(n: usize, s: f64, alpha_us: f64, bw_gbps: f64, reduce_gbps: Option<f64>) -> Self {
+        CostTerms {
+            n,
+            s,
+            alpha_us,
+            beta: 1.0 / (bw_gbps * 1e3),
+            gamma: reduce_gbps.map_or(0.0, |g| 1.0 / (g * 1e3)),
+        }
+    }
+
+    /// `n` as a float.
+    pub fn nf(&self) -> f64 {
+        self.n as f64
+    }
+
+    /// `(n-1)/n`.
+    pub fn frac(&self) -> f64 {
+        (self.nf() - 1.0) / self.nf()
+    }
+
+    /// The reduction term of a full reduce, `(n-1)/n·Sγ`.
+    pub fn red(&self) -> f64 {
+        self.frac() * self.s * self.gamma
+    }
+
+    /// `L = ceil(log2 n)`.
+    pub fn log2_ceil(&self) -> f64 {
+        self.n.next_power_of_two().trailing_zeros() as f64
+    }
+
+    /// AlltoAllV's bytes from rank `i` to rank `j`: `c_ij = w(i,j)·S/Σw`
+    /// ([`super::collective::moe_weight`]).
+    pub fn moe_bytes(&self) -> impl Fn(usize, usize) -> f64 {
+        let n = self.n;
+        let w_total: u64 = (0..n)
+            .flat_map(|i| (0..n).map(move |j| super::collective::moe_weight(i, j)))
+            .sum();
+        let s = self.s;
+        move |i, j| super::collective::moe_weight(i, j) as f64 * s / w_total as f64
+    }
+}
+
+/// The uncontended closed form of `algorithm` for `primitive`, µs: each
+/// algorithm's own (`ring::closed_form`, `mesh::closed_form`, ...; the
+/// formula and its source are in that function's doc). `None` where the
+/// algorithm does not implement the primitive on `t.n` ranks.
+pub fn closed_form(algorithm: Algorithm, primitive: Primitive, t: &CostTerms) -> Option<f64> {
+    if !algorithm.supports(primitive, t.n) {
+        return None;
+    }
+    match algorithm {
+        Algorithm::Ring => ring::closed_form(primitive, t),
+        Algorithm::Mesh => mesh::closed_form(primitive, t),
+        Algorithm::Rhd => rhd::closed_form(primitive, t),
+        Algorithm::Tree => tree::closed_form(primitive, t),
+        Algorithm::Star => star::closed_form(primitive, t),
+        Algorithm::Pairwise => pairwise::closed_form(primitive, t),
+        Algorithm::Nb => nb::closed_form(primitive, t),
+        Algorithm::Nhr => nhr::closed_form(primitive, t),
+        Algorithm::Pipeline => pipeline::closed_form(primitive, t),
+        Algorithm::Hier => hier::closed_form(primitive, t, hier::Level1::Ring),
+        Algorithm::HierNhr => hier::closed_form(primitive, t, hier::Level1::Nhr),
+        Algorithm::Dbtree => dbtree::closed_form(primitive, t),
+    }
+}
+
 /// A concrete algorithm (never "auto": see [`super::select`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

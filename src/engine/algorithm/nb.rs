@@ -44,6 +44,7 @@
 //! parallel (cost model), so a step costs one `α`, as the aggregated
 //! message of the textbook does.
 
+use super::CostTerms;
 use super::{span, step};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
@@ -146,4 +147,25 @@ pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
         }
     };
     (n, steps)
+}
+
+/// Uncontended closed form (HCCL `NB.md`), µs, `L = ceil(log2 n)`:
+/// AllGather `Lα + (n-1)/n·Sβ`, ReduceScatter `Lα + (n-1)/n·S(β + γ)`,
+/// AllReduce `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, Barrier `Lα`; AlltoAll
+/// (Bruck) `Σ_{k<L} (α + c_k·S/n·β)`, `c_k = #{1 <= i < n : bit k of i set}`
+/// ([`alltoall_blocks_at`]; `Lα + L·S/2·β` for `n = 2^L`, the textbook
+/// form).
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, nf, n) = (t.alpha_us, t.s, t.beta, t.nf(), t.n);
+    let l = t.log2_ceil();
+    Some(match p {
+        AllGather => l * a + t.frac() * s * beta,
+        ReduceScatter => l * a + t.frac() * s * beta + t.red(),
+        Barrier => l * a,
+        AlltoAll => (0..l as usize)
+            .map(|k| a + alltoall_blocks_at(n, k) as f64 * s / nf * beta)
+            .sum(),
+        _ => 2.0 * l * a + 2.0 * t.frac() * s * beta + t.red(),
+    })
 }

@@ -37,6 +37,7 @@
 //! faster than the closed form.)
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -124,6 +125,22 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         }
     };
     (n, steps)
+}
+
+/// Uncontended closed form (HCCL `NHR.md`), µs, `L = ceil(log2 n)`:
+/// AllGather `Lα + (n-1)/n·Sβ`, ReduceScatter `Lα + (n-1)/n·S(β + γ)`,
+/// AllReduce `2Lα + 2(n-1)/n·Sβ + (n-1)/n·Sγ`, Broadcast `2Lα +
+/// 2(n-1)/n·Sβ`.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta) = (t.alpha_us, t.s, t.beta);
+    let l = t.log2_ceil();
+    Some(match p {
+        AllGather => l * a + t.frac() * s * beta,
+        ReduceScatter => l * a + t.frac() * s * beta + t.red(),
+        Broadcast => 2.0 * l * a + 2.0 * t.frac() * s * beta,
+        _ => 2.0 * l * a + 2.0 * t.frac() * s * beta + t.red(),
+    })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 use super::mesh::alltoall_transfer;
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::Step;
 
@@ -31,4 +32,23 @@ pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
         })
         .collect();
     (primitive.blocks(n), steps)
+}
+
+/// Uncontended closed form (pairwise exchange, Thakur, Rabenseifner &
+/// Gropp 2005), µs: AlltoAll `(n-1)(α + S/n·β)`, AlltoAllV `Σ_{k=1}^{n-1}
+/// (α + max_r c_{r,r+k}·β)` ([`CostTerms::moe_bytes`]).
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    let (a, s, beta, nf, n) = (t.alpha_us, t.s, t.beta, t.nf(), t.n);
+    Some(match p {
+        Primitive::AlltoAll => (nf - 1.0) * (a + s / nf * beta),
+        _ => {
+            let c = t.moe_bytes();
+            (1..n)
+                .map(|k| {
+                    let max = (0..n).map(|r| c(r, (r + k) % n)).fold(0.0, f64::max);
+                    a + max * beta
+                })
+                .sum()
+        }
+    })
 }

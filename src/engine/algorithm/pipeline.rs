@@ -32,6 +32,7 @@
 
 use super::hier::PER_SERVER;
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -107,6 +108,18 @@ pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
         }
     };
     (n, steps)
+}
+
+/// Uncontended closed form (HCCL `Pipeline.md` with one α and β, `S'`
+/// servers), µs: AllGather `S'(α + S/n·β)`, ReduceScatter `S'(α + S/n·β) +
+/// (n-1)/n·Sγ`, AllReduce `2S'(α + S/n·β) + (n-1)/n·Sγ`.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    let step = (t.n / PER_SERVER) as f64 * (t.alpha_us + t.s / t.nf() * t.beta);
+    Some(match p {
+        Primitive::AllGather => step,
+        Primitive::ReduceScatter => step + t.red(),
+        _ => 2.0 * step + t.red(),
+    })
 }
 
 #[cfg(test)]

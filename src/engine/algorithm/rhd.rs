@@ -26,6 +26,7 @@
 //! ((p'-1)/p' + 1)·Sγ` with `L' = log2 p'` (the fold's reduce is the `+1`).
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
@@ -98,4 +99,28 @@ pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
         ));
     }
     (chunks, steps)
+}
+
+/// Uncontended closed form (Thakur, Rabenseifner & Gropp 2005; HCCL
+/// `RHD.md`), µs, `L = log2 n`: for `n = 2^L`, AllReduce `2Lα +
+/// 2(n-1)/n·Sβ + (n-1)/n·Sγ`, ReduceScatter `Lα + (n-1)/n·S(β + γ)`,
+/// AllGather (and the rest) `Lα + (n-1)/n·Sβ`; for other `n`, AllReduce
+/// with `p' = 2^L'` the largest power of 2 below `n`: `(2L' + 2)α +
+/// (2(p'-1)/p' + 2)·Sβ + ((p'-1)/p' + 1)·Sγ`.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, gamma, n) = (t.alpha_us, t.s, t.beta, t.gamma, t.n);
+    let l = t.log2_ceil();
+    Some(if n.is_power_of_two() {
+        match p {
+            AllReduce => 2.0 * l * a + 2.0 * t.frac() * s * beta + t.red(),
+            ReduceScatter => l * a + t.frac() * s * beta + t.red(),
+            _ => l * a + t.frac() * s * beta,
+        }
+    } else {
+        let p = (n.next_power_of_two() / 2) as f64;
+        let lp = p.log2();
+        let pf = (p - 1.0) / p;
+        (2.0 * lp + 2.0) * a + (2.0 * pf + 2.0) * s * beta + (pf + 1.0) * s * gamma
+    })
 }

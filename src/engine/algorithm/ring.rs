@@ -27,6 +27,7 @@
 //! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`;
 //! Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` unsliced.
 
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
@@ -103,4 +104,25 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         }
     };
     (primitive.blocks(n), steps)
+}
+
+/// Uncontended closed form (Thakur, Rabenseifner & Gropp 2005;
+/// `docs/hardware-and-algorithms.md`), µs: AllReduce `2(n-1)α +
+/// 2(n-1)/n·Sβ + (n-1)/n·Sγ`; ReduceScatter `(n-1)α + (n-1)/n·S(β + γ)`;
+/// AllGather `(n-1)α + (n-1)/n·Sβ`; Barrier `(n-1)α`; SendRecv `α + Sβ`;
+/// Broadcast `(n-1)(α + Sβ)` and Reduce `(n-1)(α + Sβ + Sγ)` (chains).
+/// `None` for a primitive it does not implement.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, gamma, nf) = (t.alpha_us, t.s, t.beta, t.gamma, t.nf());
+    Some(match p {
+        AllReduce => 2.0 * (nf - 1.0) * a + 2.0 * t.frac() * s * beta + t.red(),
+        ReduceScatter => (nf - 1.0) * a + t.frac() * s * beta + t.red(),
+        AllGather => (nf - 1.0) * a + t.frac() * s * beta,
+        Barrier => (nf - 1.0) * a,
+        SendRecv => a + s * beta,
+        Broadcast => (nf - 1.0) * (a + s * beta),
+        Reduce => (nf - 1.0) * (a + s * beta + s * gamma),
+        _ => return None,
+    })
 }

@@ -13,6 +13,7 @@
 //! Gather `α + S/n·β`.
 
 use super::step;
+use super::CostTerms;
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -27,4 +28,17 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         _ => others.map(|j| Transfer::copy(j, root, j, 1)).collect(),
     };
     (n, vec![step(primitive.title(), transfers)])
+}
+
+/// Uncontended closed form (the root talks to every rank at once), µs:
+/// Broadcast `α + Sβ`, Reduce `α + Sβ + (n-1)·Sγ`, Scatter / Gather `α +
+/// S/n·β`.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, gamma, nf) = (t.alpha_us, t.s, t.beta, t.gamma, t.nf());
+    Some(match p {
+        Broadcast => a + s * beta,
+        Reduce => a + s * beta + (nf - 1.0) * s * gamma,
+        _ => a + s / nf * beta,
+    })
 }

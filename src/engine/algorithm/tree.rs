@@ -18,6 +18,7 @@
 //! `Σ_{m = 2^j < n} (α + min(m, n - m)·S/n·β)` (= `Lα + (n-1)/n·Sβ` for
 //! `n = 2^L`): the root's message is the largest of each step.
 
+use super::CostTerms;
 use super::{span, step};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
@@ -82,4 +83,26 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
         })
         .collect();
     (n, steps)
+}
+
+/// Uncontended closed form (binomial trees, Thakur, Rabenseifner & Gropp
+/// 2005), µs, `L = ceil(log2 n)`: Broadcast `L(α + Sβ)`, Reduce `L(α + Sβ +
+/// Sγ)`, Scatter / Gather `Σ_{m=2^j<n} (α + min(m, n-m)·S/n·β)`.
+pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
+    use Primitive::*;
+    let (a, s, beta, gamma, n) = (t.alpha_us, t.s, t.beta, t.gamma, t.n);
+    let l = t.log2_ceil();
+    Some(match p {
+        Broadcast => l * (a + s * beta),
+        Reduce => l * (a + s * beta + s * gamma),
+        _ => {
+            let mut total = 0.0;
+            let mut m = 1;
+            while m < n {
+                total += a + m.min(n - m) as f64 * s / t.nf() * beta;
+                m *= 2;
+            }
+            total
+        }
+    })
 }
