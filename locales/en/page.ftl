@@ -381,3 +381,24 @@ li-unusable = { $n ->
 }
 li-not-used = not used:
 li-fitted-below = fitted below
+
+# Slow ranks and broken links (engine::degrade)
+faults-title = Slow ranks and broken links
+faults-sub = what-if on the model's clock
+faults-note = Try a slow card or a failed link before a profiler tells you. Only the timing changes: the schedule, and so the real run, stays the same and still verifies. Same syntax as the link keys slow=, late=, down= and cclsim predict --slow/--late/--down.
+faults-slow = Slow ranks (rank:speed)
+faults-late = Late ranks (rank:µs)
+faults-down = Links down (a-b or a-port)
+faults-example-slow = Rank 3 at half speed
+faults-example-down = Link 0–1 down
+faults-clear = Healthy machine
+estimate-faults = With { $faults }: { $t } µs against { $h } µs on the healthy machine (×{ $x }).
+gantt-slow-mark = (slow)
+gantt-wait-title = step { $step }: rank { $r } waits { $us } µs for rank { $b }
+waits-heading = Who waits for whom
+waits-line = Step { $step }: { $n } ranks wait up to { $us } µs for rank { $b } ({ $src }→{ $dst } ends the step).
+waits-more = … and { $n } more steps.
+topo-down-title = Link { $a }–{ $b } is down: traffic routes around it
+topo-slow-title = rank { $r } is a slow card: it sends and computes at ×{ $f }
+topo-late-title = rank { $r } starts { $us } µs late
+drawing-faults = This machine is degraded: { $faults }. Failed links are drawn dashed red; slow ranks have a red dashed ring.

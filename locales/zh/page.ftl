@@ -373,3 +373,24 @@ li-rejected = 此表被拒绝：
 li-unusable = 其中 { $n } 张不可用（见下）。
 li-not-used = 未使用：
 li-fitted-below = 已在下方拟合
+
+# 慢卡与链路故障（engine::degrade）
+faults-title = 慢卡与链路故障
+faults-sub = 在模型时钟上的假设分析
+faults-note = 先试一试慢卡或链路故障，不必等 profiler 事后告诉你。只改变时间：调度不变，所以真实运行也不变，仍然校验。语法与链接参数 slow=、late=、down= 以及 cclsim predict --slow/--late/--down 相同。
+faults-slow = 慢卡（rank:速度倍率）
+faults-late = 迟到的卡（rank:µs）
+faults-down = 故障链路（a-b 或 a-port）
+faults-example-slow = rank 3 半速
+faults-example-down = 链路 0–1 故障
+faults-clear = 恢复健康机器
+estimate-faults = 在 { $faults } 下：{ $t } µs，健康机器上为 { $h } µs（×{ $x }）。
+gantt-slow-mark = （慢卡）
+gantt-wait-title = 第 { $step } 步：rank { $r } 等待 rank { $b } { $us } µs
+waits-heading = 谁在等谁
+waits-line = 第 { $step } 步：{ $n } 个 rank 最多等待 rank { $b } { $us } µs（{ $src }→{ $dst } 结束这一步）。
+waits-more = ……还有 { $n } 步。
+topo-down-title = 链路 { $a }–{ $b } 故障：流量绕行
+topo-slow-title = rank { $r } 是慢卡：收发和计算速度 ×{ $f }
+topo-late-title = rank { $r } 晚 { $us } µs 启动
+drawing-faults = 这台机器已降级：{ $faults }。故障链路画成红色虚线；慢卡带红色虚线圈。

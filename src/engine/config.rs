@@ -920,6 +920,10 @@ impl Config {
         if self.compress.scheme != Scheme::None {
             self.fusion = None;
         }
+        // Slow and late ranks name ranks: drop those the run no longer has.
+        let ranks = self.ranks;
+        self.faults.slow.retain(|&(r, _)| r < ranks);
+        self.faults.late.retain(|&(r, _)| r < ranks);
         *self != before
     }
 

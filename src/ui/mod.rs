@@ -39,6 +39,7 @@ pub mod controls;
 pub mod custom_topology;
 pub mod describe;
 pub mod estimate_panel;
+pub mod faults_card;
 pub mod format;
 pub mod gantt;
 pub mod lang;
