@@ -243,3 +243,44 @@ fn cclsim_predict_reports_the_fault_and_agrees_with_the_page() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--slow \"3:2\": RANK:VALUE"), "{err}");
 }
+
+#[test]
+fn a_slow_gpu_sends_at_its_factor_through_the_nvswitch() {
+    // h100-8, unsliced ring AllReduce: every flow crosses its sender's
+    // uplink and its receiver's downlink, one flow each; GPU 3's uplink
+    // runs at half of 370.8 GB/s. t = 14 (α + (S/8) / (B/2)).
+    use ccl_playground::engine::topology::{NVLINK_H100_GBPS, NVLINK_H100_HOP_LATENCY_US};
+    let p = plan("v=1&op=allreduce&algo=ring&topo=h100-8&bytes=16MiB&ranks=8&slices=1&slow=3:0.5");
+    let want = 14.0 * (NVLINK_H100_HOP_LATENCY_US + (S / 8.0) / (0.5 * NVLINK_H100_GBPS * 1e3));
+    assert!(
+        close(p.estimate.time_us, want),
+        "{} vs {want}",
+        p.estimate.time_us
+    );
+}
+
+#[test]
+fn a_late_rank_holds_back_the_pipelined_model_too() {
+    // h100-8 with NCCL's slices (auto): nothing to or from rank 3 starts
+    // before 200 µs, and the ring's dependencies carry the delay on.
+    let p = plan("v=1&op=allreduce&algo=ring&topo=h100-8&bytes=16MiB&ranks=8&late=3:200");
+    assert!(p.estimate.slicing.slices > 1);
+    let h = p.healthy.as_ref().unwrap().time_us;
+    assert!(
+        p.estimate.time_us > h + 100.0,
+        "{} vs {h}",
+        p.estimate.time_us
+    );
+    assert!(
+        p.estimate.time_us <= h + 200.0 + 1e-6,
+        "{} vs {h}",
+        p.estimate.time_us
+    );
+    let sched = p.drawn_schedule();
+    for t in &p.estimate.timeline.transfers {
+        let tr = &sched.steps[t.step].transfers[t.index];
+        if tr.src == 3 || tr.dst == 3 {
+            assert!(t.start_us >= 200.0 - 1e-9, "{t:?}");
+        }
+    }
+}
