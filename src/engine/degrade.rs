@@ -243,7 +243,7 @@ impl Degradation {
                 Down::Link(a, b) => {
                     if a >= n || b >= n {
                         return Err(format!(
-                            "down={d}: {} has devices 0..={}",
+                            "down={d}: {} has devices 0..={}; allowed: A-B or A-port with A and B among them",
                             topo.name,
                             n.saturating_sub(1)
                         ));
@@ -267,7 +267,7 @@ impl Degradation {
                 Down::Port(a) => {
                     if a >= n {
                         return Err(format!(
-                            "down={d}: {} has devices 0..={}",
+                            "down={d}: {} has devices 0..={}; allowed: A-B or A-port with A and B among them",
                             topo.name,
                             n.saturating_sub(1)
                         ));
