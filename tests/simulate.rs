@@ -106,6 +106,7 @@ fn line(n: usize, bw: f64, lat: f64) -> Topology {
         ccl_buffer_bytes: None,
         library: Default::default(),
         algorithms: vec![],
+        impairment: Default::default(),
     }
 }
 

@@ -402,3 +402,23 @@ det-count = { $differ } of { $n } elements differ between { $a } and { $b } (max
 det-cost = Fixed order modelled as a chain Reduce to rank 0 ({ $reduce } µs) + a chain Broadcast ({ $bcast } µs) = { $total } µs, against { $ar } µs for the { $algo } AllReduce.
 det-source = HCCL's 确定性计算 (HCCL_DETERMINISTIC=true; strict = order-preserving: one reduction order for every bit) makes results repeatable at a documented performance cost; NCCL has no switch and repeats bit for bit only for the same algorithm, protocol and rank count. The two reduction orders are the verifier's expression trees.
 det-ranks = { $m } ranks (same contributions, summed locally first)
+# Slow ranks and broken links (engine::degrade)
+faults-title = Slow ranks and broken links
+faults-sub = what-if on the model's clock
+faults-note = Try a slow card or a failed link before a profiler tells you. Only the timing changes: the schedule, and so the real run, stays the same and still verifies. Same syntax as the link keys slow=, late=, down= and cclsim predict --slow/--late/--down.
+faults-slow = Slow ranks (rank:speed)
+faults-late = Late ranks (rank:µs)
+faults-down = Links down (a-b or a-port)
+faults-example-slow = Rank 3 at half speed
+faults-example-down = Link 0–1 down
+faults-clear = Healthy machine
+estimate-faults = With { $faults }: { $t } µs against { $h } µs on the healthy machine (×{ $x }).
+gantt-slow-mark = (slow)
+gantt-wait-title = step { $step }: rank { $r } waits { $us } µs for rank { $b }
+waits-heading = Who waits for whom
+waits-line = Step { $step }: { $n } ranks wait up to { $us } µs for rank { $b } ({ $src }→{ $dst } ends the step).
+waits-more = … and { $n } more steps.
+topo-down-title = Link { $a }–{ $b } is down: traffic routes around it
+topo-slow-title = rank { $r } is a slow card: it sends and computes at ×{ $f }
+topo-late-title = rank { $r } starts { $us } µs late
+drawing-faults = This machine is degraded: { $faults }. Failed links are drawn dashed red; slow ranks have a red dashed ring.

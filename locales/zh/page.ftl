@@ -394,3 +394,23 @@ det-count = { $a } 与 { $b } 之间 { $n } 个元素中有 { $differ } 个不�
 det-cost = 固定顺序按链式 Reduce 到 rank 0（{ $reduce } µs）+ 链式 Broadcast（{ $bcast } µs）= { $total } µs 建模，对比 { $algo } AllReduce 的 { $ar } µs。
 det-source = HCCL 的确定性计算（HCCL_DETERMINISTIC=true；strict 为保序：所有 bit 位的归约顺序一致）使结果可复现，文档说明会有性能下降；NCCL 没有此开关，只有在算法、协议和 rank 数相同时才逐位可复现。两种归约顺序来自校验器的表达式树。
 det-ranks = { $m } 个 rank（相同贡献，先在本地求和）
+# 慢卡与链路故障（engine::degrade）
+faults-title = 慢卡与链路故障
+faults-sub = 在模型时钟上的假设分析
+faults-note = 先试一试慢卡或链路故障，不必等 profiler 事后告诉你。只改变时间：调度不变，所以真实运行也不变，仍然校验。语法与链接参数 slow=、late=、down= 以及 cclsim predict --slow/--late/--down 相同。
+faults-slow = 慢卡（rank:速度倍率）
+faults-late = 迟到的卡（rank:µs）
+faults-down = 故障链路（a-b 或 a-port）
+faults-example-slow = rank 3 半速
+faults-example-down = 链路 0–1 故障
+faults-clear = 恢复健康机器
+estimate-faults = 在 { $faults } 下：{ $t } µs，健康机器上为 { $h } µs（×{ $x }）。
+gantt-slow-mark = （慢卡）
+gantt-wait-title = 第 { $step } 步：rank { $r } 等待 rank { $b } { $us } µs
+waits-heading = 谁在等谁
+waits-line = 第 { $step } 步：{ $n } 个 rank 最多等待 rank { $b } { $us } µs（{ $src }→{ $dst } 结束这一步）。
+waits-more = ……还有 { $n } 步。
+topo-down-title = 链路 { $a }–{ $b } 故障：流量绕行
+topo-slow-title = rank { $r } 是慢卡：收发和计算速度 ×{ $f }
+topo-late-title = rank { $r } 晚 { $us } µs 启动
+drawing-faults = 这台机器已降级：{ $faults }。故障链路画成红色虚线；慢卡带红色虚线圈。

@@ -4,7 +4,10 @@
 //!
 //! - `cclsim predict --topo T --op OP --algo A|auto --bytes B [--ranks N]
 //!   [--profile P.json] [--topology C.json] [--slices auto|K] [--dtype D]
-//!   [--root R] [--redop sum|prod|max|min|avg] [--json | --format table|jsonl|csv]`
+//!   [--root R] [--redop sum|prod|max|min|avg] [--slow R:F] [--late R:US]
+//!   [--down A-B|A-port] [--json | --format table|jsonl|csv] [--trace FILE]`:
+//!   with slow ranks or failed links (`engine::degrade`), also the healthy
+//!   machine's time and the ratio
 //! - `cclsim sweep ... -b 8 -e 1G -f 2 [--format table|jsonl|csv]`:
 //!   nccl-tests' table (which `cclsim fit` reads back), JSON lines or CSV.
 //! - `cclsim fit LOG --out P.json [--ranks N] [--op NAME] [--json]`: fit a
@@ -162,6 +165,17 @@ mod cli {
         /// Reduce op: sum, prod, max, min, avg (NCCL's ncclAvg; HCCL has none).
         #[arg(long, default_value = "sum")]
         redop: String,
+        /// Slow ranks: RANK:FACTOR[,...] (3:0.5 = rank 3 at half speed),
+        /// as the page's `slow=` key.
+        #[arg(long)]
+        slow: Option<String>,
+        /// Late ranks: RANK:MICROSECONDS[,...] (3:200), as `late=`.
+        #[arg(long)]
+        late: Option<String>,
+        /// Failed links: A-B (the link between devices A and B) or A-port
+        /// (device A's RoCE / switch port), comma-separated, as `down=`.
+        #[arg(long)]
+        down: Option<String>,
     }
 
     #[derive(Subcommand)]
@@ -402,6 +416,11 @@ mod cli {
         if let Some(r) = m.root {
             q.append_pair("root", &r.to_string());
         }
+        for (k, v) in [("slow", &m.slow), ("late", &m.late), ("down", &m.down)] {
+            if let Some(v) = v {
+                q.append_pair(k, v);
+            }
+        }
         if let Some(path) = &m.topology {
             let text = read_capped(path, MAX_TOPOLOGY_FILE_BYTES, "custom topology")?;
             let t = ccl_playground::engine::custom_topology::CustomTopology::parse(&text)
@@ -551,6 +570,9 @@ mod cli {
                 "slices_why": e.slicing.why,
                 "max_link_sharing": e.timeline.steps.iter().map(|x| x.max_link_sharing).max().unwrap_or(0),
                 "link": format!("?{}", c.to_query()),
+                "faults": faults_json(&c),
+                "healthy_time_us": p.healthy.as_ref().map(|h| h.time_us),
+                "slowdown": p.slowdown(),
             });
             return out(&format!("{v}\n"));
         }
@@ -571,6 +593,20 @@ mod cli {
             e.slicing.slices,
             e.slicing.why
         ))
+    }
+
+    /// The degradation of `c` as JSON (`null` when healthy): each key's
+    /// value as the page's link writes it.
+    fn faults_json(c: &Config) -> serde_json::Value {
+        if c.faults.is_none() {
+            return serde_json::Value::Null;
+        }
+        let f = &c.faults;
+        serde_json::json!({
+            "slow": f.slow.iter().map(|&(r, x)| serde_json::json!({"rank": r, "speed": x})).collect::<Vec<_>>(),
+            "late": f.late.iter().map(|&(r, d)| serde_json::json!({"rank": r, "late_us": d})).collect::<Vec<_>>(),
+            "down": f.down.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        })
     }
 
     fn sweep(m: &Machine, min: &str, max: &str, factor: u64, format: Format) -> Res<()> {

@@ -979,6 +979,7 @@ impl Profile {
             ccl_buffer_bytes: None,
             library: self.library(),
             algorithms: Vec::new(),
+            impairment: Default::default(),
         }
     }
 

@@ -37,6 +37,11 @@
 //! given: DDP's default 25 MiB with its small 1 MiB first bucket, which a
 //! given `bucket=25MiB` does not make).
 //!
+//! The degraded machine ([`super::degrade`], written only when set): `slow`
+//! (`R:F,...`: rank R at speed factor F, 0.01..=1), `late` (`R:D,...`:
+//! rank R starts D µs late, 0..=1000000) and `down` (`A-B,...` the link
+//! between devices A and B, `A-port` device A's link to its switch).
+//!
 //! Every link starts with the format version `v` ([`LINK_VERSION`]); a link
 //! without `v` is a version-0 link (before versioning) and is rewritten by
 //! [`migrate`] before decoding, so old links keep opening after the format
@@ -53,6 +58,7 @@ use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
 use super::compressed::Placement;
 use super::cost::Slices;
 use super::custom_topology::{CustomTopology, CUSTOM};
+use super::degrade::{self, Degradation};
 use super::dtype::{DType, ReduceOp};
 use super::quantization::{Compression, GradientShape, ScaleType, Scheme, BLOCK_RANGE};
 use super::topology::Topology;
@@ -217,6 +223,10 @@ pub struct Config {
     /// compress everything. URL key `compress_min`, 0 ..= 1 GiB.
     #[serde(default)]
     pub compress_min: u64,
+    /// Slow ranks, late ranks and failed links (URL keys `slow`, `late`,
+    /// `down`; [`super::degrade`]); empty = the healthy machine.
+    #[serde(default)]
+    pub faults: Degradation,
 }
 
 fn default_grad() -> GradientShape {
@@ -244,6 +254,7 @@ impl Default for Config {
             fusion: None,
             bucket: None,
             compress_min: 0,
+            faults: Degradation::default(),
         }
     }
 }
@@ -412,6 +423,7 @@ impl Config {
         let mut profile_raw: Option<String> = None;
         let mut fusion_raw: Option<String> = None;
         let mut bucket_raw: Option<String> = None;
+        let mut faults_raw: Vec<(String, String)> = Vec::new();
         for (k, v) in pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())) {
             let v = v.trim();
             match k {
@@ -470,6 +482,7 @@ impl Config {
                 "bytes" => bytes_raw = Some(v.to_string()),
                 "ranks" => ranks_raw = Some(v.to_string()),
                 "root" => root_raw = Some(v.to_string()),
+                "slow" | "late" | "down" => faults_raw.push((k.to_string(), v.to_string())),
                 "slices" => match Slices::parse(v) {
                     Ok(x) => c.slices = x,
                     Err(allowed) => bad("slices", v, allowed),
@@ -612,6 +625,12 @@ impl Config {
                 ),
             }
         }
+        // slow, late and down name ranks.
+        for (k, v) in faults_raw {
+            if let Err(allowed) = c.faults.set(&k, &v, c.ranks) {
+                bad(&k, &v, allowed);
+            }
+        }
         let bytes_given = bytes_raw.is_some();
         if let Some(v) = bytes_raw {
             match super::units::message_bytes(&v, c.dtype) {
@@ -752,6 +771,11 @@ impl Config {
             q.push_str(&format!("&slices={}", self.slices.name()));
         }
         let mut what_if = form_urlencoded::Serializer::new(String::new());
+        for k in degrade::KEYS {
+            if let Some(v) = self.faults.value(k) {
+                what_if.append_pair(k, &v);
+            }
+        }
         if self.compress.scheme != Scheme::None {
             what_if
                 .append_pair("compress", self.compress.scheme.name())
@@ -921,6 +945,10 @@ impl Config {
             self.placement = Placement::Hop;
             self.fusion = None;
         }
+        // Slow and late ranks name ranks: drop those the run no longer has.
+        let ranks = self.ranks;
+        self.faults.slow.retain(|&(r, _)| r < ranks);
+        self.faults.late.retain(|&(r, _)| r < ranks);
         *self != before
     }
 

@@ -241,10 +241,21 @@ pub fn estimate_recorded(
         let last = last_loop(elems, loops, loop_elems)
             .map(|e| total(&sim.run_sliced(e, es, k, w, slicing.slice_elems, false)));
         (first, last)
-    } else {
+    } else if !topo.impairment.is_timed() {
         let sim = fast::Fast::new(schedule, topo)?;
         let first = sim.run(loop_elems, es, full);
         let last = last_loop(elems, loops, loop_elems).map(|e| total(&sim.run(e, es, false)));
+        (first, last)
+    } else {
+        // Slow or late devices (`engine::degrade`): the reference
+        // simulator, which models them (a late start breaks the fast
+        // path's reuse of a step shifted in time).
+        let mut sim = reference::Simulator::new(schedule, topo)?;
+        let first = sim.run(loop_elems, es, full)?;
+        let last = match last_loop(elems, loops, loop_elems) {
+            Some(e) => Some(total(&sim.run(e, es, false)?)),
+            None => None,
+        };
         (first, last)
     };
     let first_us = total(&timeline);

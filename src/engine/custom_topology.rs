@@ -750,6 +750,7 @@ impl CustomTopology {
             ccl_buffer_bytes: self.ccl_buffer_bytes,
             library: self.library.unwrap_or_default(),
             algorithms: self.algorithms.clone(),
+            impairment: Default::default(),
         }
     }
 

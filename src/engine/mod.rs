@@ -14,6 +14,7 @@ pub mod compressed;
 pub mod config;
 pub mod cost;
 pub mod custom_topology;
+pub mod degrade;
 pub mod determinism;
 pub mod dtype;
 pub mod execute;

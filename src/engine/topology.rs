@@ -161,6 +161,68 @@ pub struct Topology {
     /// With [`Library::Model`]: the algorithms `auto` ranks (empty: all).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub algorithms: Vec<super::algorithm::Algorithm>,
+    /// Slow devices and failed links of a degraded machine (the what-if
+    /// of [`super::degrade`]); empty for a healthy one.
+    #[serde(default, skip_serializing_if = "Impairment::is_none")]
+    pub impairment: Impairment,
+}
+
+/// What faults did to a machine ([`super::degrade::Degradation::apply`]):
+/// per-device speed factors and start offsets, and the links taken out.
+/// Empty (the default) = healthy.
+///
+/// - A device with speed `f` (0 < f <= 1) sends at `f` times the capacity
+///   of every link direction leaving it, and reduces at `f` times the
+///   topology's `reduce_gbps` (its `α` is unchanged).
+/// - A device late by `d` µs starts no transfer, as sender or receiver,
+///   before `d` µs.
+/// - With links down, a device may forward traffic for others when no
+///   direct link and no path through switches remains
+///   ([`Topology::route_with`]: the route goes through a third NPU, or
+///   through another NPU's port).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Impairment {
+    /// Speed factor per device (index = device), empty = all 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speed: Vec<f64>,
+    /// Start offset per device, µs, empty = all 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub late_us: Vec<f64>,
+    /// The links taken out of [`Topology::links`], as they were (for the
+    /// drawing; node indices are unchanged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub down: Vec<Link>,
+}
+
+impl Impairment {
+    /// True for a healthy machine.
+    pub fn is_none(&self) -> bool {
+        self.speed.iter().all(|&f| f == 1.0)
+            && self.late_us.iter().all(|&d| d == 0.0)
+            && self.down.is_empty()
+    }
+
+    /// Does any device run slower or start late (timing the simulator must
+    /// model per device)? A machine with only failed links is not: its
+    /// links are gone and its routes relay.
+    pub fn is_timed(&self) -> bool {
+        self.speed.iter().any(|&f| f != 1.0) || self.late_us.iter().any(|&d| d != 0.0)
+    }
+
+    /// Speed factor of device `d` (1 if not slowed).
+    pub fn speed_of(&self, d: usize) -> f64 {
+        self.speed.get(d).copied().unwrap_or(1.0)
+    }
+
+    /// Start offset of device `d`, µs (0 if not late).
+    pub fn late_of(&self, d: usize) -> f64 {
+        self.late_us.get(d).copied().unwrap_or(0.0)
+    }
+
+    /// May devices forward traffic for others (some link is down)?
+    pub fn relay(&self) -> bool {
+        !self.down.is_empty()
+    }
 }
 
 /// Why a topology name or rank count was refused.
@@ -323,6 +385,7 @@ impl Topology {
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
             library: Library::Hccl,
             algorithms: Vec::new(),
+            impairment: Default::default(),
             sources: vec![
                 format!("HCCS β: {HCCS_910B_GBPS} GB/s per direction per link = HCCL's planning constant BANDWIDTH_HCCS_910B (hcomm device_capacity.cc); line rate 56 GB/s (ArthurChiao, secondary). It reproduces the measured 8-card torch_npu figures (all_gather 149, all_reduce 72 GB/s; gameofdimension/limulidae)."),
                 format!("HCCS α: {HCCS_910B_LATENCY_US} µs per message — an assumption: HCCL publishes no intra-server latency; borrowed from NCCL's NVLink Simple-protocol hop latency (nccl tuning.cc)."),
@@ -397,6 +460,7 @@ impl Topology {
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
             library: Library::Hccl,
             algorithms: Vec::new(),
+            impairment: Default::default(),
             sources: vec![
                 "Wiring: two groups of 4 NPUs, HCCS full mesh inside a group, PCIe between groups (Huawei Cloud CCE GPU topology docs).".into(),
                 format!("HCCS β: {HCCS_910A_GBPS} GB/s = HCCL's BANDWIDTH_HCCS_910A (hcomm device_capacity.cc)."),
@@ -441,6 +505,7 @@ impl Topology {
             ccl_buffer_bytes: None,
             library: Library::Nccl,
             algorithms: Vec::new(),
+            impairment: Default::default(),
             sources: vec![
                 format!("NVLink β: {NVLINK_H100_GBPS:.1} GB/s per GPU per direction = NCCL's SM90_NVLINK_BW 20.6 GB/s × 18 links (nccl src/graph/topo.h); the line rate is 450 GB/s, ~370 effective (nccl-tests issue 212, maintainer)."),
                 format!("NVLink α: {NVLINK_H100_HOP_LATENCY_US} µs per GPU→GPU hop = NCCL's NVLink Simple-protocol hop latency (nccl src/graph/tuning.cc), half on each GPU↔NVSwitch link."),
@@ -493,6 +558,7 @@ impl Topology {
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
             library: Library::Hccl,
             algorithms: Vec::new(),
+            impairment: Default::default(),
             sources: vec![
                 format!("HCCS inside a server: as 910b-8 ({HCCS_910B_GBPS} GB/s, {HCCS_910B_LATENCY_US} µs)."),
                 format!("RoCE β: {ROCE_910B_GBPS} GB/s per NPU port = HCCL's BANDWIDTH_RDMA_910B = 25.0 × 0.8 (hcomm device_capacity.cc)."),
@@ -593,7 +659,10 @@ impl Topology {
     /// The route from device `src` to device `dst`: the direct link if there
     /// is one, else the path with the fewest hops whose intermediate nodes
     /// are all switches (breadth-first search in link order, so routes are
-    /// deterministic). `adj` is [`Topology::adjacency`] (pass it to avoid
+    /// deterministic); on a machine with links down ([`Impairment::relay`])
+    /// and no such path, the path with the fewest hops through any nodes
+    /// (a third NPU forwards, as HCCL would have to route around a failed
+    /// link). `adj` is [`Topology::adjacency`] (pass it to avoid
     /// recomputing it per route).
     ///
     /// Errors: [`TopologyError::NoLink`] if no such path exists.
@@ -629,14 +698,34 @@ impl Topology {
                 forward: self.links[l].a == src,
             }]));
         }
-        // BFS through switches only.
+        // BFS through switches only; then, with links down, through any node.
+        self.bfs(adj, src, dst, false)
+            .or_else(|| {
+                self.impairment
+                    .relay()
+                    .then(|| self.bfs(adj, src, dst, true))
+                    .flatten()
+            })
+            .map(mk)
+            .ok_or_else(no_link)
+    }
+
+    /// Fewest-hop path from `src` to `dst` in link order, through switches
+    /// only unless `relay`.
+    fn bfs(
+        &self,
+        adj: &[Vec<(usize, usize)>],
+        src: usize,
+        dst: usize,
+        relay: bool,
+    ) -> Option<Vec<Hop>> {
         let mut prev: Vec<Option<(usize, usize)>> = vec![None; adj.len()];
         let mut seen = vec![false; adj.len()];
         seen[src] = true;
         let mut queue = std::collections::VecDeque::from([src]);
         while let Some(u) = queue.pop_front() {
             for &(v, l) in &adj[u] {
-                if seen[v] || (v != dst && self.is_device(v)) {
+                if seen[v] || (!relay && v != dst && self.is_device(v)) {
                     continue;
                 }
                 seen[v] = true;
@@ -652,12 +741,12 @@ impl Topology {
                         at = p;
                     }
                     hops.reverse();
-                    return Ok(mk(hops));
+                    return Some(hops);
                 }
                 queue.push_back(v);
             }
         }
-        Err(no_link())
+        None
     }
 
     /// [`Topology::route_with`] computing the adjacency itself.

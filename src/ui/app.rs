@@ -13,6 +13,7 @@ use super::controls::Controls;
 use super::custom_topology::CustomTopologyPanel;
 use super::determinism_card::DeterminismCard;
 use super::estimate_panel::EstimatePanel;
+use super::faults_card::FaultsCard;
 use super::format;
 use super::gantt::Gantt;
 use super::learn::Learn;
@@ -1032,6 +1033,8 @@ impl Component for App {
                         on_change={link.callback(Msg::SetConfig)} />
                     <FusionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={link.callback(Msg::SetConfig)} />
+                    <FaultsCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                        on_change={link.callback(Msg::SetConfig)} />
                 </div>
                 <div class="layout measure">
                     <div class="col col-main">
@@ -1073,6 +1076,9 @@ fn drawing_text(plan: &Plan, step: usize) -> Html {
         .unwrap_or(&[]);
     html! {
         <div id="drawing-text" class="sr-only">
+            if !plan.config.faults.is_none() {
+                <p>{t!("drawing-faults", faults = plan.config.faults.describe())}</p>
+            }
             <p>{t!("transfers-now")}</p>
             if transfers.is_empty() {
                 <p>{t!("transfers-none")}</p>

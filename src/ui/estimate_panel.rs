@@ -135,6 +135,15 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                     u = format::us(cp.estimate.uncompressed_us)
                 )}</p>
             }
+            if let (Some(h), Some(x)) = (&plan.healthy, plan.slowdown()) {
+                <p class="hint what-if-line fault-line" id="estimate-faults">{t!(
+                    "estimate-faults",
+                    faults = c.faults.describe(),
+                    t = format::us(e.time_us),
+                    h = format::us(h.time_us),
+                    x = format!("{x:.2}")
+                )}</p>
+            }
             <p class="hint" id="estimate-slices" title={t!("slices-title")}>
                 {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
                 {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>

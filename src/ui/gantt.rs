@@ -7,6 +7,7 @@
 use super::colors;
 use super::format;
 use super::playback::model_time;
+use crate::engine::degrade::{self, StepWait};
 use crate::engine::formats::trace::chrome_trace;
 use crate::engine::plan::Plan;
 use crate::t;
@@ -31,6 +32,8 @@ const LABEL_W: f64 = 118.0;
 const PLOT_W: f64 = 640.0;
 const ROW_H: f64 = 13.0;
 const AXIS_H: f64 = 22.0;
+/// Most steps listed under "who waits for whom".
+const MAX_WAIT_LINES: usize = 8;
 
 /// Rows: links or ranks.
 #[derive(Clone, Copy, PartialEq)]
@@ -45,6 +48,19 @@ struct RowsProps {
     plan: Rc<Plan>,
     step: usize,
     by: By,
+}
+
+/// Who waits for whom on a degraded machine ([`degrade::waits`]); empty
+/// on a healthy one, or when the timeline is not the drawn schedule's.
+fn fault_waits(plan: &Plan) -> Vec<StepWait> {
+    if plan.config.faults.is_none() || plan.compressed.is_some() || !plan.drawn() {
+        return Vec::new();
+    }
+    degrade::waits(
+        plan.drawn_schedule(),
+        &plan.estimate.timeline,
+        &plan.config.faults,
+    )
 }
 
 /// Number of rows of the chart by `by`.
@@ -108,23 +124,45 @@ fn gantt_rows(p: &RowsProps) -> Html {
             (labels, bars)
         }
         By::Rank => {
-            let labels = (0..ranks).map(|r| format!("rank {r} sends")).collect();
+            let faults = &plan.config.faults;
+            let labels = (0..ranks)
+                .map(|r| {
+                    if faults.impairs(r) {
+                        format!("{} rank {r} sends", t!("gantt-slow-mark"))
+                    } else {
+                        format!("rank {r} sends")
+                    }
+                })
+                .collect();
             let bars = tl
                 .transfers
                 .iter()
                 .filter_map(|t| {
                     let tr = plan.drawn_schedule().steps.get(t.step)?.transfers.get(t.index)?;
                     let cur = t.step + 1 == p.step;
+                    let slow = faults.impairs(tr.src);
                     Some(html! {
-                        <rect class={classes!("gbar", "rank", cur.then_some("current"))} fill={colors::rank(tr.src)}
+                        <rect class={classes!("gbar", "rank", cur.then_some("current"), slow.then_some("slow"))} fill={colors::rank(tr.src)}
                             x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
                             width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
                             <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::units::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
                         </rect>
                     })
                 })
-                .collect();
-            (labels, bars)
+                .collect::<Vec<Html>>();
+            // Who waits for whom: each waiting rank's idle time before the
+            // step ends, hatched on its row.
+            let waits = fault_waits(plan).into_iter().flat_map(|w| {
+                let end = tl.steps.get(w.step).map_or(0.0, |s| s.end_us);
+                let cur = w.step + 1 == p.step;
+                w.waits.iter().map(move |&(r, us)| html! {
+                    <rect class={classes!("gwait", cur.then_some("current"))} x={f(x(end - us))} y={f(AXIS_H + r as f64 * ROW_H + 2.0)}
+                        width={f((x(end) - x(end - us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                        <title>{t!("gantt-wait-title", step = w.step + 1, r = r, us = format::us(us), b = w.blame)}</title>
+                    </rect>
+                }).collect::<Vec<_>>()
+            });
+            (labels, bars.into_iter().chain(waits).collect())
         }
     };
     let h = AXIS_H + labels.len() as f64 * ROW_H + 6.0;
@@ -157,7 +195,10 @@ pub fn gantt(p: &GanttProps) -> Html {
     let plan = &p.plan;
     let tl = &plan.estimate.timeline;
     let by = use_state(|| None::<By>);
-    let by_now = by.unwrap_or(if link_rows(plan).len() <= 40 {
+    // A degraded machine shows ranks first: that is where the waits are.
+    let by_now = by.unwrap_or(if !plan.config.faults.is_none() {
+        By::Rank
+    } else if link_rows(plan).len() <= 40 {
         By::Link
     } else {
         By::Rank
@@ -219,6 +260,10 @@ pub fn gantt(p: &GanttProps) -> Html {
             );
         })
     };
+    let waits: Vec<StepWait> = fault_waits(plan)
+        .into_iter()
+        .filter(|w| !w.waits.is_empty())
+        .collect();
     html! {
         <section class="card gantt-card" id="gantt" aria-label={t!("gantt-label")}>
             <div class="card-head">
@@ -245,6 +290,27 @@ pub fn gantt(p: &GanttProps) -> Html {
                 } }
                 {" "}{t!("gantt-follow")}
             </p>
+            if !waits.is_empty() {
+                <div id="fault-waits">
+                    <h3>{t!("waits-heading")}</h3>
+                    <ol class="waits">
+                        { for waits.iter().take(MAX_WAIT_LINES).map(|w| html! {
+                            <li data-step={(w.step + 1).to_string()} data-blame={w.blame.to_string()}>{t!(
+                                "waits-line",
+                                step = w.step + 1,
+                                n = w.waits.len(),
+                                us = format::us(w.longest_us()),
+                                b = w.blame,
+                                src = w.src,
+                                dst = w.dst
+                            )}</li>
+                        }) }
+                    </ol>
+                    if waits.len() > MAX_WAIT_LINES {
+                        <p class="hint">{t!("waits-more", n = waits.len() - MAX_WAIT_LINES)}</p>
+                    }
+                </div>
+            }
         </section>
     }
 }

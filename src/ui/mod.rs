@@ -43,6 +43,7 @@ pub mod describe;
 pub mod determinism_card;
 pub mod download;
 pub mod estimate_panel;
+pub mod faults_card;
 pub mod format;
 pub mod gantt;
 pub mod lang;

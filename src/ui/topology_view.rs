@@ -111,7 +111,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let topo = &plan.topology;
-    let layout = use_memo(topo.name.clone(), |_| Layout::of(topo));
+    // Link indices shift when a link is down: key on the link count too.
+    let layout = use_memo((topo.name.clone(), topo.links.len()), |_| Layout::of(topo));
     let n_dev = topo.devices.len();
     let ranks = plan.config.ranks;
     let step =
@@ -269,6 +270,24 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             });
         }
     }
+    // Failed links (`down=`): dashed red, with their own text.
+    if !layout.collapsed {
+        for l in &topo.impairment.down {
+            let (a, b) = layout.link_ends(topo, l.a, l.b);
+            let text = t!(
+                "topo-down-title",
+                a = topo.node_label(l.a).to_string(),
+                b = topo.node_label(l.b).to_string()
+            );
+            links.push(html! {
+                <g class="link-g down" role="img" aria-label={text.clone()}>
+                    <line class="link down" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <title>{text}</title>
+                </g>
+            });
+        }
+    }
     // Lanes and tokens of the current step.
     let t = p.t.clamp(0.0, 1.0);
     let ease = t * t * (3.0 - 2.0 * t);
@@ -360,12 +379,29 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             let active = i < ranks;
             let involved = step.is_some_and(|s| s.transfers.iter().any(|t| t.src == i || t.dst == i));
             let class = classes!("node", active.then_some("active"), (!active).then_some("idle"), involved.then_some("involved"), layout.multi_server.then_some("small"));
-            let tip = if active { format!("{}: rank {i}", d.label) } else { format!("{}: not in this run (ranks = {ranks})", d.label) };
+            let imp = &topo.impairment;
+            let (speed, late) = (imp.speed_of(i), imp.late_of(i));
+            let degraded = active && (speed < 1.0 || late > 0.0);
+            let class = classes!(class, degraded.then_some("slow"));
+            let mut tip = if active { format!("{}: rank {i}", d.label) } else { format!("{}: not in this run (ranks = {ranks})", d.label) };
+            let mut mark = Vec::new();
+            if active && speed < 1.0 {
+                tip.push_str(&format!("\n{}", t!("topo-slow-title", r = i, f = format!("{speed}"))));
+                mark.push(format!("×{speed}"));
+            }
+            if active && late > 0.0 {
+                tip.push_str(&format!("\n{}", t!("topo-late-title", r = i, us = format::us(late))));
+                mark.push(format!("+{}µs", format::us(late)));
+            }
+            let badge = degraded.then(|| html! {
+                <text class="slow-mark" y={f(-layout.node_r - 4.0)} text-anchor="middle">{mark.join(" ")}</text>
+            });
             if layout.multi_server {
                 html! {
                     <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
                         <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
                         <text class="node-label" y="4" text-anchor="middle">{ if active { i.to_string() } else { "–".to_string() } }</text>
+                        {badge.clone().unwrap_or_default()}
                         <title>{tip}</title>
                     </g>
                 }
@@ -375,6 +411,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                         <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
                         <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
                         <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { "idle".to_string() } }</text>
+                        {badge.unwrap_or_default()}
                         <title>{tip}</title>
                     </g>
                 }

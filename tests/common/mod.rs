@@ -34,5 +34,6 @@ pub fn full_mesh(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
         ccl_buffer_bytes: None,
         library: Default::default(),
         algorithms: vec![],
+        impairment: Default::default(),
     }
 }

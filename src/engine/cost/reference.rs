@@ -89,6 +89,8 @@ struct Flow {
     hops: std::ops::Range<usize>,
     /// Bytes still to move.
     remaining: f64,
+    /// Start (the step's start, or a late device's offset), µs.
+    start: f64,
     /// Data phase starts (after `α`), µs.
     active_from: f64,
     /// Current rate, bytes/µs.
@@ -130,10 +132,16 @@ impl<'a> Simulator<'a> {
             };
             route_of.push(i);
         }
+        // Direction `2·link` is b -> a, `2·link + 1` is a -> b; a slow
+        // device sends at its speed factor ([`Topology::impairment`]).
+        let slow = |from: usize| topo.impairment.speed_of(from);
         let cap = topo
             .links
             .iter()
-            .flat_map(|l| [l.bandwidth_gbps * 1e3, l.bandwidth_gbps * 1e3])
+            .flat_map(|l| {
+                let c = l.bandwidth_gbps * 1e3;
+                [c * slow(l.b), c * slow(l.a)]
+            })
             .collect();
         Ok(Simulator {
             schedule,
@@ -190,10 +198,14 @@ impl<'a> Simulator<'a> {
                     }
                     users[id] += 1;
                 }
+                // A late device starts nothing before its offset.
+                let imp = &self.topo.impairment;
+                let start = t0.max(imp.late_of(t.src)).max(imp.late_of(t.dst));
                 flows.push(Flow {
                     hops: first..hop_ids.len(),
                     remaining: b as f64,
-                    active_from: t0 + route.latency_us,
+                    start,
+                    active_from: start + route.latency_us,
                     rate: 0.0,
                     end: f64::NAN,
                 });
@@ -233,6 +245,7 @@ impl<'a> Simulator<'a> {
                             reducing.push(t.dst);
                         }
                         let start = if prev.is_nan() { t0 } else { prev }.max(arrive);
+                        let g = g * self.topo.impairment.speed_of(t.dst);
                         let end = start + sizes[i] as f64 / (g * 1e3);
                         busy_until[t.dst] = end;
                         end
@@ -258,7 +271,7 @@ impl<'a> Simulator<'a> {
                             .hops
                             .first()
                             .map_or(usize::MAX, |h| h.link),
-                        start_us: t0,
+                        start_us: f.start,
                         end_us: f.end,
                         done_us: done[i],
                         route,

@@ -291,6 +291,7 @@ impl PartialOrd for Start {
 /// One transfer of the schedule, flattened.
 struct Tr {
     step: usize,
+    src: usize,
     dst: usize,
     reduce: bool,
     route: usize,
@@ -354,6 +355,7 @@ impl Simulator<'_> {
                 }
                 trs.push(Tr {
                     step: si,
+                    src: t.src,
                     dst: t.dst,
                     reduce: t.kind == TransferKind::Reduce,
                     route: self.route_of[ti],
@@ -408,7 +410,15 @@ impl Simulator<'_> {
         let mut wait: Vec<u32> = (0..n)
             .map(|id| trs[id / k].preds + u32::from(id % k >= window))
             .collect();
-        let mut release = vec![0.0f64; n];
+        // A late device ([`Topology::impairment`]) releases nothing before
+        // its offset.
+        let imp = &self.topo.impairment;
+        let mut release: Vec<f64> = (0..n)
+            .map(|id| {
+                let t = &trs[id / k];
+                imp.late_of(t.src).max(imp.late_of(t.dst))
+            })
+            .collect();
         let mut remaining: Vec<f64> = (0..n).map(slice_bytes).collect();
         let mut rate = vec![0.0f64; n];
         let mut active_from = vec![0.0f64; n];
@@ -432,7 +442,7 @@ impl Simulator<'_> {
         };
         for id in 0..n {
             if wait[id] == 0 {
-                active_from[id] = alpha(id);
+                active_from[id] = release[id] + alpha(id);
                 heap.push(Start(active_from[id], id));
             }
         }
@@ -605,6 +615,7 @@ impl Simulator<'_> {
                 done[id] = match (t.reduce, gamma) {
                     (true, Some(g)) => {
                         let s = busy_until[t.dst].max(at);
+                        let g = g * imp.speed_of(t.dst);
                         let e = s + slice_bytes(id) / (g * 1e3);
                         busy_until[t.dst] = e;
                         e

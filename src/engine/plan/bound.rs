@@ -101,7 +101,13 @@ impl Bound {
             }
             let mut per_byte = 0.0f64;
             for &h in &touched {
-                per_byte = per_byte.max(load[h] / (topo.links[h / 2].bandwidth_gbps * 1e3));
+                // A slow device sends at its speed factor; the bound
+                // ignores late starts (`late`), which only the simulation
+                // models.
+                let l = &topo.links[h / 2];
+                let from = if h % 2 == 1 { l.a } else { l.b };
+                let bw = l.bandwidth_gbps * topo.impairment.speed_of(from);
+                per_byte = per_byte.max(load[h] / (bw * 1e3));
                 total[h] += load[h];
                 load[h] = 0.0;
             }

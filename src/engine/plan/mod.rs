@@ -263,6 +263,10 @@ pub struct Plan {
     pub compressed: Option<Arc<CompressedPlan>>,
     /// The fusion what-if, when `fusion` is set.
     pub fusion: Option<Arc<FusionView>>,
+    /// With slow ranks or failed links ([`Config::faults`]): the same
+    /// algorithm's headline estimate on the healthy machine (same
+    /// slicing, compression and method), to compare against.
+    pub healthy: Option<Estimate>,
 }
 
 /// The schedule of a plan that has none (no steps).
@@ -289,8 +293,22 @@ impl PartialEq for Plan {
 /// in use ([`Profile::apply_at`] / [`Profile::topology_at`]); its library is
 /// the profile's when there is one.
 ///
-/// Errors: [`PlanError::Machine`].
+/// With slow ranks or failed links ([`Config::faults`]) the machine is the
+/// degraded one ([`super::degrade::Degradation::apply`]): everything the
+/// plan estimates and ranks, it estimates on that machine.
+///
+/// Errors: [`PlanError::Machine`] (also a `down` link that does not exist,
+/// or a rank with no route left).
 pub fn machine(config: &Config) -> Result<Topology, PlanError> {
+    let t = healthy_machine(config)?;
+    config
+        .faults
+        .apply(&t, config.ranks)
+        .map_err(PlanError::Machine)
+}
+
+/// [`machine`] without the degradation.
+fn healthy_machine(config: &Config) -> Result<Topology, PlanError> {
     let m = |e: String| PlanError::Machine(e);
     let mut t = if config.topo == MEASURED {
         let p = config
@@ -428,6 +446,11 @@ fn call<'a>(config: &Config, topo: &'a Topology) -> Call<'a> {
 /// Does the fitted profile of `config` measure exactly this call (the same
 /// collective on the same number of ranks)? Returns the profile.
 fn measured_curve(config: &Config) -> Option<&Profile> {
+    // The curve measured the healthy machine; a degraded one is simulated
+    // (with the profile's link figures).
+    if !config.faults.is_none() {
+        return None;
+    }
     let p = config.profile.as_ref()?;
     let same_op = p
         .collective
@@ -814,7 +837,17 @@ impl Plan {
             }
             _ => (schedule, verified),
         };
+        // The same algorithm on the healthy machine.
+        let healthy = if config.faults.is_none() {
+            None
+        } else {
+            let mut h = config.clone();
+            h.faults = Default::default();
+            h.algo = AlgoChoice::Fixed(algorithm);
+            Some(Plan::make(&h, Scope::Headline)?.estimate)
+        };
         let mut plan = Plan {
+            healthy,
             config: config.clone(),
             library,
             algorithm,
@@ -833,10 +866,32 @@ impl Plan {
             topology,
         };
         plan.verdict = plan.make_verdict();
+        if let (Some(h), Some(x)) = (&plan.healthy, plan.slowdown()) {
+            plan.verdict.push_str(&format!(
+                " With {}: {:.2} µs against {:.2} µs on the healthy machine (×{x:.2}).",
+                config.faults.describe(),
+                plan.estimate.time_us,
+                h.time_us
+            ));
+            if let Some(best) = plan.ranking.first().filter(|b| b.algorithm != algorithm) {
+                plan.verdict.push_str(&format!(
+                    " Under the fault the model's fastest is {} ({:.2} µs).",
+                    best.algorithm,
+                    best.time_us()
+                ));
+            }
+        }
         if scope == Scope::Full {
             plan.details = plan.make_details();
         }
         Ok(plan)
+    }
+
+    /// Faulty time over healthy time (`None` on a healthy machine): 2.0 =
+    /// the fault makes the collective take twice as long.
+    pub fn slowdown(&self) -> Option<f64> {
+        let h = self.healthy.as_ref()?;
+        (h.time_us > 0.0).then(|| self.estimate.time_us / h.time_us)
     }
 
     /// The verdict: who chose what and why, and the predicted time.
