@@ -37,7 +37,7 @@ fn auto_at_scale(c: &mut Criterion) {
         topo: "910b-128x8".into(),
         ranks: 1024,
         bytes: 1 << 30,
-        op: Primitive::AllReduce,
+        primitive: Primitive::AllReduce,
         algo: AlgoChoice::Auto,
         ..Config::default()
     };
@@ -48,7 +48,7 @@ fn auto_at_scale(c: &mut Criterion) {
         topo: MEASURED.into(),
         ranks: 2160,
         bytes: 1 << 30,
-        op: Primitive::AllGather,
+        primitive: Primitive::AllGather,
         algo: AlgoChoice::Auto,
         profile: Some(profile_2160()),
         ..Config::default()

@@ -75,7 +75,7 @@ fn issue13_table(c: &mut Criterion) {
             topo: "910b-128x8".into(),
             ranks: 1024,
             bytes: 1 << 30,
-            op: Primitive::AllReduce,
+            primitive: Primitive::AllReduce,
             algo: AlgoChoice::Fixed(a),
             ..Config::default()
         };

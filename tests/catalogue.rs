@@ -551,7 +551,7 @@ fn auto_handles_every_primitive_on_the_presets() {
             let c = Config {
                 topo: topo.into(),
                 ranks: n,
-                op: p,
+                primitive: p,
                 bytes: 1 << 20,
                 algo: AlgoChoice::Auto,
                 ..Config::default()

@@ -83,7 +83,7 @@ fn every_stop_decodes_cleanly_plans_and_its_highlight_exists() {
             if print {
                 println!(
                     "{at}: {} {} on {} ranks, {} steps, {:.1} us, chosen {} ({:?})",
-                    config.op.title(),
+                    config.primitive.title(),
                     config.bytes,
                     config.ranks,
                     plan.steps(),

@@ -34,7 +34,7 @@ fn h100_profile() -> Profile {
 fn config(topo: &str, op: Primitive, ranks: usize, bytes: u64) -> Config {
     Config {
         topo: topo.into(),
-        op,
+        primitive: op,
         ranks,
         bytes,
         algo: AlgoChoice::Auto,
@@ -203,7 +203,7 @@ fn auto_on_a_profile_is_the_measured_curve() {
     // Another collective than the measured one: the library's rule on the
     // profile's machine, not the curve.
     let ag = Plan::new(&Config {
-        op: Primitive::AllGather,
+        primitive: Primitive::AllGather,
         ..c.clone()
     })
     .unwrap();

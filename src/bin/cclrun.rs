@@ -313,7 +313,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
         Some(f) => Some(Fault::parse(f).map_err(|e| format!("--fault {f:?}: {e}"))?),
         None => None,
     };
-    let applicable = Algorithm::applicable(base.op, n);
+    let applicable = Algorithm::applicable(base.primitive, n);
     let choices: Vec<Choice> = match &cli.algo {
         Some(list) => list
             .split(',')
@@ -336,7 +336,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
             .map(|&a| Choice::Ours(AlgoChoice::Fixed(a)))
             .chain([Choice::Ours(AlgoChoice::Auto)])
             .chain(
-                library::supports(base.op, base.dtype, base.redop)
+                library::supports(base.primitive, base.dtype, base.redop)
                     .is_ok()
                     .then_some(Choice::Library),
             )
@@ -345,13 +345,13 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
     };
     for c in &choices {
         match c {
-            Choice::Library => library::supports(base.op, base.dtype, base.redop)
+            Choice::Library => library::supports(base.primitive, base.dtype, base.redop)
                 .map_err(|e| format!("--algo library: {e}"))?,
-            Choice::Ours(AlgoChoice::Fixed(a)) if !a.supports(base.op, n) => {
+            Choice::Ours(AlgoChoice::Fixed(a)) if !a.supports(base.primitive, n) => {
                 return Err(format!(
                     "--algo {}: {a} does not implement {} on {n} ranks; applicable: {}",
                     a.name(),
-                    base.op.title(),
+                    base.primitive.title(),
                     applicable
                         .iter()
                         .map(|a| a.name())
@@ -365,7 +365,7 @@ fn setup(cli: &Cli, n: usize) -> Res<Setup> {
     // Sizes: nccl-tests' -b/-e/-f; element counts of the block primitives
     // rounded down to a multiple of the ranks (equal blocks, as nccl-tests).
     let es = base.dtype.size_bytes() as u64;
-    let unit = if library::needs_equal_blocks(base.op) {
+    let unit = if library::needs_equal_blocks(base.primitive) {
         es * n as u64
     } else {
         es
@@ -772,7 +772,7 @@ fn render(
     results: &[Vec<Measured>],
 ) -> String {
     let base = &setup.base;
-    let p = base.op;
+    let p = base.primitive;
     let lib = setup.choices.iter().position(|&c| c == Choice::Library);
     let notes = |choice: Choice| {
         vec![

@@ -466,7 +466,7 @@ mod cli {
     /// The report header of a configuration.
     fn header(c: &Config, topo: &Topology, notes: Vec<String>) -> ReportHeader {
         ReportHeader {
-            primitive: c.op,
+            primitive: c.primitive,
             dtype: c.dtype,
             redop: c.redop,
             root: c.root,
@@ -548,7 +548,7 @@ mod cli {
             return print_report(&c, &p.topology, &[row(&p)], f);
         }
         if json {
-            let runs = p.library.runs(p.algorithm, c.op);
+            let runs = p.library.runs(p.algorithm, c.primitive);
             let v = serde_json::json!({
                 "time_us": e.time_us,
                 "algbw_gbps": e.algbw_gbps,
@@ -559,9 +559,9 @@ mod cli {
                 "runs_in_library": runs,
                 "method": p.method.name(),
                 "verdict": p.verdict,
-                "op": c.op.name(),
+                "op": c.primitive.name(),
                 "redop": c.redop.name(),
-                "redop_note": p.library.redop_note(c.op, c.redop),
+                "redop_note": p.library.redop_note(c.primitive, c.redop),
                 "bytes": c.bytes,
                 "ranks": c.ranks,
                 "topology": p.topology.name,
@@ -576,13 +576,13 @@ mod cli {
             });
             return out(&format!("{v}\n"));
         }
-        if let Some(n) = p.library.redop_note(c.op, c.redop) {
+        if let Some(n) = p.library.redop_note(c.primitive, c.redop) {
             out(&format!("note: {n}\n"))?;
         }
         out(&format!(
             "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s\n{}\nslices: {} ({})\n",
             p.algorithm.name(),
-            c.op.title(),
+            c.primitive.title(),
             format_bytes(c.bytes),
             c.ranks,
             p.topology.name,

@@ -264,10 +264,10 @@ pub fn compare(
     fixed: bool,
     element: usize,
 ) -> Result<Comparison, String> {
-    if config.op != Primitive::AllReduce {
+    if config.primitive != Primitive::AllReduce {
         return Err(format!(
             "op {}: the determinism comparison runs AllReduce (op=allreduce)",
-            config.op.name()
+            config.primitive.name()
         ));
     }
     let (n, dtype) = (config.ranks, config.dtype);
@@ -351,7 +351,7 @@ pub fn compare(
     let fixed_cost = if fixed {
         let at = |op: Primitive| {
             let mut c = config.clone();
-            c.op = op;
+            c.primitive = op;
             c.algo = AlgoChoice::Fixed(Algorithm::Ring);
             c.root = 0;
             c.compress.scheme = super::quantization::Scheme::None;

@@ -94,11 +94,11 @@ pub fn sweep(config: &Config, sizes: &[u64]) -> Result<Vec<Choice>, String> {
         c.algo = AlgoChoice::Auto;
         c.bytes = b;
         let p = Plan::headline(&c).map_err(|e| e.to_string())?;
-        let protocol =
-            (p.topology.library == Library::Nccl && c.op == Primitive::AllReduce).then(|| {
+        let protocol = (p.topology.library == Library::Nccl && c.primitive == Primitive::AllReduce)
+            .then(|| {
                 let call = Call {
                     topology: &p.topology,
-                    primitive: c.op,
+                    primitive: c.primitive,
                     ranks: c.ranks,
                     bytes: b,
                 };
@@ -191,7 +191,7 @@ pub fn render(
     nodes: usize,
     choices: &[Choice],
 ) -> Result<String, String> {
-    let op = config.op;
+    let op = config.primitive;
     if library != format.library() {
         return Err(format!(
             "--format {}: the machine {} runs {}, not {}; use --format {}",

@@ -315,7 +315,7 @@ impl App {
         let next = Import::new(
             &self.log_text,
             self.log_table,
-            self.config.op,
+            self.config.primitive,
             self.config.ranks,
         );
         if *self.import != next {
@@ -499,7 +499,7 @@ impl Component for App {
             fault_banner: url::load_fault().map(|f| f.describe()),
             log_text: String::new(),
             log_table: None,
-            import: Rc::new(Import::new("", None, Config::default().op, 8)),
+            import: Rc::new(Import::new("", None, Config::default().primitive, 8)),
             topo_text: String::new(),
             topo_error: None,
             lang: ui.lang,

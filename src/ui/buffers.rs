@@ -58,7 +58,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
             <div class="buf-label"></div>
             { for (0..chunks).map(|c| {
                 let b = plan.drawn_schedule().block_of(c);
-                let what = match plan.config.op {
+                let what = match plan.config.primitive {
                     crate::engine::collective::Primitive::AlltoAll if b >= n => t!("buf-recv-slot", b = b - n),
                     crate::engine::collective::Primitive::AlltoAll => t!("buf-send-piece", b = b),
                     crate::engine::collective::Primitive::AlltoAllV if b >= n * n => t!("buf-v-recv", a = (b - n * n) / n, b = (b - n * n) % n),
@@ -190,7 +190,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 { if compact { t!("buf-hint-compact", n = n) + " " } else { String::new() } }
                 { if have_samples { t!("buf-hint-values") } else { t!("buf-hint-waiting") } }
                 { if (0..plan.config.ranks).any(|r| (0..plan.drawn_schedule().chunks).any(|c| plan.drawn_schedule().expected_after(r, c).is_none())) { format!(" {}", t!("buf-hint-scratch")) } else { String::new() } }
-                { if matches!(plan.config.op, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { format!(" {}", t!("buf-hint-alltoall")) } else { String::new() } }
+                { if matches!(plan.config.primitive, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { format!(" {}", t!("buf-hint-alltoall")) } else { String::new() } }
             </p>
         </section>
     }

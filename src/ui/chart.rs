@@ -77,7 +77,7 @@ fn sweep(plan: &Plan) -> Vec<Curve> {
     let nodes = plan.topology.nodes_of(c.ranks);
     let mut out = Vec::new();
     for a in Algorithm::ALL {
-        let Ok(s) = algorithm::build_on(a, c.op, c.ranks, c.root, &nodes) else {
+        let Ok(s) = algorithm::build_on(a, c.primitive, c.ranks, c.root, &nodes) else {
             continue;
         };
         let transfers: usize = s.steps.iter().map(|x| x.transfers.len()).sum();
@@ -263,7 +263,7 @@ pub fn chart(p: &ChartProps) -> Html {
     let key = (
         p.plan.topology.name.clone(),
         p.plan.profile.clone(),
-        c.op,
+        c.primitive,
         c.ranks,
         c.dtype,
     );
@@ -314,7 +314,7 @@ pub fn chart(p: &ChartProps) -> Html {
         <section class={classes!("card", "chart-card", p.look.is_some().then_some("lesson-look-card"))} id="busbw-chart" aria-label={t!("chart-label")}>
             <div class="card-head">
                 <h2>{t!("chart")}</h2>
-                <span class="muted">{t!("chart-sub", op = c.op.title(), ranks = c.ranks, topo = p.plan.topology.name.clone(), dtype = c.dtype.name())}</span>
+                <span class="muted">{t!("chart-sub", op = c.primitive.title(), ranks = c.ranks, topo = p.plan.topology.name.clone(), dtype = c.dtype.name())}</span>
             </div>
             {match svg {
                 // Trusted: generated above from numbers and fixed labels.

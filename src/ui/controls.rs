@@ -60,7 +60,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     };
     let on_op = change(|c, v| {
         if let Some(x) = Primitive::from_name(v) {
-            c.op = x;
+            c.primitive = x;
             // A fixed algorithm that does not implement the new primitive falls back to auto.
             if let AlgoChoice::Fixed(a) = c.algo {
                 if !a.supports(x, c.ranks) {
@@ -157,7 +157,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     };
     let devices = c.devices().unwrap_or(8);
     let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 30.0);
-    let reduces = c.op.reduces();
+    let reduces = c.primitive.reduces();
     let auto_note = match (&p.plan, c.algo) {
         (Some(plan), AlgoChoice::Auto) => html! {
             <p class="hint" id="auto-choice">
@@ -197,7 +197,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <label for="op">{t!("f-primitive")}</label>
                 <select id="op" onchange={on_op}>
                     { for Primitive::ALL.iter().map(|x| html! {
-                        <option value={x.name()} selected={*x == c.op}>{x.title()}</option>
+                        <option value={x.name()} selected={*x == c.primitive}>{x.title()}</option>
                     }) }
                 </select>
             </div>
@@ -205,12 +205,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <label for="algo">{t!("f-algorithm")}</label>
                 <select id="algo" onchange={on_algo}>
                     <option value="auto" selected={c.algo == AlgoChoice::Auto}>{"auto"}</option>
-                    { for Algorithm::ALL.iter().filter(|a| a.supports(c.op, c.ranks) || c.algo == AlgoChoice::Fixed(**a)).map(|a| html! {
+                    { for Algorithm::ALL.iter().filter(|a| a.supports(c.primitive, c.ranks) || c.algo == AlgoChoice::Fixed(**a)).map(|a| html! {
                         <option value={a.name()} selected={c.algo == AlgoChoice::Fixed(*a)}>{a.name()}</option>
                     }) }
                 </select>
             </div>
-            if c.op.rooted() {
+            if c.primitive.rooted() {
                 <div class="field">
                     <label for="root">{t!("f-root")}</label>
                     <select id="root" onchange={on_root}>
@@ -246,7 +246,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             <div class={classes!("field", (!reduces).then_some("na"))}>
                 <label for="redop">{t!("f-redop")}{ if reduces { html!{} } else { html!{<span class="badge">{t!("f-na")}</span>} } }</label>
                 <select id="redop" onchange={on_redop} disabled={!reduces}
-                    title={if reduces { String::new() } else { t!("f-redop-na", op = c.op.title()) }}>
+                    title={if reduces { String::new() } else { t!("f-redop-na", op = c.primitive.title()) }}>
                     { for ReduceOp::ALL.iter().map(|o| html! {
                         <option value={o.name()} selected={*o == c.redop}>{
                             if *o == ReduceOp::Avg { t!("redop-avg-option") } else { o.name().to_string() }
@@ -303,7 +303,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }
                 {auto_note}
                 {redop_note}
-                if let Some(note) = c.op.hccl_note() {
+                if let Some(note) = c.primitive.hccl_note() {
                     <p class="hint" id="hccl-note" lang="en">{note}</p>
                 }
                 <p class="hint algo-summary">{summary}</p>

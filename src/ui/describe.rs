@@ -197,7 +197,7 @@ pub fn why(plan: &Plan, step: usize) -> String {
 
 fn start_words(plan: &Plan) -> String {
     tr_args(
-        &format!("start-{}", plan.config.op.name()),
+        &format!("start-{}", plan.config.primitive.name()),
         vec![
             ("device", device_word(plan).into()),
             ("chunks", plan.drawn_schedule().chunks.into()),
@@ -208,7 +208,7 @@ fn start_words(plan: &Plan) -> String {
 
 fn goal_words(plan: &Plan) -> String {
     tr_args(
-        &format!("goal-{}", plan.config.op.name()),
+        &format!("goal-{}", plan.config.primitive.name()),
         vec![
             ("device", device_word(plan).into()),
             ("root", plan.drawn_schedule().root.into()),
@@ -220,7 +220,7 @@ fn goal_words(plan: &Plan) -> String {
 pub fn step_text(plan: &Plan, step: usize) -> StepText {
     let n = plan.config.ranks;
     let total = plan.steps();
-    let op = plan.config.op;
+    let op = plan.config.primitive;
     let dev = device_word(plan);
     if step == 0 || step > total {
         return StepText {

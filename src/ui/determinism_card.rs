@@ -51,7 +51,7 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
         (p.plan.clone(), (*versus).clone(), *fixed, *element),
         |(plan, versus, fixed, element)| {
             let plan = plan.as_ref()?;
-            if plan.config.op != Primitive::AllReduce {
+            if plan.config.primitive != Primitive::AllReduce {
                 return None;
             }
             Some(

@@ -32,7 +32,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
     let plan = &p.plan;
     let e = &plan.estimate;
     let c = &plan.config;
-    let factor = c.op.busbw_factor(c.ranks);
+    let factor = c.primitive.busbw_factor(c.ranks);
     let slowest = plan
         .ranking
         .iter()
@@ -53,7 +53,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 <td>{i + 1}</td>
                 <td><strong>{cand.algorithm.name()}</strong>
                     { if chosen { html!{<span class="badge">{t!("badge-shown")}</span>} } else { html!{} } }
-                    { if not_lib { html!{<span class="badge muted-badge" title={t!("not-lib-title", lib = lib.title(), algo = cand.algorithm.name(), op = c.op.title())}>{t!("badge-not-lib", lib = lib.title())}</span>} } else { html!{} } }
+                    { if not_lib { html!{<span class="badge muted-badge" title={t!("not-lib-title", lib = lib.title(), algo = cand.algorithm.name(), op = c.primitive.title())}>{t!("badge-not-lib", lib = lib.title())}</span>} } else { html!{} } }
                 </td>
                 <td class="num">{if cand.steps > 0 { cand.steps.to_string() } else { "–".into() }}</td>
                 <td class="num">{ match &cand.estimate {
@@ -119,12 +119,12 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             <div class="metrics">
                 <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span></div>
                 <div class="metric" title={t!("algbw-title")}><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
-                <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.op.title(), ranks = c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
+                <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.primitive.title(), ranks = c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
             </div>
-            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{" "}{ if c.op == crate::engine::collective::Primitive::Barrier {
+            <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{" "}{ if c.primitive == crate::engine::collective::Primitive::Barrier {
                 t!("algo-line-barrier", chosen = chosen_by.clone(), ranks = c.ranks, device = dev)
             } else {
-                t!("algo-line", chosen = chosen_by.clone(), op = c.op.title(), bytes = format_bytes(c.bytes), ranks = c.ranks, device = dev)
+                t!("algo-line", chosen = chosen_by.clone(), op = c.primitive.title(), bytes = format_bytes(c.bytes), ranks = c.ranks, device = dev)
             } }</p>
             if let Some(cp) = &plan.compressed {
                 <p class="hint what-if-line" id="estimate-compressed">{t!(

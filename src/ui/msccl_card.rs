@@ -108,7 +108,7 @@ fn import_text(text: &str, plan: Option<&Plan>) -> Status {
     // The machine's own choice for the same collective, if the page shows it.
     let auto = plan
         .filter(|p| {
-            p.config.op == imp.schedule.primitive
+            p.config.primitive == imp.schedule.primitive
                 && p.config.ranks == n
                 && p.config.bytes == ESTIMATE_BYTES
         })

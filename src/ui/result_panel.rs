@@ -92,7 +92,7 @@ pub fn result_panel(p: &ResultProps) -> Html {
     html! {
         <section id="run-result" class={classes!("card", "result", run.state.name())}
             data-state={run.state.name()}
-            data-op={c.op.name()}
+            data-op={c.primitive.name()}
             data-algorithm={p.plan.as_ref().map(|pl| pl.algorithm.name()).unwrap_or("")}
             data-topo={c.topo.clone()}
             data-ranks={c.ranks.to_string()}

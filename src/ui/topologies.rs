@@ -110,7 +110,7 @@ mod tests {
     fn custom_topologies_are_selected_and_dropped_like_presets() {
         let t = CustomTopology::parse(CustomTopology::EXAMPLE).unwrap();
         let c = Config {
-            op: crate::engine::collective::Primitive::Reduce,
+            primitive: crate::engine::collective::Primitive::Reduce,
             root: 7,
             ..Config::default()
         };

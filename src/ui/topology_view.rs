@@ -446,7 +446,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             </marker>
         }
     };
-    let op_symbol = if plan.config.op.reduces() {
+    let op_symbol = if plan.config.primitive.reduces() {
         plan.config.redop.symbol()
     } else {
         "—"

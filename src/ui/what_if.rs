@@ -276,7 +276,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                 <div class="field"><label for="placement">{t!("wi-placement")}</label>
                     <select id="placement" onchange={on_placement} disabled={!on}>
                         <option value="hop" selected={c.placement == Placement::Hop}>{t!("wi-hop")}</option>
-                        <option value="once" selected={c.placement == Placement::Once} disabled={c.op != crate::engine::collective::Primitive::AllReduce}>{t!("wi-once")}</option>
+                        <option value="once" selected={c.placement == Placement::Once} disabled={c.primitive != crate::engine::collective::Primitive::AllReduce}>{t!("wi-once")}</option>
                     </select></div>
                 <div class="field"><label for="compress-min">{t!("wi-compress-min")}</label>
                     <input id="compress-min" type="text" class="narrow" title={t!("wi-compress-min-title")}
@@ -322,7 +322,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                 next.bucket = b;
             }
             if next.fusion.is_some() {
-                next.op = crate::engine::collective::Primitive::AllReduce;
+                next.primitive = crate::engine::collective::Primitive::AllReduce;
                 if let Some(b) = next.fusion_run_bytes() {
                     next.bytes = b;
                 }

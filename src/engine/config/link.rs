@@ -145,7 +145,7 @@ impl Config {
             match k {
                 "v" => {}
                 "op" => match Primitive::from_name(v) {
-                    Some(p) => c.op = p,
+                    Some(p) => c.primitive = p,
                     None => bad(
                         "op",
                         v,
@@ -320,7 +320,7 @@ impl Config {
             c.ranks = n;
         }
         // AlltoAllV's per-pair counts make n² blocks: one limit, said here.
-        if c.op == Primitive::AlltoAllV && c.ranks > MAX_ALLTOALLV_RANKS {
+        if c.primitive == Primitive::AlltoAllV && c.ranks > MAX_ALLTOALLV_RANKS {
             bad(
                 "ranks",
                 &c.ranks.to_string(),
@@ -384,14 +384,14 @@ impl Config {
         }
         if c.compress.scheme != Scheme::None
             && c.placement == Placement::Once
-            && c.op != Primitive::AllReduce
+            && c.primitive != Primitive::AllReduce
         {
             bad(
                 "placement",
                 "once",
                 format!(
                     "once (quantise, AllGather, reduce locally) is defined for AllReduce, not {}; using hop",
-                    c.op.title()
+                    c.primitive.title()
                 ),
             );
             c.placement = Placement::Hop;
@@ -414,12 +414,12 @@ impl Config {
                         &v,
                         "none, llama3-8b, llama3-70b, or COUNTxSIZE with COUNT 1..=10000 and SIZE up to 1 GiB (e.g. 30x4MiB)".into(),
                     ),
-                    Ok(_) if c.op != Primitive::AllReduce => bad(
+                    Ok(_) if c.primitive != Primitive::AllReduce => bad(
                         "fusion",
                         &v,
                         format!(
                             "fusion buckets AllReduces; set op=allreduce (op is {}); ignored",
-                            c.op.name()
+                            c.primitive.name()
                         ),
                     ),
                     Ok(_) => {
@@ -437,8 +437,8 @@ impl Config {
         // algo depends on op and ranks: an algorithm that does not implement
         // the primitive is named, and auto runs instead.
         if let AlgoChoice::Fixed(a) = c.algo {
-            if !a.supports(c.op, c.ranks) {
-                let names: Vec<&str> = Algorithm::applicable(c.op, c.ranks)
+            if !a.supports(c.primitive, c.ranks) {
+                let names: Vec<&str> = Algorithm::applicable(c.primitive, c.ranks)
                     .iter()
                     .map(|x| x.name())
                     .collect();
@@ -455,7 +455,7 @@ impl Config {
                     format!(
                         "{} does not implement {} on {} ranks; applicable: {applicable}; using auto",
                         a.name(),
-                        c.op.title(),
+                        c.primitive.title(),
                         c.ranks,
                     ),
                 );
@@ -471,7 +471,7 @@ impl Config {
     pub fn to_query(&self) -> String {
         let mut q = form_urlencoded::Serializer::new(String::new())
             .append_pair("v", &LINK_VERSION.to_string())
-            .append_pair("op", self.op.name())
+            .append_pair("op", self.primitive.name())
             .append_pair("algo", self.algo.name())
             .append_pair("topo", &self.topo)
             .append_pair("bytes", &self.bytes.to_string())
@@ -480,7 +480,7 @@ impl Config {
             .append_pair("ranks", &self.ranks.to_string())
             .append_pair("seed", &self.seed.to_string())
             .finish();
-        if self.op.rooted() || self.root != 0 {
+        if self.primitive.rooted() || self.root != 0 {
             q.push_str(&format!("&root={}", self.root));
         }
         if self.slices != Slices::Auto {

@@ -169,8 +169,10 @@ impl AlgoChoice {
 /// Everything that defines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
-    /// The primitive.
-    pub op: Primitive,
+    /// The collective primitive (the link key and `cclsim --op` call it
+    /// `op`, as nccl-tests' binaries do; serde also reads `op`).
+    #[serde(alias = "op")]
+    pub primitive: Primitive,
     /// The algorithm or auto.
     pub algo: AlgoChoice,
     /// Topology preset name.
@@ -236,7 +238,7 @@ fn default_grad() -> GradientShape {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            op: Primitive::AllReduce,
+            primitive: Primitive::AllReduce,
             algo: AlgoChoice::Auto,
             topo: "910b-8".into(),
             bytes: 16 << 20,
@@ -409,7 +411,8 @@ impl Config {
                 .saturating_mul(super::compressed::wire_len(&self.compress, self.elems()) as u64)
                 .max(self.bytes);
         }
-        self.op.buffer_elems(self.ranks, self.elems()) as u64 * self.dtype.size_bytes() as u64
+        self.primitive.buffer_elems(self.ranks, self.elems()) as u64
+            * self.dtype.size_bytes() as u64
     }
 
     /// Makes the what-ifs consistent with the rest, as [`Self::from_query`]
@@ -421,7 +424,7 @@ impl Config {
         if !self.dtype.is_float() || self.bytes > MAX_COMPRESSED_BYTES {
             self.compress.scheme = Scheme::None;
         }
-        if self.op != Primitive::AllReduce {
+        if self.primitive != Primitive::AllReduce {
             self.placement = Placement::Hop;
             self.fusion = None;
         }
@@ -495,7 +498,7 @@ mod tests {
     #[test]
     fn control_changes_are_normalised_like_links() {
         let (mut c, _) = Config::from_query("dtype=fp16&compress=int8&placement=once");
-        c.op = Primitive::AllGather;
+        c.primitive = Primitive::AllGather;
         assert!(c.normalize_what_ifs());
         assert_eq!(c.placement, Placement::Hop);
         c.dtype = DType::Int32;
@@ -503,7 +506,7 @@ mod tests {
         assert_eq!(c.compress.scheme, Scheme::None);
         let (mut f, _) = Config::from_query("dtype=bf16&fusion=llama3-8b");
         assert!(!f.clone().normalize_what_ifs());
-        f.op = Primitive::Broadcast;
+        f.primitive = Primitive::Broadcast;
         assert!(f.normalize_what_ifs());
         assert_eq!(f.fusion, None);
         // Both normalised configs round-trip through a link.
@@ -545,7 +548,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let c = Config {
-            op: Primitive::AllGather,
+            primitive: Primitive::AllGather,
             algo: AlgoChoice::Fixed(Algorithm::Ring),
             topo: "910b-8".into(),
             bytes: 3 << 20,
@@ -564,7 +567,7 @@ mod tests {
     fn invalid_values_name_key_value_and_allowed_and_the_rest_applies() {
         let (c, e) =
             Config::from_query("op=allgather&ranks=9&bytes=1e400&dtype=fp64&algo=mesh&foo=1");
-        assert_eq!(c.op, Primitive::AllGather);
+        assert_eq!(c.primitive, Primitive::AllGather);
         assert_eq!(c.algo, AlgoChoice::Fixed(Algorithm::Mesh));
         assert_eq!(c.ranks, 8);
         assert_eq!(c.bytes, Config::default().bytes);
@@ -631,7 +634,10 @@ mod tests {
         let d = Config::default();
         let mut all = Vec::new();
         for op in Primitive::ALL {
-            all.push(Config { op, ..d.clone() });
+            all.push(Config {
+                primitive: op,
+                ..d.clone()
+            });
         }
         all.push(Config {
             algo: AlgoChoice::Auto,
@@ -644,7 +650,7 @@ mod tests {
                 if let Some(op) = Primitive::ALL.into_iter().find(|p| a.supports(*p, ranks)) {
                     all.push(Config {
                         algo: AlgoChoice::Fixed(a),
-                        op,
+                        primitive: op,
                         topo: topo.into(),
                         ranks,
                         ..d.clone()
@@ -686,7 +692,7 @@ mod tests {
         }
         for (op, root) in [(Primitive::Broadcast, 0), (Primitive::Reduce, 7)] {
             all.push(Config {
-                op,
+                primitive: op,
                 root,
                 ..d.clone()
             });
@@ -950,7 +956,7 @@ mod tests {
     fn unknown_versions_and_keys_are_notices_not_errors() {
         for v in ["2", "0", "abc", "-1", "99999999999999999999"] {
             let (c, e) = Config::from_query(&format!("v={v}&op=allgather"));
-            assert_eq!(c.op, Primitive::AllGather);
+            assert_eq!(c.primitive, Primitive::AllGather);
             assert_eq!(e.len(), 1, "{v}: {e:?}");
             assert_eq!(e[0].key, "v");
             assert!(e[0].is_notice());

@@ -99,7 +99,7 @@ pub fn holdout(
             continue;
         }
         let c = Config {
-            op,
+            primitive: op,
             algo: AlgoChoice::Auto,
             topo: MEASURED.into(),
             bytes: r.bytes,

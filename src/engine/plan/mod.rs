@@ -437,7 +437,7 @@ pub fn rank_limit(primitive: Primitive) -> String {
 fn call<'a>(config: &Config, topo: &'a Topology) -> Call<'a> {
     Call {
         topology: topo,
-        primitive: config.op,
+        primitive: config.primitive,
         ranks: config.ranks,
         bytes: config.bytes,
     }
@@ -456,7 +456,7 @@ fn measured_curve(config: &Config) -> Option<&Profile> {
         .collective
         .as_ref()
         .and_then(|c| c.primitive())
-        .is_some_and(|x| x == config.op);
+        .is_some_and(|x| x == config.primitive);
     (same_op && p.ranks == config.ranks).then_some(p)
 }
 
@@ -500,8 +500,8 @@ fn candidate(
     library: Library,
     a: Algorithm,
 ) -> Result<Candidate, PlanError> {
-    let runs_in_library = library.runs(a, config.op) && allowed(topo, a);
-    if transfers_upper(a, config.op, config.ranks) > BUILD_BUDGET_TRANSFERS {
+    let runs_in_library = library.runs(a, config.primitive) && allowed(topo, a);
+    if transfers_upper(a, config.primitive, config.ranks) > BUILD_BUDGET_TRANSFERS {
         return Ok(Candidate {
             algorithm: a,
             runs_in_library,
@@ -539,7 +539,7 @@ fn allowed(topo: &Topology, a: Algorithm) -> bool {
 fn build(config: &Config, topo: &Topology, a: Algorithm) -> Result<Schedule, PlanError> {
     algorithm::build_on(
         a,
-        config.op,
+        config.primitive,
         config.ranks,
         config.root,
         &topo.nodes_of(config.ranks),
@@ -549,12 +549,12 @@ fn build(config: &Config, topo: &Topology, a: Algorithm) -> Result<Schedule, Pla
 
 /// The applicable algorithms of `config`, in UI order.
 fn applicable(config: &Config) -> Result<Vec<Algorithm>, PlanError> {
-    let list = Algorithm::applicable(config.op, config.ranks);
+    let list = Algorithm::applicable(config.primitive, config.ranks);
     if list.is_empty() {
         return Err(PlanError::NoAlgorithm {
-            primitive: config.op.title(),
+            primitive: config.primitive.title(),
             ranks: config.ranks,
-            limit: rank_limit(config.op),
+            limit: rank_limit(config.primitive),
         });
     }
     Ok(list)
@@ -597,7 +597,7 @@ fn decide_auto(
         l => format!(
             "{} has no algorithm in this catalogue for {} here, so auto takes the cost model's fastest",
             l.title(),
-            config.op.title()
+            config.primitive.title()
         ),
     };
     let pool: Vec<Algorithm> = {
@@ -685,11 +685,11 @@ impl Plan {
         let (algorithm, decision, model_rows) = match config.algo {
             AlgoChoice::Auto => decide_auto(config, &topology, library)?,
             AlgoChoice::Fixed(a) => {
-                if !a.supports(config.op, config.ranks) {
+                if !a.supports(config.primitive, config.ranks) {
                     return Err(
                         match algorithm::build_on(
                             a,
-                            config.op,
+                            config.primitive,
                             config.ranks,
                             config.root,
                             &[config.ranks],
@@ -697,7 +697,7 @@ impl Plan {
                             Err(e) => PlanError::Algorithm(e.to_string()),
                             Ok(_) => PlanError::Algorithm(format!(
                                 "{a} does not implement {} on {} ranks",
-                                config.op.title(),
+                                config.primitive.title(),
                                 config.ranks
                             )),
                         },
@@ -737,7 +737,7 @@ impl Plan {
         let (mut estimate, mut method, latency_us) = match (&schedule, measured) {
             (_, Some((p, segment))) => {
                 let t = p.predict_us(config.bytes);
-                let mut e = estimate_of_time(config.bytes, t, config.op, config.ranks);
+                let mut e = estimate_of_time(config.bytes, t, config.primitive, config.ranks);
                 if let (Some(s), Scope::Full) = (&schedule, scope) {
                     // The drawn schedule's modelled timeline, for the animation.
                     if let Ok((sim, _, _)) =
@@ -780,7 +780,7 @@ impl Plan {
                 let row = if a == algorithm && measured.is_none() {
                     Candidate {
                         algorithm: a,
-                        runs_in_library: library.runs(a, config.op) && allowed(&topology, a),
+                        runs_in_library: library.runs(a, config.primitive) && allowed(&topology, a),
                         estimate: Some(estimate.clone()),
                         method,
                         steps: schedule.as_ref().map_or(0, |s| s.steps.len()),
@@ -814,7 +814,7 @@ impl Plan {
                     0.0
                 };
                 estimate.algbw_gbps = bw;
-                estimate.busbw_gbps = bw * config.op.busbw_factor(config.ranks);
+                estimate.busbw_gbps = bw * config.primitive.busbw_factor(config.ranks);
                 method = Method::Simulated;
                 compressed = Some(Arc::new(c));
             }
@@ -902,7 +902,7 @@ impl Plan {
         } else {
             1.0
         };
-        let size = if c.op == Primitive::Barrier {
+        let size = if c.primitive == Primitive::Barrier {
             String::new()
         } else {
             format!(" of {}", format_bytes(c.bytes))
@@ -910,7 +910,7 @@ impl Plan {
         let time = format!(
             "{:.2} µs for {}{size} on {} ranks",
             self.estimate.time_us,
-            c.op.title(),
+            c.primitive.title(),
             c.ranks
         );
         match &self.decision {
@@ -946,7 +946,7 @@ impl Plan {
                 bound_phrase(share)
             ),
             Decision::Fixed { auto_would } => {
-                let runs = self.library.runs(self.algorithm, c.op);
+                let runs = self.library.runs(self.algorithm, c.primitive);
                 let not_lib = if runs || self.library == Library::Model {
                     String::new()
                 } else {
@@ -954,7 +954,7 @@ impl Plan {
                         " {} is not what {} runs for {}.",
                         self.algorithm,
                         self.library.title(),
-                        c.op.title()
+                        c.primitive.title()
                     )
                 };
                 let would = match auto_would {
@@ -986,7 +986,10 @@ impl Plan {
     /// The ranking in words, one line per row, and how the headline was made.
     fn make_details(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if let Some(n) = self.library.redop_note(self.config.op, self.config.redop) {
+        if let Some(n) = self
+            .library
+            .redop_note(self.config.primitive, self.config.redop)
+        {
             out.push(format!("{n}."));
         }
         match self.method {
@@ -1131,7 +1134,7 @@ fn compressed_plan(
         placement: config.placement,
         shape: config.grad,
     };
-    compressed::check_applies(&setup, config.op, config.dtype, config.redop)
+    compressed::check_applies(&setup, config.primitive, config.dtype, config.redop)
         .map_err(|e| model(e.to_string()))?;
     let (run, gather_algorithm) = match setup.placement {
         Placement::Hop => (schedule.clone(), None),
@@ -1142,7 +1145,7 @@ fn compressed_plan(
                 algorithm
             } else {
                 let mut c = config.clone();
-                c.op = Primitive::AllGather;
+                c.primitive = Primitive::AllGather;
                 c.algo = AlgoChoice::Auto;
                 c.dtype = DType::Int8;
                 c.bytes = (config.ranks as u64 * w).max(1);
@@ -1178,7 +1181,7 @@ fn compressed_plan(
 ///
 /// Errors: [`PlanError`] of a bucket's plan.
 fn fusion_view(config: &Config) -> Result<Option<FusionView>, PlanError> {
-    if config.op != Primitive::AllReduce {
+    if config.primitive != Primitive::AllReduce {
         return Ok(None);
     }
     let Some((tensors, buckets, run_bucket)) = config.fusion_buckets() else {
