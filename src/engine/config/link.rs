@@ -359,43 +359,6 @@ impl Config {
                 }
             }
         }
-        // The what-ifs depend on op and dtype.
-        if c.compress.scheme != Scheme::None && !c.dtype.is_float() {
-            bad(
-                "compress",
-                c.compress.scheme.name(),
-                format!(
-                    "compression applies to fp32, fp16 and bf16 (dtype is {}); using none",
-                    c.dtype
-                ),
-            );
-            c.compress.scheme = Scheme::None;
-        }
-        if c.compress.scheme != Scheme::None && c.bytes > MAX_COMPRESSED_BYTES {
-            bad(
-                "compress",
-                c.compress.scheme.name(),
-                format!(
-                    "the compression what-if models messages up to 1 GiB (bytes is {}); using none",
-                    crate::engine::units::format_bytes(c.bytes)
-                ),
-            );
-            c.compress.scheme = Scheme::None;
-        }
-        if c.compress.scheme != Scheme::None
-            && c.placement == Placement::Once
-            && c.primitive != Primitive::AllReduce
-        {
-            bad(
-                "placement",
-                "once",
-                format!(
-                    "once (quantise, AllGather, reduce locally) is defined for AllReduce, not {}; using hop",
-                    c.primitive.title()
-                ),
-            );
-            c.placement = Placement::Hop;
-        }
         if let Some(v) = bucket_raw {
             match parse_bytes(&v) {
                 Ok(b) if b <= MAX_BUCKET_BYTES => c.bucket = Some(b),
@@ -414,18 +377,11 @@ impl Config {
                         &v,
                         "none, llama3-8b, llama3-70b, or COUNTxSIZE with COUNT 1..=10000 and SIZE up to 1 GiB (e.g. 30x4MiB)".into(),
                     ),
-                    Ok(_) if c.primitive != Primitive::AllReduce => bad(
-                        "fusion",
-                        &v,
-                        format!(
-                            "fusion buckets AllReduces; set op=allreduce (op is {}); ignored",
-                            c.primitive.name()
-                        ),
-                    ),
                     Ok(_) => {
                         c.fusion = Some(v.clone());
-                        // A link without bytes runs the fusion's run bucket.
-                        if !bytes_given {
+                        // A link without bytes runs the fusion's run bucket
+                        // (fusion is AllReduce only: `normalize` below).
+                        if !bytes_given && c.primitive == Primitive::AllReduce {
                             if let Some(b) = c.fusion_run_bytes() {
                                 c.bytes = b;
                             }
@@ -433,6 +389,11 @@ impl Config {
                     }
                 }
             }
+        }
+        // The what-ifs depend on op, dtype and ranks: the same rules as a
+        // control change, each adjustment named.
+        for (key, value, why) in c.normalize() {
+            bad(key, &value, why);
         }
         // algo depends on op and ranks: an algorithm that does not implement
         // the primitive is named, and auto runs instead.

@@ -415,23 +415,88 @@ impl Config {
             * self.dtype.size_bytes() as u64
     }
 
-    /// Makes the what-ifs consistent with the rest, as [`Self::from_query`]
-    /// does (a control change can break them): compression off for integer
-    /// dtypes, `placement=once` only for AllReduce, fusion only for an
-    /// AllReduce. Returns whether anything changed.
-    pub fn normalize_what_ifs(&mut self) -> bool {
-        let before = self.clone();
-        if !self.dtype.is_float() || self.bytes > MAX_COMPRESSED_BYTES {
+    /// Makes the what-ifs consistent with the rest of the configuration:
+    /// the one set of cross-key rules, which [`Self::from_query`] applies to
+    /// a link (each adjustment becomes a [`ConfigError`]) and the page to a
+    /// control change (a control change can break them). Compression off
+    /// for integer dtypes and above [`MAX_COMPRESSED_BYTES`];
+    /// `placement=once` only for AllReduce; fusion only for AllReduce; slow
+    /// and late ranks only among the run's ranks. Returns what changed:
+    /// `(key, value it had, why)`, empty when nothing did.
+    pub fn normalize(&mut self) -> Vec<(&'static str, String, String)> {
+        let mut changed = Vec::new();
+        if self.compress.scheme != Scheme::None && !self.dtype.is_float() {
+            changed.push((
+                "compress",
+                self.compress.scheme.name().to_string(),
+                format!(
+                    "compression applies to fp32, fp16 and bf16 (dtype is {}); using none",
+                    self.dtype
+                ),
+            ));
             self.compress.scheme = Scheme::None;
         }
-        if self.primitive != Primitive::AllReduce {
+        if self.compress.scheme != Scheme::None && self.bytes > MAX_COMPRESSED_BYTES {
+            changed.push((
+                "compress",
+                self.compress.scheme.name().to_string(),
+                format!(
+                    "the compression what-if models messages up to 1 GiB (bytes is {}); using none",
+                    super::units::format_bytes(self.bytes)
+                ),
+            ));
+            self.compress.scheme = Scheme::None;
+        }
+        if self.placement == Placement::Once && self.primitive != Primitive::AllReduce {
+            if self.compress.scheme != Scheme::None {
+                changed.push((
+                    "placement",
+                    "once".to_string(),
+                    format!(
+                        "once (quantise, AllGather, reduce locally) is defined for AllReduce, not {}; using hop",
+                        self.primitive.title()
+                    ),
+                ));
+            }
             self.placement = Placement::Hop;
-            self.fusion = None;
+        }
+        if let Some(f) = &self.fusion {
+            if self.primitive != Primitive::AllReduce {
+                changed.push((
+                    "fusion",
+                    f.clone(),
+                    format!(
+                        "fusion buckets AllReduces; set op=allreduce (op is {}); ignored",
+                        self.primitive.name()
+                    ),
+                ));
+                self.fusion = None;
+            }
         }
         // Slow and late ranks name ranks: drop those the run no longer has.
         let ranks = self.ranks;
+        let (slow, late) = (self.faults.slow.len(), self.faults.late.len());
         self.faults.slow.retain(|&(r, _)| r < ranks);
         self.faults.late.retain(|&(r, _)| r < ranks);
+        for (key, before, after) in [
+            ("slow", slow, self.faults.slow.len()),
+            ("late", late, self.faults.late.len()),
+        ] {
+            if after < before {
+                changed.push((
+                    key,
+                    format!("{} entries", before),
+                    format!("only ranks 0..{ranks} exist; the others were dropped"),
+                ));
+            }
+        }
+        changed
+    }
+
+    /// [`Self::normalize`] for a control change: whether anything changed.
+    pub fn normalize_what_ifs(&mut self) -> bool {
+        let before = self.clone();
+        self.normalize();
         *self != before
     }
 
@@ -513,6 +578,41 @@ mod tests {
         for x in [c, f] {
             assert_eq!(Config::from_query(&x.to_query()), (x.clone(), vec![]));
         }
+    }
+
+    #[test]
+    fn a_link_and_a_control_change_get_the_same_adjustments() {
+        // One set of cross-key rules: what from_query reports for a link is
+        // what normalize says for the same configuration reached by controls.
+        let link = "op=broadcast&dtype=int32&compress=int8&placement=once&fusion=30x4MiB";
+        let (from_link, errors) = Config::from_query(link);
+        let got: Vec<(String, String)> = errors
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("compress".to_string(), "int8".to_string()),
+                ("fusion".to_string(), "30x4MiB".to_string()),
+            ],
+            "{errors:?}"
+        );
+        let (mut by_controls, _) =
+            Config::from_query("dtype=fp16&compress=int8&placement=once&fusion=30x4MiB");
+        by_controls.primitive = Primitive::Broadcast;
+        by_controls.dtype = DType::Int32;
+        let adjusted = by_controls.normalize();
+        let keys: Vec<&str> = adjusted.iter().map(|a| a.0).collect();
+        assert_eq!(keys, vec!["compress", "fusion"]);
+        for ((_, _, why), e) in adjusted.iter().zip(&errors) {
+            assert_eq!(why, &e.allowed);
+        }
+        assert_eq!(by_controls.placement, Placement::Hop);
+        assert_eq!(
+            (by_controls.compress.scheme, &by_controls.fusion),
+            (from_link.compress.scheme, &from_link.fusion)
+        );
     }
 
     #[test]
