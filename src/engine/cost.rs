@@ -152,6 +152,35 @@ pub struct Estimate {
     pub slicing: Slicing,
 }
 
+impl Estimate {
+    /// The estimate of a collective of `bytes` bytes that takes `time_us`
+    /// µs, with nccl-tests' bandwidths: algbw `S / t` GB/s (0 for a Barrier,
+    /// which moves no payload, and for `t = 0`) and busbw `algbw ×`
+    /// [`Primitive::busbw_factor`] (nccl-tests' `doc/PERFORMANCE.md`).
+    pub fn new(
+        bytes: u64,
+        time_us: f64,
+        primitive: Primitive,
+        ranks: usize,
+        timeline: Timeline,
+        slicing: Slicing,
+    ) -> Estimate {
+        let algbw_gbps = if time_us > 0.0 && primitive != Primitive::Barrier {
+            bytes as f64 / (time_us * 1e3)
+        } else {
+            0.0
+        };
+        Estimate {
+            bytes,
+            time_us,
+            algbw_gbps,
+            busbw_gbps: algbw_gbps * primitive.busbw_factor(ranks),
+            timeline,
+            slicing,
+        }
+    }
+}
+
 /// Predicts how long `schedule` takes for a message of `bytes` bytes of
 /// `dtype` on `topo` (rank `r` on device `r`), by the event-driven
 /// simulation described in the module doc, including buffer loops,
@@ -265,20 +294,14 @@ pub fn estimate_recorded(
     }
     timeline.loops = loops;
     timeline.loop_bytes = loop_elems * es;
-    // A Barrier moves no payload: nccl-tests-style bandwidths are 0 for it.
-    let algbw_gbps = if time_us > 0.0 && schedule.primitive != Primitive::Barrier {
-        bytes as f64 / (time_us * 1e3)
-    } else {
-        0.0
-    };
-    Ok(Estimate {
+    Ok(Estimate::new(
         bytes,
         time_us,
-        algbw_gbps,
-        busbw_gbps: algbw_gbps * schedule.primitive.busbw_factor(schedule.ranks),
+        schedule.primitive,
+        schedule.ranks,
         timeline,
         slicing,
-    })
+    ))
 }
 
 /// Elements of the last buffer loop when it differs from the others.

@@ -10,7 +10,6 @@
 
 use super::sliced;
 use super::{Estimate, LinkBusy, Slices, StepTiming, Timeline, TransferTiming};
-use crate::engine::collective::Primitive;
 use crate::engine::dtype::DType;
 use crate::engine::schedule::{Schedule, TransferKind};
 use crate::engine::topology::{Route, Topology, TopologyError};
@@ -67,20 +66,14 @@ pub fn estimate_sliced_reference(
     }
     timeline.loops = loops;
     timeline.loop_bytes = loop_elems * es;
-    // A Barrier moves no payload: nccl-tests-style bandwidths are 0 for it.
-    let algbw_gbps = if time_us > 0.0 && schedule.primitive != Primitive::Barrier {
-        bytes as f64 / (time_us * 1e3)
-    } else {
-        0.0
-    };
-    Ok(Estimate {
+    Ok(Estimate::new(
         bytes,
         time_us,
-        algbw_gbps,
-        busbw_gbps: algbw_gbps * schedule.primitive.busbw_factor(schedule.ranks),
+        schedule.primitive,
+        schedule.ranks,
         timeline,
         slicing,
-    })
+    ))
 }
 
 /// One flow of the current step.

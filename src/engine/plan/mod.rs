@@ -471,26 +471,22 @@ fn segment_of(p: &Profile, bytes: u64) -> usize {
 
 /// An [`Estimate`] made of a time alone (no timeline).
 fn estimate_of_time(bytes: u64, time_us: f64, primitive: Primitive, ranks: usize) -> Estimate {
-    let algbw_gbps = if time_us > 0.0 && primitive != Primitive::Barrier {
-        bytes as f64 / (time_us * 1e3)
-    } else {
-        0.0
+    let timeline = Timeline {
+        steps: Vec::new(),
+        transfers: Vec::new(),
+        routes: Vec::new(),
+        link_busy: Vec::new(),
+        loops: 1,
+        loop_bytes: bytes,
     };
-    Estimate {
+    Estimate::new(
         bytes,
         time_us,
-        algbw_gbps,
-        busbw_gbps: algbw_gbps * primitive.busbw_factor(ranks),
-        timeline: Timeline {
-            steps: Vec::new(),
-            transfers: Vec::new(),
-            routes: Vec::new(),
-            link_busy: Vec::new(),
-            loops: 1,
-            loop_bytes: bytes,
-        },
-        slicing: Default::default(),
-    }
+        primitive,
+        ranks,
+        timeline,
+        Default::default(),
+    )
 }
 
 /// The estimate of one applicable algorithm as a ranking row.
