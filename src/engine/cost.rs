@@ -129,6 +129,28 @@ pub struct Timeline {
     pub loop_bytes: u64,
 }
 
+impl Timeline {
+    /// The timeline of one buffer loop as a simulator records it: its
+    /// steps, transfers and link intervals, and the routes when recorded
+    /// (`None`: not asked for). `loops` and `loop_bytes` are set by the
+    /// caller that knows the message.
+    pub(crate) fn of_loop(
+        steps: Vec<StepTiming>,
+        transfers: Vec<TransferTiming>,
+        link_busy: Vec<LinkBusy>,
+        routes: Option<Vec<Route>>,
+    ) -> Timeline {
+        Timeline {
+            steps,
+            transfers,
+            routes: routes.unwrap_or_default(),
+            link_busy,
+            loops: 1,
+            loop_bytes: 0,
+        }
+    }
+}
+
 fn one() -> u64 {
     1
 }

@@ -248,18 +248,12 @@ impl<'a> Fast<'a> {
             ti += step.transfers.len();
             t0 = end;
         }
-        Timeline {
+        Timeline::of_loop(
             steps,
             transfers,
-            routes: if record {
-                self.routes.clone()
-            } else {
-                Vec::new()
-            },
             link_busy,
-            loops: 1,
-            loop_bytes: 0,
-        }
+            record.then(|| self.routes.clone()),
+        )
     }
 }
 

@@ -291,18 +291,12 @@ impl<'a> Simulator<'a> {
             ti += step.transfers.len();
             t0 = end;
         }
-        Ok(Timeline {
+        Ok(Timeline::of_loop(
             steps,
             transfers,
-            routes: if record {
-                self.routes.clone()
-            } else {
-                Vec::new()
-            },
             link_busy,
-            loops: 1,
-            loop_bytes: 0,
-        })
+            record.then(|| self.routes.clone()),
+        ))
     }
 
     /// Event loop for a step where some link direction carries several

@@ -722,17 +722,11 @@ impl Simulator<'_> {
             }
             ti += m;
         }
-        Timeline {
+        Timeline::of_loop(
             steps,
             transfers,
-            routes: if record {
-                self.routes.clone()
-            } else {
-                Vec::new()
-            },
             link_busy,
-            loops: 1,
-            loop_bytes: 0,
-        }
+            record.then(|| self.routes.clone()),
+        )
     }
 }
