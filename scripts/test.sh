@@ -36,7 +36,7 @@ done
 
 step "wasm: wasm-bindgen-test in headless Chromium"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test wasm_runtime
+  cargo test --target wasm32-unknown-unknown --features simd --test wasm_runtime
 
 step "e2e: release build served by trunk, driven by Playwright"
 PORT="${E2E_PORT:-8091}"

@@ -101,11 +101,12 @@ fn page_codec_round_trips() {
         rank: 2,
         samples: samples_to_bits(&samples),
         finished_ms: Some(12.5),
+        started_ms: Some(2.5),
     };
     let w = encode_to_page(&done, Some(&[1, 2, 3]));
     match decode_to_page(&w.message).unwrap() {
-        PageEvent::Done(out, finished_ms) => {
-            assert_eq!(finished_ms, Some(12.5));
+        PageEvent::Done(out, stamps) => {
+            assert_eq!(stamps, (Some(2.5), Some(12.5)));
             assert_eq!(out.rank, 2);
             assert_eq!(out.buffer, vec![1, 2, 3]);
             assert_eq!(samples_to_bits(&out.samples), samples_to_bits(&samples));
@@ -656,4 +657,67 @@ async fn a_busy_worker_with_heartbeats_is_not_taken_for_dead() {
         .unwrap();
     assert_eq!(*seen.borrow(), 6);
     assert!(js_sys::Date::now() - t0 >= 2500.0);
+}
+
+/// The SIMD128 reduce kernels (`--features simd`, as `worker_simd` is
+/// built) give the bits of the scalar loops, for every dtype and op, over
+/// pseudo-random bytes (with ±0, ±inf, extremes and the wrap-around of the
+/// integers among them), a length that leaves a scalar tail, and a
+/// misaligned start.
+#[cfg(feature = "simd")]
+#[wasm_bindgen_test]
+fn simd_kernels_match_scalar_bits() {
+    use ccl_playground::engine::dtype::{reduce_into, reduce_into_scalar};
+    assert!(ccl_playground::runtime::browser::pool::simd_supported());
+    // xorshift64*: deterministic bytes.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let specials: [f32; 8] = [
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN,
+        1e-45,
+        -1.5,
+    ];
+    for dtype in DType::ALL {
+        for op in ReduceOp::ALL {
+            let len = 4 * 1037 + 3 * dtype.size_bytes(); // whole elements, a scalar tail
+            let len = len / dtype.size_bytes() * dtype.size_bytes();
+            let mut a: Vec<u8> = (0..len + 1).map(|_| next() as u8).collect();
+            let mut b: Vec<u8> = (0..len + 1).map(|_| next() as u8).collect();
+            if dtype == DType::Fp32 {
+                // Finite floats everywhere (inputs never hold NaN), specials in front.
+                for (i, c) in a[1..].chunks_exact_mut(4).enumerate() {
+                    let v = specials
+                        .get(i)
+                        .copied()
+                        .unwrap_or(((next() % 2001) as f32 - 1000.0) / 7.0);
+                    c.copy_from_slice(&v.to_le_bytes());
+                }
+                for (i, c) in b[1..].chunks_exact_mut(4).enumerate() {
+                    let v = if i < 8 {
+                        specials[7 - i]
+                    } else {
+                        ((next() % 2001) as f32 - 1000.0) / 3.0
+                    };
+                    c.copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            let mut simd = a.clone();
+            let mut scalar = a.clone();
+            // Start at byte 1: unaligned loads and stores.
+            reduce_into(dtype, op, &mut simd[1..], &b[1..]);
+            reduce_into_scalar(dtype, op, &mut scalar[1..], &b[1..]);
+            assert_eq!(simd, scalar, "{dtype} {op}");
+            assert_ne!(simd, a, "{dtype} {op} changed nothing");
+        }
+    }
 }

@@ -385,7 +385,24 @@ impl fmt::Display for ReduceOp {
 /// a mismatch is a caller bug and panics.
 ///
 /// [`ReduceOp::Avg`] adds here (its scaling is [`pre_op`] / [`post_op`]).
+///
+/// In wasm built with the cargo feature `simd` (the rank workers'
+/// `worker_simd`), the whole 16-byte vectors go through the SIMD128 kernels
+/// of [`super::simd128`], which give the same bits as
+/// [`reduce_into_scalar`]; the rest, and every build without the feature,
+/// runs the scalar loops.
 pub fn reduce_into(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
+    assert_eq!(dst.len(), src.len(), "reduce_into: length mismatch");
+    #[cfg(all(target_arch = "wasm32", feature = "simd"))]
+    let done = super::simd128::reduce_prefix(dtype, op.combine(), dst, src);
+    #[cfg(not(all(target_arch = "wasm32", feature = "simd")))]
+    let done = 0;
+    reduce_into_scalar(dtype, op, &mut dst[done..], &src[done..]);
+}
+
+/// [`reduce_into`] by the portable element loops alone: the definition the
+/// SIMD128 kernels are tested against (same shapes, same panics).
+pub fn reduce_into_scalar(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "reduce_into: length mismatch");
     let op = op.combine();
     // One loop per (dtype, op), the op a constant in it, so the compiler

@@ -25,6 +25,8 @@ pub mod library;
 pub mod plan;
 pub mod quantization;
 pub mod schedule;
+#[cfg(all(target_arch = "wasm32", feature = "simd"))]
+pub mod simd128;
 pub mod topology;
 pub mod tune;
 pub mod units;

@@ -81,6 +81,15 @@ pub struct RankOutput {
 pub struct RunSummary {
     /// Browser wall time from starting the workers to the last output, ms.
     pub wall_ms: f64,
+    /// The collective's own wall time, ms: from the moment the last worker
+    /// had its ranks' inputs built (every rank ready, as after the barrier
+    /// before a timed `MPI_Allreduce`) to the last rank's output, by the
+    /// workers' own clocks; `None` if a worker did not stamp it. Excludes
+    /// wasm start-up and input generation, which `wall_ms` includes.
+    pub collective_ms: Option<f64>,
+    /// Which reduce kernels the workers ran: `"simd128"` (the `worker_simd`
+    /// binary, where the browser validates WebAssembly SIMD) or `"scalar"`.
+    pub kernels: &'static str,
 }
 
 /// Why a run failed. Messages are shown on the page as they are.
@@ -238,6 +247,11 @@ pub enum ToPage {
         /// workers without counting its own backlog; `None` if unknown.
         #[serde(default)]
         finished_ms: Option<f64>,
+        /// When this rank's worker had built every rank it hosts (inputs
+        /// generated, ready for step 0), epoch ms like `finished_ms`;
+        /// `None` if unknown.
+        #[serde(default)]
+        started_ms: Option<f64>,
     },
     /// The rank advanced as far as it can and now waits for a message from
     /// `from` for step `step` (the pool's stall watchdog uses this).
@@ -405,6 +419,7 @@ mod tests {
             rank: 1,
             samples: samples_to_bits(&samples),
             finished_ms: Some(1.7e12),
+            started_ms: Some(1.6e12),
         };
         let back = decode_header::<ToPage>(&encode_header(&done), "worker").unwrap();
         assert_eq!(back, done);
@@ -514,13 +529,14 @@ mod tests {
             decode_header::<ToPage>(r#"{"kind":"nope"}"#, "worker"),
             Err(CodecError::BadHeader { .. })
         ));
-        // `finished_ms` is optional.
+        // `finished_ms` and `started_ms` are optional.
         assert_eq!(
             decode_header::<ToPage>(r#"{"kind":"done","rank":0,"samples":[]}"#, "worker").unwrap(),
             ToPage::Done {
                 rank: 0,
                 samples: vec![],
-                finished_ms: None
+                finished_ms: None,
+                started_ms: None
             }
         );
         assert!(matches!(

@@ -103,6 +103,8 @@ pub fn result_panel(p: &ResultProps) -> Html {
             data-busbw-gbps={num(est.map(|e| e.busbw_gbps))}
             data-max-abs-error={num(max_err)}
             data-wall-ms={num(run.wall_ms)}
+            data-collective-ms={num(run.collective_ms)}
+            data-kernels={run.kernels.unwrap_or("")}
             data-compression={c.compress.scheme.name()}
             data-placement={cp.as_ref().map(|x| x.setup.placement.name()).unwrap_or("")}
             data-wire-bytes={int(cp.as_ref().map(|x| x.estimate.wire_bytes))}
@@ -129,6 +131,11 @@ pub fn result_panel(p: &ResultProps) -> Html {
                 <dt>{t!("res-wall")}</dt>
                 <dd>{ run.wall_ms.map(|w| format!("{} ms", format::ms(w))).unwrap_or_else(|| "—".into()) }
                     <span class="muted">{" "}{t!("res-wall-note")}</span></dd>
+                if let Some(c) = run.collective_ms {
+                    <dt>{t!("res-collective")}</dt>
+                    <dd>{format!("{} ms", format::ms(c))}
+                        <span class="muted">{" "}{t!("res-collective-note", kernels = run.kernels.unwrap_or("scalar"))}</span></dd>
+                }
                 <dt>{t!("res-checked")}</dt>
                 <dd>{t!("res-checked-of", done = run.reports.len(), ranks = c.ranks)}</dd>
             </dl>

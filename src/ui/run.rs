@@ -60,6 +60,10 @@ pub struct RunView {
     pub samples: Vec<Option<Vec<Vec<Option<f64>>>>>,
     /// Browser wall time of the workers, ms.
     pub wall_ms: Option<f64>,
+    /// The collective's own wall time (inputs built to last output), ms.
+    pub collective_ms: Option<f64>,
+    /// The workers' reduce kernels (`simd128` or `scalar`), once done.
+    pub kernels: Option<&'static str>,
     /// What went wrong, in words.
     pub error: Option<String>,
     /// A compressed run's error against the uncompressed exact result and
@@ -80,6 +84,8 @@ impl RunView {
             reports: Vec::new(),
             samples: vec![None; ranks],
             wall_ms: None,
+            collective_ms: None,
+            kernels: None,
             error: None,
             compressed: None,
             reference_error: None,
@@ -111,6 +117,8 @@ impl RunView {
             }
             Ok(summary) => {
                 self.wall_ms = Some(summary.wall_ms);
+                self.collective_ms = summary.collective_ms;
+                self.kernels = Some(summary.kernels);
                 let bad: Vec<&RankReport> = self.reports.iter().filter(|r| !r.ok()).collect();
                 if self.reports.len() < self.ranks {
                     self.state = RunState::Error;

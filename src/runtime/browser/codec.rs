@@ -147,8 +147,8 @@ pub enum PageEvent {
     /// See [`ToPage::Ready`].
     Ready,
     /// A finished rank, with its buffer copied into wasm memory, and
-    /// [`ToPage::Done`]'s `finished_ms`.
-    Done(RankOutput, Option<f64>),
+    /// [`ToPage::Done`]'s `(started_ms, finished_ms)`.
+    Done(RankOutput, (Option<f64>, Option<f64>)),
     /// See [`ToPage::Failed`].
     Failed {
         /// The rank, if the worker knew it.
@@ -175,13 +175,14 @@ pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
             rank,
             samples,
             finished_ms,
+            started_ms,
         } => PageEvent::Done(
             RankOutput {
                 rank,
                 buffer: bytes(msg, "done")?.to_vec(),
                 samples: samples_from_bits(&samples),
             },
-            finished_ms,
+            (started_ms, finished_ms),
         ),
         ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
         ToPage::Waiting { rank, from, step } => PageEvent::Waiting(rank, from, step),

@@ -33,6 +33,28 @@ pub const WORKER_JS: &str = "./worker.js";
 
 /// URL of the rank worker's wasm, relative to the page.
 pub const WORKER_WASM: &str = "./worker_bg.wasm";
+/// The SIMD rank worker's script (trunk's output for the `worker_simd`
+/// binary: the SIMD128 reduce kernels, opt-level 3), started instead of
+/// [`WORKER_JS`] where [`simd_supported`].
+pub const WORKER_SIMD_JS: &str = "./worker_simd.js";
+/// The SIMD rank worker's wasm.
+pub const WORKER_SIMD_WASM: &str = "./worker_simd_bg.wasm";
+
+/// The smallest module with a SIMD128 instruction (`i32.const 0;
+/// i8x16.splat; i8x16.popcnt` returning a `v128`): the probe of the
+/// wasm-feature-detect library (GoogleChromeLabs/wasm-feature-detect,
+/// `src/detectors/simd`).
+const SIMD_PROBE: [u8; 31] = [
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253,
+    15, 253, 98, 11,
+];
+
+/// Whether this browser's WebAssembly engine accepts SIMD128 (Chrome 91+,
+/// Firefox 89+, Safari 16.4+): `WebAssembly.validate` of [`SIMD_PROBE`].
+pub fn simd_supported() -> bool {
+    let probe = js_sys::Uint8Array::from(&SIMD_PROBE[..]);
+    js_sys::WebAssembly::validate(&probe.into()).unwrap_or(false)
+}
 
 /// How often the stall watchdog looks, ms.
 const WATCHDOG_TICK_MS: u32 = 200;
@@ -93,7 +115,8 @@ pub fn workers_for(ranks: usize) -> usize {
 /// right away. Resolves to [`RunSummary`] once every rank is done; `wall_ms`
 /// is the time from spawning the workers to the moment the last rank posted
 /// its output (each worker stamps `performance.timeOrigin + now()`), so time
-/// the page spends in `on_output` (checking) does not count. If the stamps
+/// the page spends in `on_output` (checking) does not count; `collective_ms`
+/// is from the last worker's "inputs built" stamp to the same end. If the stamps
 /// are missing or inconsistent, it falls back to the page's
 /// `performance.now()` at the arrival of the last output.
 ///
@@ -124,8 +147,15 @@ pub async fn run(
     req: RunRequest,
     on_output: impl FnMut(RankOutput) + 'static,
 ) -> Result<RunSummary, RunError> {
-    let boot = Bootstrap::new(WORKER_JS, WORKER_WASM)?;
-    run_with_script(&boot.url, req, on_output).await
+    let simd = simd_supported();
+    let boot = if simd {
+        Bootstrap::new(WORKER_SIMD_JS, WORKER_SIMD_WASM)?
+    } else {
+        Bootstrap::new(WORKER_JS, WORKER_WASM)?
+    };
+    let mut summary = run_with_script(&boot.url, req, on_output).await?;
+    summary.kernels = if simd { "simd128" } else { "scalar" };
+    Ok(summary)
 }
 
 /// [`run`] with each worker started from `script_url`, which must be a
@@ -162,6 +192,8 @@ pub async fn run_on_workers(
     let t0 = now_ms();
     let t0_epoch = epoch_ms();
     let mut last_finished: Option<f64> = None;
+    // The last worker's "inputs built" stamp (`None` once any is missing).
+    let mut last_started: Option<Option<f64>> = None;
     let inbox = Rc::new(Inbox::default());
     let mut pool = Pool::default();
 
@@ -357,7 +389,7 @@ pub async fn run_on_workers(
                                     ))
                                 })?;
                         }
-                        Ok(PageEvent::Done(out, finished_ms)) => {
+                        Ok(PageEvent::Done(out, (started_ms, finished_ms))) => {
                             let rank = out.rank;
                             if placement.worker_of(rank) != Some(w) {
                                 return Err(worker_error(
@@ -376,6 +408,11 @@ pub async fn run_on_workers(
                                 (Some(a), Some(b)) => Some(a.max(b)),
                                 (a, b) => a.or(b),
                             };
+                            last_started = Some(match (last_started, started_ms) {
+                                (None, s) => s,
+                                (Some(Some(a)), Some(b)) => Some(a.max(b)),
+                                (Some(_), _) => None,
+                            });
                             let arrival_ms = now_ms() - t0;
                             on_output(out);
                             if remaining == 0 {
@@ -384,7 +421,16 @@ pub async fn run_on_workers(
                                     Some(w) if (0.0..=arrival_ms).contains(&w) => w,
                                     _ => arrival_ms,
                                 };
-                                return Ok(RunSummary { wall_ms });
+                                let collective_ms = last_started
+                                    .flatten()
+                                    .zip(last_finished)
+                                    .map(|(t0, t1)| t1 - t0)
+                                    .filter(|c| (0.0..=wall_ms).contains(c));
+                                return Ok(RunSummary {
+                                    wall_ms,
+                                    collective_ms,
+                                    kernels: "scalar",
+                                });
                             }
                         }
                         Ok(PageEvent::Waiting(r, from, step)) => {

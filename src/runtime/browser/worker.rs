@@ -52,6 +52,8 @@ pub const HEARTBEAT_MS: f64 = 250.0;
 thread_local! {
     /// This worker's index once known (for pongs and heartbeats).
     static WORKER: Cell<Option<usize>> = const { Cell::new(None) };
+    /// When this worker had built its ranks (inputs ready), epoch ms.
+    static STARTED: Cell<Option<f64>> = const { Cell::new(None) };
     /// When this worker last posted to the page, `Date.now()` ms.
     static LAST_POST: Cell<f64> = const { Cell::new(0.0) };
     /// Everything the worker keeps alive: its host, ports and handlers.
@@ -169,6 +171,7 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
         m
     })
     .map_err(|e| e.to_string())?;
+    STARTED.with(|s| s.set(epoch_ms()));
     let hosted = host.ranks();
     let state = Rc::new_cyclic(|me| Ranks {
         me: me.clone(),
@@ -259,6 +262,7 @@ impl Ranks {
                         rank,
                         samples: samples_to_bits(&samples),
                         finished_ms: epoch_ms(),
+                        started_ms: STARTED.with(Cell::get),
                     };
                     post(&s, encode_to_page(&done, Some(&buffer)));
                 }
