@@ -34,7 +34,7 @@ pub const WORKER_JS: &str = "./worker.js";
 /// URL of the rank worker's wasm, relative to the page.
 pub const WORKER_WASM: &str = "./worker_bg.wasm";
 /// The SIMD rank worker's script (trunk's output for the `worker_simd`
-/// binary: the SIMD128 reduce kernels, opt-level 3), started instead of
+/// binary: the SIMD128 reduce kernels), started instead of
 /// [`WORKER_JS`] where [`simd_supported`].
 pub const WORKER_SIMD_JS: &str = "./worker_simd.js";
 /// The SIMD rank worker's wasm.
