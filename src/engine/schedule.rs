@@ -187,6 +187,41 @@ fn is_zero(x: &usize) -> bool {
     *x == 0
 }
 
+/// Where the steps of a schedule come from, in order: a built [`Schedule`]
+/// (its `steps`), or an algorithm's steps made on demand
+/// ([`super::algorithm::Streamed`]) so that a consumer that needs one step
+/// at a time (the cost model above the drawn rank counts) never holds them
+/// all. Either way the steps are the algorithm's one definition.
+pub trait StepSource {
+    /// Everything but the steps: primitive, algorithm, ranks, chunks,
+    /// root, scratch (`steps` may be empty).
+    fn header(&self) -> &Schedule;
+
+    /// Calls `f` on every step in order until it returns `false`.
+    fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool);
+
+    /// The whole schedule (borrowed when it is one already).
+    fn to_schedule(&self) -> std::borrow::Cow<'_, Schedule>;
+}
+
+impl StepSource for Schedule {
+    fn header(&self) -> &Schedule {
+        self
+    }
+
+    fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool) {
+        for s in &self.steps {
+            if !f(s) {
+                break;
+            }
+        }
+    }
+
+    fn to_schedule(&self) -> std::borrow::Cow<'_, Schedule> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
 /// One rank's part of a step, in the order a rank performs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RankOp {

@@ -27,81 +27,74 @@
 //! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`;
 //! Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` unsliced.
 
-use super::CostTerms;
+use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
 fn phase(
     n: usize,
     kind: TransferKind,
-    name: &str,
-    chunk_at: impl Fn(usize, usize) -> usize,
-) -> Vec<Step> {
-    (0..n - 1)
-        .map(|k| Step {
-            phase: name.to_string(),
-            transfers: (0..n)
-                .map(|r| Transfer {
-                    kind,
-                    ..Transfer::copy(r, (r + 1) % n, chunk_at(r, k), 1)
-                })
-                .collect(),
-        })
-        .collect()
+    name: &'static str,
+    chunk_at: impl Fn(usize, usize) -> usize + 'static,
+) -> impl Iterator<Item = Step> {
+    (0..n - 1).map(move |k| Step {
+        phase: name.to_string(),
+        transfers: (0..n)
+            .map(|r| Transfer {
+                kind,
+                ..Transfer::copy(r, (r + 1) % n, chunk_at(r, k), 1)
+            })
+            .collect(),
+    })
 }
 
-fn reduce_scatter(n: usize) -> Vec<Step> {
-    phase(n, TransferKind::Reduce, "ReduceScatter", |r, k| {
+fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
+    phase(n, TransferKind::Reduce, "ReduceScatter", move |r, k| {
         (r + 2 * n - k - 1) % n
     })
 }
 
-fn all_gather(n: usize) -> Vec<Step> {
-    phase(n, TransferKind::Copy, "AllGather", |r, k| (r + n - k) % n)
+fn all_gather(n: usize, name: &'static str) -> impl Iterator<Item = Step> {
+    phase(n, TransferKind::Copy, name, move |r, k| (r + n - k) % n)
 }
 
 /// The chain along the ring from (Broadcast) or to (Reduce) `root`.
-fn chain(primitive: Primitive, n: usize, root: usize) -> Vec<Step> {
-    (0..n - 1)
-        .map(|k| {
-            let t = if primitive == Primitive::Broadcast {
-                Transfer::copy((root + k) % n, (root + k + 1) % n, 0, n)
-            } else {
-                Transfer::reduce((root + k + 1) % n, (root + k + 2) % n, 0, n)
-            };
-            Step {
-                phase: format!("{} (chain)", primitive.title()),
-                transfers: vec![t],
-            }
-        })
-        .collect()
+fn chain(primitive: Primitive, n: usize, root: usize) -> impl Iterator<Item = Step> {
+    (0..n - 1).map(move |k| {
+        let t = if primitive == Primitive::Broadcast {
+            Transfer::copy((root + k) % n, (root + k + 1) % n, 0, n)
+        } else {
+            Transfer::reduce((root + k + 1) % n, (root + k + 2) % n, 0, n)
+        };
+        Step {
+            phase: format!("{} (chain)", primitive.title()),
+            transfers: vec![t],
+        }
+    })
 }
 
 /// The ring steps for `primitive` on `n >= 2` ranks (Broadcast and Reduce
 /// from / to `root`; the others ignore it), and the chunk count (one chunk
 /// per block). Only the primitives of [`super::Algorithm::supports`].
 pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
-    let steps = match primitive {
-        Primitive::Broadcast | Primitive::Reduce => chain(primitive, n, root),
-        Primitive::ReduceScatter => reduce_scatter(n),
-        Primitive::AllGather | Primitive::Barrier => {
-            let mut s = all_gather(n);
-            if primitive == Primitive::Barrier {
-                s.iter_mut().for_each(|st| st.phase = "Barrier".into());
-            }
-            s
-        }
-        Primitive::SendRecv => vec![Step {
+    let (chunks, s) = stream(primitive, n, root);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each step made when the iterator reaches it.
+pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
+    let steps: StepIter = match primitive {
+        Primitive::Broadcast | Primitive::Reduce => Box::new(chain(primitive, n, root)),
+        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
+        Primitive::AllGather => Box::new(all_gather(n, "AllGather")),
+        Primitive::Barrier => Box::new(all_gather(n, "Barrier")),
+        Primitive::SendRecv => Box::new(std::iter::once_with(move || Step {
             phase: "SendRecv".into(),
             transfers: (0..n)
                 .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
                 .collect(),
-        }],
-        _ => {
-            let mut s = reduce_scatter(n);
-            s.extend(all_gather(n));
-            s
-        }
+        })),
+        _ => Box::new(reduce_scatter(n).chain(all_gather(n, "AllGather"))),
     };
     (primitive.blocks(n), steps)
 }
