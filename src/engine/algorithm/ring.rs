@@ -31,31 +31,39 @@ use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
+/// `n - 1` steps; in step `k` rank `r` sends chunk `(r + offset(k)) mod n`
+/// to `r + 1` (no division per transfer: the ring's steps are streamed by
+/// the millions at 8192 ranks).
 fn phase(
     n: usize,
     kind: TransferKind,
     name: &'static str,
-    chunk_at: impl Fn(usize, usize) -> usize + 'static,
+    offset: impl Fn(usize) -> usize + 'static,
 ) -> impl Iterator<Item = Step> {
-    (0..n - 1).map(move |k| Step {
-        phase: name.to_string(),
-        transfers: (0..n)
-            .map(|r| Transfer {
-                kind,
-                ..Transfer::copy(r, (r + 1) % n, chunk_at(r, k), 1)
-            })
-            .collect(),
+    (0..n - 1).map(move |k| {
+        let mut c = offset(k) % n;
+        Step {
+            phase: name.to_string(),
+            transfers: (0..n)
+                .map(|r| {
+                    let t = Transfer {
+                        kind,
+                        ..Transfer::copy(r, if r + 1 == n { 0 } else { r + 1 }, c, 1)
+                    };
+                    c = if c + 1 == n { 0 } else { c + 1 };
+                    t
+                })
+                .collect(),
+        }
     })
 }
 
 fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
-    phase(n, TransferKind::Reduce, "ReduceScatter", move |r, k| {
-        (r + 2 * n - k - 1) % n
-    })
+    phase(n, TransferKind::Reduce, "ReduceScatter", move |k| n - k - 1)
 }
 
 fn all_gather(n: usize, name: &'static str) -> impl Iterator<Item = Step> {
-    phase(n, TransferKind::Copy, name, move |r, k| (r + n - k) % n)
+    phase(n, TransferKind::Copy, name, move |k| n - k)
 }
 
 /// The chain along the ring from (Broadcast) or to (Reduce) `root`.
