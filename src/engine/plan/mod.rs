@@ -62,9 +62,11 @@ use thiserror::Error;
 /// rank by rank (the symbolic trace holds steps × ranks × chunks sets).
 pub const MAX_DRAWN_RANKS: usize = 64;
 
-/// Most transfers of a schedule an estimate simulates event by event
-/// (ring AllReduce on 1024 ranks has 2 095 104); larger schedules get the
-/// [`Bound`]. The simulation costs about 0.3 µs per transfer natively.
+/// Most transfers an estimate simulates event by event in one buffer
+/// loop, counting only steps that are not equal to their predecessor (a
+/// repeated step is reused, [`cost::Streaming`]); beyond it, the [`Bound`].
+/// For sliced and slow / late-device simulations every transfer counts.
+/// A simulated step costs about 0.3 µs per transfer natively.
 pub const SIM_BUDGET_TRANSFERS: usize = 2_100_000;
 /// Most transfers of one step an estimate simulates (max-min fair rates
 /// are recomputed over every flow of a step at each event).
@@ -1093,7 +1095,7 @@ impl Plan {
         }
         match self.method {
             Method::Bound => out.push(format!(
-                "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
+                "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers to simulate (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
             )),
             Method::Measured { .. } => out.push(
                 "The time is the fitted curve (cclsim fit), the library's own choice as measured; the animation follows the drawn schedule's modelled steps.".into(),
