@@ -445,6 +445,39 @@ impl<'a> Streaming<'a> {
         Ok(ok)
     }
 
+    /// Simulates the next step, which the source says repeats the
+    /// previous step's traffic ([`super::schedule::Next::Repeat`]): a loop whose chunks
+    /// all have one size reuses the previous step's times without making
+    /// it (a ring phase costs one simulated step, not `n - 1` made and
+    /// compared); otherwise `make` makes it once and it is simulated as
+    /// [`Streaming::step`] does. `Ok(false)` once the budget is exceeded.
+    ///
+    /// Errors: as [`Streaming::step`].
+    pub fn repeat(&mut self, make: &mut dyn FnMut() -> Step) -> Result<bool, TopologyError> {
+        if self.over {
+            return Ok(false);
+        }
+        let limit = self.budget.map(|b| (b.transfers, b.step_transfers));
+        let mut made: Option<Step> = None;
+        let mut ok = true;
+        for run in std::iter::once(&mut self.first).chain(self.last.as_mut()) {
+            if run.repeat(&self.fast) {
+                continue;
+            }
+            let st = made.get_or_insert_with(&mut *make);
+            if limit.is_some_and(|(_, one)| st.transfers.len() > one) {
+                ok = false;
+                break;
+            }
+            ok = run.step(&mut self.fast, st, limit)?;
+            if !ok {
+                break;
+            }
+        }
+        self.over = !ok;
+        Ok(ok)
+    }
+
     /// The estimate, or `None` if the budget was exceeded.
     pub fn finish(self) -> Option<Estimate> {
         (!self.over).then(|| self.estimate())

@@ -33,7 +33,7 @@ pub mod star;
 pub mod tree;
 
 use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
-use super::schedule::{Schedule, Step, StepSource, Transfer, TransferKind};
+use super::schedule::{Next, Schedule, Step, StepSource, Transfer, TransferKind};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
@@ -431,14 +431,51 @@ pub struct Streamed {
 /// Steps in order, made on demand.
 pub type StepIter = Box<dyn Iterator<Item = Step>>;
 
+/// A streamed step: made, or a repeat of the previous step's traffic
+/// ([`Next::Repeat`]) made only if asked ([`Lazy::make`]).
+pub enum Lazy {
+    /// The step.
+    Made(Step),
+    /// Same `src`, `dst`, `count` and `kind` per transfer, in order, as
+    /// the previous step; the closure makes the step.
+    Repeat(Box<dyn Fn() -> Step>),
+}
+
+impl Lazy {
+    /// The step, made if it was not.
+    pub fn make(self) -> Step {
+        match self {
+            Lazy::Made(s) => s,
+            Lazy::Repeat(f) => f(),
+        }
+    }
+}
+
+/// [`Lazy`] steps in order.
+pub type LazyIter = Box<dyn Iterator<Item = Lazy>>;
+
 impl Streamed {
     fn with_chunks(mut self) -> Self {
         self.header.chunks = self.make().0;
         self
     }
 
-    /// The chunk count and the step iterator, by algorithm.
-    fn make(&self) -> (usize, StepIter) {
+    /// The chunk count and the step iterator, by algorithm (only the
+    /// ring says which steps repeat their predecessor's traffic).
+    fn make(&self) -> (usize, LazyIter) {
+        let (c, it) = match self.algorithm {
+            Algorithm::Ring => {
+                let h = &self.header;
+                return ring::stream_lazy(h.primitive, h.ranks, h.root);
+            }
+            _ => self.make_made(),
+        };
+        (c, Box::new(it.map(Lazy::Made)))
+    }
+
+    /// The chunk count and the step iterator of an algorithm whose steps
+    /// are all made.
+    fn make_made(&self) -> (usize, StepIter) {
         let h = &self.header;
         let (primitive, ranks, root) = (h.primitive, h.ranks, h.root);
         let boxed =
@@ -470,6 +507,12 @@ impl Streamed {
 
     /// The steps, made one at a time as the iterator is advanced.
     pub fn steps(&self) -> StepIter {
+        Box::new(self.make().1.map(Lazy::make))
+    }
+
+    /// The steps as [`Lazy`]: a repeat of its predecessor's traffic is
+    /// made only if asked.
+    pub fn lazy_steps(&self) -> LazyIter {
         self.make().1
     }
 
@@ -490,6 +533,18 @@ impl StepSource for Streamed {
     fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool) {
         for s in self.steps() {
             if !f(&s) {
+                break;
+            }
+        }
+    }
+
+    fn each_next(&self, f: &mut dyn FnMut(Next<'_>) -> bool) {
+        for s in self.lazy_steps() {
+            let go = match s {
+                Lazy::Made(s) => f(Next::Step(&s)),
+                Lazy::Repeat(make) => f(Next::Repeat(&mut || make())),
+            };
+            if !go {
                 break;
             }
         }

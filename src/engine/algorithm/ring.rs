@@ -27,42 +27,54 @@
 //! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`;
 //! Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` unsliced.
 
-use super::{CostTerms, StepIter};
+use super::{CostTerms, Lazy, LazyIter, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
-/// `n - 1` steps; in step `k` rank `r` sends chunk `(r + offset(k)) mod n`
-/// to `r + 1` (no division per transfer: the ring's steps are streamed by
+/// Step `k` of a phase: rank `r` sends chunk `(r + offset) mod n` to
+/// `r + 1` (no division per transfer: the ring's steps are streamed by
 /// the millions at 8192 ranks).
+fn phase_step(n: usize, kind: TransferKind, name: &'static str, offset: usize) -> Step {
+    let mut c = offset % n;
+    Step {
+        phase: name.to_string(),
+        transfers: (0..n)
+            .map(|r| {
+                let t = Transfer {
+                    kind,
+                    ..Transfer::copy(r, if r + 1 == n { 0 } else { r + 1 }, c, 1)
+                };
+                c = if c + 1 == n { 0 } else { c + 1 };
+                t
+            })
+            .collect(),
+    }
+}
+
+/// `n - 1` steps; in step `k` rank `r` sends chunk `(r + offset(k)) mod n`
+/// to `r + 1`. Every step after the first moves one chunk from each rank
+/// to its successor like the first, so it is a [`Lazy::Repeat`] (made
+/// only if asked).
 fn phase(
     n: usize,
     kind: TransferKind,
     name: &'static str,
-    offset: impl Fn(usize) -> usize + 'static,
-) -> impl Iterator<Item = Step> {
+    offset: impl Fn(usize) -> usize + Copy + 'static,
+) -> impl Iterator<Item = Lazy> {
     (0..n - 1).map(move |k| {
-        let mut c = offset(k) % n;
-        Step {
-            phase: name.to_string(),
-            transfers: (0..n)
-                .map(|r| {
-                    let t = Transfer {
-                        kind,
-                        ..Transfer::copy(r, if r + 1 == n { 0 } else { r + 1 }, c, 1)
-                    };
-                    c = if c + 1 == n { 0 } else { c + 1 };
-                    t
-                })
-                .collect(),
+        if k == 0 {
+            Lazy::Made(phase_step(n, kind, name, offset(k)))
+        } else {
+            Lazy::Repeat(Box::new(move || phase_step(n, kind, name, offset(k))))
         }
     })
 }
 
-fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
+fn reduce_scatter(n: usize) -> impl Iterator<Item = Lazy> {
     phase(n, TransferKind::Reduce, "ReduceScatter", move |k| n - k - 1)
 }
 
-fn all_gather(n: usize, name: &'static str) -> impl Iterator<Item = Step> {
+fn all_gather(n: usize, name: &'static str) -> impl Iterator<Item = Lazy> {
     phase(n, TransferKind::Copy, name, move |k| n - k)
 }
 
@@ -91,16 +103,28 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
 
 /// [`steps`], each step made when the iterator reaches it.
 pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
-    let steps: StepIter = match primitive {
-        Primitive::Broadcast | Primitive::Reduce => Box::new(chain(primitive, n, root)),
+    let (chunks, s) = stream_lazy(primitive, n, root);
+    (chunks, Box::new(s.map(Lazy::make)))
+}
+
+/// [`stream`], with every step of a ReduceScatter / AllGather / Barrier
+/// phase after its first as a [`Lazy::Repeat`] of its predecessor's
+/// traffic.
+pub fn stream_lazy(primitive: Primitive, n: usize, root: usize) -> (usize, LazyIter) {
+    let steps: LazyIter = match primitive {
+        Primitive::Broadcast | Primitive::Reduce => {
+            Box::new(chain(primitive, n, root).map(Lazy::Made))
+        }
         Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
         Primitive::AllGather => Box::new(all_gather(n, "AllGather")),
         Primitive::Barrier => Box::new(all_gather(n, "Barrier")),
-        Primitive::SendRecv => Box::new(std::iter::once_with(move || Step {
-            phase: "SendRecv".into(),
-            transfers: (0..n)
-                .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
-                .collect(),
+        Primitive::SendRecv => Box::new(std::iter::once_with(move || {
+            Lazy::Made(Step {
+                phase: "SendRecv".into(),
+                transfers: (0..n)
+                    .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
+                    .collect(),
+            })
         })),
         _ => Box::new(reduce_scatter(n).chain(all_gather(n, "AllGather"))),
     };

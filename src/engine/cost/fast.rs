@@ -15,7 +15,11 @@
 //! - **Steps simulated from 0**: a step's times are computed relative to
 //!   its start and shifted, so a step whose transfers are those of the
 //!   previous simulated step (same routes, bytes, receivers and kinds, in
-//!   order: every ring step of a phase) is **reused**, not re-simulated.
+//!   order: every ring step of a phase) is **reused**, not re-simulated;
+//!   a step its source says repeats the previous step's traffic
+//!   ([`crate::engine::schedule::Next::Repeat`]) is reused without being
+//!   made or compared when the loop's chunks all have one size
+//!   ([`Run::repeat`]).
 //!   The shift differs from the reference's absolute times by rounding
 //!   only (~1e-16 relative).
 //! - **Contention by levels**: max-min fair rates are filled level by
@@ -227,6 +231,10 @@ pub(super) struct Run<'h> {
     /// Every chunk's element range (the ranges cost 128-bit divisions; a
     /// transfer reads two of them).
     chunk: Vec<std::ops::Range<u64>>,
+    /// Do all chunks have one size? Then a step with the previous step's
+    /// traffic ([`crate::engine::schedule::Next::Repeat`]) moves the same
+    /// bytes and takes the same time ([`Run::repeat`]).
+    uniform: bool,
     steps: Vec<StepTiming>,
     transfers: Vec<TransferTiming>,
     link_busy: Vec<LinkBusy>,
@@ -252,14 +260,19 @@ impl<'h> Run<'h> {
         es: u64,
         record: bool,
     ) -> Self {
+        let chunk: Vec<std::ops::Range<u64>> = (0..header.chunks + header.scratch)
+            .map(|c| header.chunk_elems_u64(elems, c))
+            .collect();
+        let uniform = chunk
+            .windows(2)
+            .all(|w| w[0].end - w[0].start == w[1].end - w[1].start);
         Run {
             header,
             elems,
             es,
             record,
-            chunk: (0..header.chunks + header.scratch)
-                .map(|c| header.chunk_elems_u64(elems, c))
-                .collect(),
+            chunk,
+            uniform,
             steps: Vec::new(),
             transfers: Vec::new(),
             link_busy: Vec::new(),
@@ -305,7 +318,7 @@ impl<'h> Run<'h> {
                 bytes: (r.end - r.start) * self.es,
             });
         }
-        let (dur, sharing) = match self.prev {
+        let p = match self.prev {
             Some(p) if self.key == self.prev_key => p,
             _ => {
                 if let Some((all, one)) = limit {
@@ -322,6 +335,28 @@ impl<'h> Run<'h> {
                 p
             }
         };
+        self.push(fast, p);
+        Ok(true)
+    }
+
+    /// The next step, which repeats the previous step's traffic (same
+    /// `src`, `dst`, `count` and `kind` per transfer, in order), reused
+    /// without being made when all chunks have one size (then its keys
+    /// are the previous step's): `true`. `false` (nothing done) when it
+    /// has to be made and fed to [`Run::step`].
+    pub(super) fn repeat(&mut self, fast: &Fast) -> bool {
+        match self.prev {
+            Some(p) if self.uniform && !self.steps.is_empty() => {
+                self.push(fast, p);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Records a step of the last simulated step's keys that took
+    /// `(duration, sharing)`, starting where the previous step ended.
+    fn push(&mut self, fast: &Fast, (dur, sharing): (f64, usize)) {
         let (si, t0) = (self.steps.len(), self.t0);
         if self.record {
             for (i, k) in self.prev_key.iter().enumerate() {
@@ -357,7 +392,6 @@ impl<'h> Run<'h> {
             max_link_sharing: sharing,
         });
         self.t0 = end;
-        Ok(true)
     }
 
     /// The loop's timeline (with the routes when recorded).

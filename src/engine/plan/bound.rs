@@ -53,6 +53,10 @@ pub struct BoundWalk<'t> {
     /// loads without routing a transfer again.
     last: Vec<(usize, usize, usize)>,
     last_load: Vec<(usize, f64)>,
+    /// Steps equal to the last one walked whose `last_load` is not yet in
+    /// `total` (added once, multiplied, when the next different step or
+    /// the end comes: a ring phase costs O(links), not O(links × steps)).
+    pending: usize,
 }
 
 impl<'t> BoundWalk<'t> {
@@ -86,6 +90,36 @@ impl<'t> BoundWalk<'t> {
             steps: Vec::new(),
             last: Vec::new(),
             last_load: Vec::new(),
+            pending: 0,
+        }
+    }
+
+    /// Adds the next step, which the source says repeats the previous
+    /// step's traffic ([`crate::engine::schedule::Next::Repeat`]: same
+    /// `src`, `dst` and `count` per transfer), without making it: the
+    /// previous step's α, per-byte time and loads. `make` is called only
+    /// if there is no previous step.
+    ///
+    /// Errors: as [`BoundWalk::step`].
+    pub fn repeat(&mut self, make: &mut dyn FnMut() -> Step) -> Result<(), String> {
+        match self.steps.last() {
+            Some(&prev) => {
+                self.pending += 1;
+                self.steps.push(prev);
+                Ok(())
+            }
+            None => self.step(&make()),
+        }
+    }
+
+    /// Adds the loads of the pending repeats of the last step to `total`.
+    fn flush(&mut self) {
+        if self.pending > 0 {
+            let times = self.pending as f64;
+            for &(h, l) in &self.last_load {
+                self.total[h] += l * times;
+            }
+            self.pending = 0;
         }
     }
 
@@ -102,13 +136,12 @@ impl<'t> BoundWalk<'t> {
                     .zip(&self.last)
                     .all(|(t, &(a, b, c))| t.src == a && t.dst == b && t.count == c);
             if same {
-                for &(h, l) in &self.last_load {
-                    self.total[h] += l;
-                }
+                self.pending += 1;
                 self.steps.push(prev);
                 return Ok(());
             }
         }
+        self.flush();
         self.last.clear();
         if step.transfers.len() <= LAST_STEP_CACHE {
             self.last
@@ -182,7 +215,8 @@ impl<'t> BoundWalk<'t> {
     }
 
     /// The bound of the steps walked, for the schedule `header` describes.
-    pub fn finish(self, header: &Schedule) -> Bound {
+    pub fn finish(mut self, header: &Schedule) -> Bound {
+        self.flush();
         Bound {
             steps: self.steps,
             busiest_chunks: self.total.iter().copied().fold(0.0, f64::max),

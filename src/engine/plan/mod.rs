@@ -51,7 +51,7 @@ use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
 use super::quantization::{self, Scheme};
-use super::schedule::{Schedule, StepSource};
+use super::schedule::{Next, Schedule, StepSource};
 use super::topology::Topology;
 use super::units::format_bytes;
 use super::verify::{self, Verified};
@@ -458,21 +458,35 @@ pub fn estimate_source(
         .map_err(|e| model(e.to_string()))?;
     let mut walk = BoundWalk::new(topo);
     let (mut total, mut widest, mut steps) = (0usize, 0usize, 0usize);
+    // Transfers of the last step (a repeat has as many).
+    let mut width = 0usize;
     let mut err = None;
-    source.each_step(&mut |st| {
-        if let Err(e) = walk.step(st) {
-            err = Some(model(e));
+    source.each_next(&mut |next| {
+        let walked = match next {
+            Next::Step(st) => {
+                width = st.transfers.len();
+                walk.step(st).map_err(model).and_then(|()| match &mut sim {
+                    Some(s) => s.step(st).map(|_| ()).map_err(|e| model(e.to_string())),
+                    None => Ok(()),
+                })
+            }
+            // Neither the walk nor the simulation makes the step unless
+            // it must (the first step, or chunks of unequal sizes).
+            Next::Repeat(make) => walk
+                .repeat(make)
+                .map_err(model)
+                .and_then(|()| match &mut sim {
+                    Some(s) => s.repeat(make).map(|_| ()).map_err(|e| model(e.to_string())),
+                    None => Ok(()),
+                }),
+        };
+        if let Err(e) = walked {
+            err = Some(e);
             return false;
         }
-        total += st.transfers.len();
-        widest = widest.max(st.transfers.len());
+        total += width;
+        widest = widest.max(width);
         steps += 1;
-        if let Some(s) = &mut sim {
-            if let Err(e) = s.step(st) {
-                err = Some(model(e.to_string()));
-                return false;
-            }
-        }
         true
     });
     if let Some(e) = err {
