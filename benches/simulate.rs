@@ -9,7 +9,8 @@
 //! `issue13_allreduce_1GiB_1024ranks`: issue 13's table, `cclsim predict
 //! --topo 910b-128x8 --op allreduce --bytes 1GiB --ranks 1024 --algo X`
 //! by the path cclsim takes (`Plan::headline`: build, bound, estimate) for
-//! ring, mesh, nhr, nb, pipeline, hier, rhd, dbtree; before timing, each
+//! ring, mesh, nhr, nb, pipeline, hier, rhd, dbtree, and ring and hier on
+//! `910b-1024x8` (8192 ranks); before timing, each
 //! case runs once and prints its method (simulated or bound), its time and
 //! its peak heap (a counting allocator: bytes allocated at once, not RSS;
 //! `/usr/bin/time -v cclsim predict ...` gives the RSS).
@@ -67,13 +68,18 @@ static ALLOC: Counting = Counting;
 fn issue13_table(c: &mut Criterion) {
     let mut g = c.benchmark_group("issue13_allreduce_1GiB_1024ranks");
     g.sample_size(10);
-    for name in [
+    let cases = [
         "ring", "mesh", "nhr", "nb", "pipeline", "hier", "rhd", "dbtree",
-    ] {
-        let a = Algorithm::from_name(name).expect("algorithm");
+    ]
+    .map(|a| (a, "910b-128x8", 1024usize))
+    .into_iter()
+    .chain([("ring", "910b-1024x8", 8192), ("hier", "910b-1024x8", 8192)]);
+    for (algo, topo, ranks) in cases {
+        let name = format!("{algo}/{ranks}ranks");
+        let a = Algorithm::from_name(algo).expect("algorithm");
         let config = Config {
-            topo: "910b-128x8".into(),
-            ranks: 1024,
+            topo: topo.into(),
+            ranks,
             bytes: 1 << 30,
             primitive: Primitive::AllReduce,
             algo: AlgoChoice::Fixed(a),
@@ -93,7 +99,7 @@ fn issue13_table(c: &mut Criterion) {
             peak as f64 / (1 << 20) as f64
         );
         drop(p);
-        g.bench_function(name, |b| {
+        g.bench_function(&name, |b| {
             b.iter(|| Plan::headline(black_box(&config)).expect("plan"))
         });
     }

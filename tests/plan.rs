@@ -404,9 +404,128 @@ fn transfer_upper_bounds_hold_for_every_built_schedule() {
                     "{a} {p} n={n}: {} > {upper}",
                     s.transfer_count()
                 );
+                let widest = s.steps.iter().map(|x| x.transfers.len()).max().unwrap_or(0);
+                let step_upper = plan::step_transfers_upper(a, p, n);
+                assert!(
+                    widest <= step_upper,
+                    "{a} {p} n={n}: step {widest} > {step_upper}"
+                );
             }
         }
     }
+}
+
+/// A streamed schedule (steps made on demand, estimated in one pass) gives
+/// the same estimate, method and latency as the built one, including
+/// buffer loops whose last loop differs and above the dense route table.
+#[test]
+fn streamed_estimates_equal_built_ones() {
+    use ccl_playground::engine::cost::{Record, Slices};
+    use ccl_playground::engine::dtype::DType;
+    use ccl_playground::engine::topology::Topology;
+    let topo = Topology::preset("910b-4x8").unwrap();
+    for a in Algorithm::ALL {
+        for p in Primitive::ALL {
+            if !a.supports(p, 32) {
+                continue;
+            }
+            let st = algorithm::stream_on(a, p, 32, 0, &topo.nodes_of(32)).unwrap();
+            let built = st.build();
+            // 1 MiB: equal chunks (repeats reused unmade); 1 GiB + 12:
+            // unequal ones in the last loop (repeats made and compared).
+            for bytes in [1u64 << 20, (1 << 30) + 12] {
+                let x = plan::estimate_source(
+                    &st,
+                    &topo,
+                    bytes,
+                    DType::Fp32,
+                    Slices::Auto,
+                    Record::Steps,
+                )
+                .unwrap();
+                let y = plan::estimate_recorded(
+                    &built,
+                    &topo,
+                    bytes,
+                    DType::Fp32,
+                    Slices::Auto,
+                    Record::Steps,
+                )
+                .unwrap();
+                assert_eq!(
+                    (x.0.time_us, x.1, x.2, x.3),
+                    (y.0.time_us, y.1, y.2, built.steps.len()),
+                    "{a} {p}"
+                );
+            }
+        }
+    }
+    // 4096 ranks: sparse route lists; ring simulated despite 33 M transfers.
+    let topo = Topology::preset("910b-512x8").unwrap();
+    let st = algorithm::stream_on(Algorithm::Ring, Primitive::AllReduce, 4096, 0, &[4096]).unwrap();
+    let (e, m, _, steps) = plan::estimate_source(
+        &st,
+        &topo,
+        1 << 30,
+        DType::Fp32,
+        Slices::Auto,
+        Record::Steps,
+    )
+    .unwrap();
+    assert_eq!((m, steps), (plan::Method::Simulated, 2 * 4095));
+    assert!(e.time_us > 0.0);
+}
+
+/// Every step a streamed algorithm hands out as a repeat of its
+/// predecessor's traffic (`Next::Repeat`, which the cost model reuses
+/// without making it) really has the previous step's `src`, `dst`,
+/// `count` and `kind` per transfer, in order; no first step is a repeat;
+/// and the lazy steps made are the built schedule's.
+#[test]
+fn repeat_claims_hold() {
+    use ccl_playground::engine::algorithm::Lazy;
+    let traffic = |s: &ccl_playground::engine::schedule::Step| -> Vec<_> {
+        s.transfers
+            .iter()
+            .map(|t| (t.src, t.dst, t.count, t.kind))
+            .collect()
+    };
+    let mut repeats = 0usize;
+    for n in (2..=17).chain([24, 32, 40]) {
+        for a in Algorithm::ALL {
+            for p in Primitive::ALL {
+                if !a.supports(p, n) {
+                    continue;
+                }
+                for root in [0, n - 1] {
+                    let st = algorithm::stream_on(a, p, n, root, &[n]).unwrap();
+                    let built = st.build();
+                    let mut prev: Option<ccl_playground::engine::schedule::Step> = None;
+                    let mut count = 0usize;
+                    for (i, l) in st.lazy_steps().enumerate() {
+                        let claimed = matches!(l, Lazy::Repeat(_));
+                        let step = l.make();
+                        if claimed {
+                            repeats += 1;
+                            let prev = prev
+                                .as_ref()
+                                .unwrap_or_else(|| panic!("{a} {p} n={n}: step 0 a repeat"));
+                            assert_eq!(
+                                traffic(&step),
+                                traffic(prev),
+                                "{a} {p} n={n} root={root}: step {i} is no repeat"
+                            );
+                        }
+                        assert_eq!(step, built.steps[i], "{a} {p} n={n}: step {i}");
+                        prev = Some(step);
+                        count += 1;
+                    }
+                    assert_eq!(count, built.steps.len(), "{a} {p} n={n}");
+                }
+            }
+        }
+    }
+    assert!(repeats > 0, "no algorithm claims a repeat");
 }
 
 #[test]

@@ -129,7 +129,7 @@ mod cli {
 
     #[derive(clap::Args)]
     struct Machine {
-        /// Topology preset: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=128);
+        /// Topology preset: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=1024);
         /// default with --profile: the measured machine; with --topology: custom.
         #[arg(long)]
         topo: Option<String>,

@@ -36,7 +36,7 @@
 use super::algorithm::{Algorithm, CostTerms};
 use super::collective::Primitive;
 use super::dtype::DType;
-use super::schedule::Schedule;
+use super::schedule::{Schedule, Step};
 use super::topology::{Route, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
 
@@ -274,13 +274,7 @@ pub fn estimate_recorded(
     let es = dtype.size_bytes() as u64;
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
-    let (loops, loop_elems) = match topo.ccl_buffer_bytes {
-        Some(buf) if bytes > buf && buf >= es => {
-            let per = buf / es;
-            (elems.div_ceil(per), per)
-        }
-        _ => (1, elems),
-    };
+    let (loops, loop_elems) = loops_of(topo, bytes, es);
     let slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     let (k, w) = (slicing.slices as usize, slicing.window as usize);
     // The last step ends last when steps are synchronous; sliced steps
@@ -293,10 +287,13 @@ pub fn estimate_recorded(
             .map(|e| total(&sim.run_sliced(e, es, k, w, slicing.slice_elems, false)));
         (first, last)
     } else if !topo.impairment.is_timed() {
-        let sim = fast::Fast::new(schedule, topo)?;
-        let first = sim.run(loop_elems, es, full);
-        let last = last_loop(elems, loops, loop_elems).map(|e| total(&sim.run(e, es, false)));
-        (first, last)
+        let mut run =
+            Streaming::with_slicing(schedule, topo, bytes, es, slicing.clone(), record, None);
+        for st in &schedule.steps {
+            run.step(st)?;
+        }
+        // No budget: every step is simulated.
+        return Ok(run.estimate());
     } else {
         // Slow or late devices (`engine::degrade`): the reference
         // simulator, which models them (a late start breaks the fast
@@ -324,6 +321,202 @@ pub fn estimate_recorded(
         timeline,
         slicing,
     ))
+}
+
+/// The most a streamed simulation ([`Streaming`]) simulates event by
+/// event before it gives up: `transfers` over the steps it simulates (a
+/// step whose transfers are those of the previous one, to the model, is
+/// reused and not counted) and `step_transfers` in any one of them. The
+/// walk over every transfer to recognise repeated steps is not counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimBudget {
+    /// Transfers of the simulated steps of one loop (the larger of the
+    /// first and the last loop).
+    pub transfers: usize,
+    /// Transfers of the widest simulated step.
+    pub step_transfers: usize,
+}
+
+/// The fast step-synchronous simulation ([`fast`]) fed one step at a time
+/// ([`Streaming::step`]), so that a schedule never has to be held whole
+/// (a streamed algorithm, [`super::algorithm::Streamed`]): its memory
+/// grows with one step and the distinct routes, its time with the walk
+/// over the transfers plus the steps that differ from their predecessor.
+/// The first buffer loop and the last (when it differs) are simulated in
+/// the same pass. Equal to [`estimate_recorded`] (which runs it over a
+/// built schedule) for the same steps.
+pub struct Streaming<'a> {
+    header: &'a Schedule,
+    fast: fast::Fast<'a>,
+    first: fast::Run<'a>,
+    last: Option<fast::Run<'a>>,
+    bytes: u64,
+    loops: u64,
+    loop_bytes: u64,
+    slicing: Slicing,
+    budget: Option<SimBudget>,
+    over: bool,
+}
+
+impl<'a> Streaming<'a> {
+    /// A streamed simulation of the schedule `header` describes (its
+    /// `steps` are not read: they come through [`Streaming::step`]) for
+    /// `bytes` of `dtype` on `topo`, recording as `record` asks, giving up
+    /// beyond `budget` (`None`: no limit). `Ok(None)` where the unsliced
+    /// fast path does not apply without seeing every step: `slices` asks
+    /// for (or `auto` may choose) more than one slice, or devices are slow
+    /// or late ([`Topology::impairment`]); then simulate the whole
+    /// schedule ([`estimate_recorded`]).
+    ///
+    /// Errors: [`TopologyError`] if the ranks do not fit or a link is
+    /// malformed.
+    pub fn new(
+        header: &'a Schedule,
+        topo: &'a Topology,
+        bytes: u64,
+        dtype: DType,
+        slices: Slices,
+        record: Record,
+        budget: Option<SimBudget>,
+    ) -> Result<Option<Self>, TopologyError> {
+        topo.check_ranks(header.ranks)?;
+        topo.validate()?;
+        if topo.impairment.is_timed() || !sliced::unsliced_by_rule(topo, slices) {
+            return Ok(None);
+        }
+        let es = dtype.size_bytes() as u64;
+        let (_, loop_elems) = loops_of(topo, bytes, es);
+        let slicing = sliced::choose(header, topo, loop_elems, es, slices);
+        Ok(Some(Streaming::with_slicing(
+            header, topo, bytes, es, slicing, record, budget,
+        )))
+    }
+
+    fn with_slicing(
+        header: &'a Schedule,
+        topo: &'a Topology,
+        bytes: u64,
+        es: u64,
+        slicing: Slicing,
+        record: Record,
+        budget: Option<SimBudget>,
+    ) -> Self {
+        let elems = bytes / es;
+        let (loops, loop_elems) = loops_of(topo, bytes, es);
+        let fast = fast::Fast::new(header.ranks, topo);
+        let first = fast::Run::new(&fast, header, loop_elems, es, record == Record::Full);
+        let last = last_loop(elems, loops, loop_elems)
+            .map(|e| fast::Run::new(&fast, header, e, es, false));
+        Streaming {
+            header,
+            fast,
+            first,
+            last,
+            bytes,
+            loops,
+            loop_bytes: loop_elems * es,
+            slicing,
+            budget,
+            over: false,
+        }
+    }
+
+    /// Simulates the next step in every loop. `Ok(false)` once the budget
+    /// is exceeded (the remaining steps need not be fed).
+    ///
+    /// Errors: [`TopologyError`] if two communicating ranks have no route.
+    pub fn step(&mut self, step: &Step) -> Result<bool, TopologyError> {
+        if self.over {
+            return Ok(false);
+        }
+        let limit = self.budget.map(|b| (b.transfers, b.step_transfers));
+        if limit.is_some_and(|(_, one)| step.transfers.len() > one) {
+            // Wider than any step it may simulate: it would have to be
+            // simulated (a step equal to its predecessor was simulated
+            // once), so stop before making its keys.
+            self.over = true;
+            return Ok(false);
+        }
+        let mut ok = self.first.step(&mut self.fast, step, limit)?;
+        if let (true, Some(last)) = (ok, &mut self.last) {
+            ok = last.step(&mut self.fast, step, limit)?;
+        }
+        self.over = !ok;
+        Ok(ok)
+    }
+
+    /// Simulates the next step, which the source says repeats the
+    /// previous step's traffic ([`super::schedule::Next::Repeat`]): a loop whose chunks
+    /// all have one size reuses the previous step's times without making
+    /// it (a ring phase costs one simulated step, not `n - 1` made and
+    /// compared); otherwise `make` makes it once and it is simulated as
+    /// [`Streaming::step`] does. `Ok(false)` once the budget is exceeded.
+    ///
+    /// Errors: as [`Streaming::step`].
+    pub fn repeat(&mut self, make: &mut dyn FnMut() -> Step) -> Result<bool, TopologyError> {
+        if self.over {
+            return Ok(false);
+        }
+        let limit = self.budget.map(|b| (b.transfers, b.step_transfers));
+        let mut made: Option<Step> = None;
+        let mut ok = true;
+        for run in std::iter::once(&mut self.first).chain(self.last.as_mut()) {
+            if run.repeat(&self.fast) {
+                continue;
+            }
+            let st = made.get_or_insert_with(&mut *make);
+            if limit.is_some_and(|(_, one)| st.transfers.len() > one) {
+                ok = false;
+                break;
+            }
+            ok = run.step(&mut self.fast, st, limit)?;
+            if !ok {
+                break;
+            }
+        }
+        self.over = !ok;
+        Ok(ok)
+    }
+
+    /// The estimate, or `None` if the budget was exceeded.
+    pub fn finish(self) -> Option<Estimate> {
+        (!self.over).then(|| self.estimate())
+    }
+
+    /// The estimate of the steps fed, budget or not.
+    fn estimate(self) -> Estimate {
+        let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
+        let mut timeline = self.first.finish(&self.fast);
+        let first_us = total(&timeline);
+        let last_us = self.last.map(|r| total(&r.finish(&self.fast)));
+        let mut time_us = first_us;
+        if self.loops > 1 {
+            time_us = (self.loops - 1) as f64 * first_us + last_us.unwrap_or(first_us);
+        }
+        timeline.loops = self.loops;
+        timeline.loop_bytes = self.loop_bytes;
+        Estimate::new(
+            self.bytes,
+            time_us,
+            self.header.primitive,
+            self.header.ranks,
+            timeline,
+            self.slicing,
+        )
+    }
+}
+
+/// Buffer loops of a message of `bytes` bytes of `es`-byte elements on
+/// `topo`, and the elements of each full loop (whole elements per loop).
+fn loops_of(topo: &Topology, bytes: u64, es: u64) -> (u64, u64) {
+    let elems = bytes / es;
+    match topo.ccl_buffer_bytes {
+        Some(buf) if bytes > buf && buf >= es => {
+            let per = buf / es;
+            (elems.div_ceil(per), per)
+        }
+        _ => (1, elems),
+    }
 }
 
 /// Elements of the last buffer loop when it differs from the others.

@@ -187,6 +187,64 @@ fn is_zero(x: &usize) -> bool {
     *x == 0
 }
 
+/// Where the steps of a schedule come from, in order: a built [`Schedule`]
+/// (its `steps`), or an algorithm's steps made on demand
+/// ([`super::algorithm::Streamed`]) so that a consumer that needs one step
+/// at a time (the cost model above the drawn rank counts) never holds them
+/// all. Either way the steps are the algorithm's one definition.
+pub trait StepSource {
+    /// Everything but the steps: primitive, algorithm, ranks, chunks,
+    /// root, scratch (`steps` may be empty).
+    fn header(&self) -> &Schedule;
+
+    /// Calls `f` on every step in order until it returns `false`.
+    fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool);
+
+    /// [`StepSource::each_step`], except that a step the source knows to
+    /// repeat the previous step's traffic comes as [`Next::Repeat`], not
+    /// made unless the consumer asks (every step of a ring phase after
+    /// the first). By default every step is [`Next::Step`].
+    fn each_next(&self, f: &mut dyn FnMut(Next<'_>) -> bool) {
+        self.each_step(&mut |s| f(Next::Step(s)));
+    }
+
+    /// The whole schedule (borrowed when it is one already).
+    fn to_schedule(&self) -> std::borrow::Cow<'_, Schedule>;
+}
+
+/// A step as [`StepSource::each_next`] hands it out.
+pub enum Next<'a> {
+    /// The step.
+    Step(&'a Step),
+    /// A step whose traffic is the previous step's: as many transfers,
+    /// with the same `src`, `dst`, `count` and `kind`, in order (only the
+    /// chunks they move differ), so a cost that depends on traffic alone
+    /// is the previous step's when all chunks have one size. Never the
+    /// first step. Calling the closure makes the step (again at each
+    /// call) for a consumer that needs it; a test
+    /// (`tests/plan.rs`, `repeat_claims_hold`) streams every algorithm ×
+    /// primitive and checks each claim against the made step.
+    Repeat(&'a mut dyn FnMut() -> Step),
+}
+
+impl StepSource for Schedule {
+    fn header(&self) -> &Schedule {
+        self
+    }
+
+    fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool) {
+        for s in &self.steps {
+            if !f(s) {
+                break;
+            }
+        }
+    }
+
+    fn to_schedule(&self) -> std::borrow::Cow<'_, Schedule> {
+        std::borrow::Cow::Borrowed(self)
+    }
+}
+
 /// One rank's part of a step, in the order a rank performs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RankOp {

@@ -230,7 +230,7 @@ impl Impairment {
 pub enum TopologyError {
     /// No preset of that name.
     #[error(
-        "unknown topology `{0}`; known: 910b-8, 910a-8, h100-8, 910b-{{S}}x8 (S = 2..=128 servers)"
+        "unknown topology `{0}`; known: 910b-8, 910a-8, h100-8, 910b-{{S}}x8 (S = 2..=1024 servers)"
     )]
     Unknown(String),
     /// Too many or too few ranks for the topology.
@@ -318,14 +318,14 @@ pub const HCCS_910B_LATENCY_US: f64 = 3.4;
 
 impl Topology {
     /// Names of the presets (single-server ones; [`Topology::preset`] also
-    /// accepts the multi-server `910b-{S}x8`, S = 2..=128, model-only).
+    /// accepts the multi-server `910b-{S}x8`, S = 2..=1024, model-only).
     pub const PRESETS: [&'static str; 3] = ["910b-8", "910a-8", "h100-8"];
 
     /// Largest server count of `910b-{S}x8`.
-    pub const MAX_910B_SERVERS: usize = 128;
+    pub const MAX_910B_SERVERS: usize = 1024;
 
     /// A preset by URL name: `910b-8`, `910a-8`, `h100-8`, or `910b-{S}x8`
-    /// (S servers of 8 910B NPUs, S = 2..=128, e.g. `910b-128x8` = 1024 NPUs).
+    /// (S servers of 8 910B NPUs, S = 2..=1024, e.g. `910b-128x8` = 1024 NPUs, `910b-1024x8` = 8192).
     ///
     /// Errors: [`TopologyError::Unknown`].
     pub fn preset(name: &str) -> Result<Topology, TopologyError> {
@@ -338,7 +338,10 @@ impl Topology {
                     .strip_prefix("910b-")
                     .and_then(|r| r.strip_suffix("x8"))
                     .filter(|d| {
-                        !d.is_empty() && d.len() <= 3 && d.bytes().all(|c| c.is_ascii_digit())
+                        !d.is_empty()
+                            && d.len() <= 4
+                            && !d.starts_with('0')
+                            && d.bytes().all(|c| c.is_ascii_digit())
                     })
                     .and_then(|d| d.parse::<usize>().ok())
                     .filter(|s| (2..=Topology::MAX_910B_SERVERS).contains(s));
@@ -869,7 +872,8 @@ mod tests {
         assert_eq!(t.route(8, 9).unwrap().hops.len(), 1);
         for bad in [
             "910b-1x8",
-            "910b-129x8",
+            "910b-1025x8",
+            "910b-0128x8",
             "910b-x8",
             "910b-0008x8",
             "910b--2x8",
@@ -888,7 +892,7 @@ mod tests {
         );
         assert_eq!(
             Topology::preset("dgx").unwrap_err().to_string(),
-            "unknown topology `dgx`; known: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=128 servers)"
+            "unknown topology `dgx`; known: 910b-8, 910a-8, h100-8, 910b-{S}x8 (S = 2..=1024 servers)"
         );
     }
 }

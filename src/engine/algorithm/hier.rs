@@ -52,7 +52,7 @@
 //! before all of them arrived.)
 
 use super::step;
-use super::CostTerms;
+use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
@@ -75,37 +75,43 @@ pub enum Level1 {
 /// servers; Broadcast, Reduce, Scatter, Gather (their own inter-server
 /// forms, `level1` ignored).
 pub fn steps(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (usize, Vec<Step>) {
+    let (chunks, s) = stream(primitive, n, root, level1);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each step made when the iterator reaches it (the level1
+/// schedule is itself streamed, one flat step per lane-wise step).
+pub fn stream(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (usize, StepIter) {
     if primitive.rooted() {
-        return (n, rooted(primitive, n, root));
+        return (n, Box::new(rooted(primitive, n, root).into_iter()));
     }
     let g = PER_SERVER;
     let servers = n / g;
     let contiguous = primitive == Primitive::AllReduce;
     // Block `i` (0..servers) of part `l`.
-    let block = |l: usize, i: usize| {
+    let block = move |l: usize, i: usize| {
         if contiguous {
             l * servers + i
         } else {
             i * g + l
         }
     };
-    // Transfers of part `l` from `src` to `dst`.
-    let part = |src: usize, dst: usize, l: usize, kind: TransferKind| -> Vec<Transfer> {
-        if contiguous {
-            vec![Transfer {
-                kind,
-                ..Transfer::copy(src, dst, block(l, 0), servers)
-            }]
-        } else {
-            (0..servers)
-                .map(|i| Transfer {
+    // Transfers of part `l` from `src` to `dst`, appended to `t`.
+    let part =
+        move |t: &mut Vec<Transfer>, src: usize, dst: usize, l: usize, kind: TransferKind| {
+            if contiguous {
+                t.push(Transfer {
+                    kind,
+                    ..Transfer::copy(src, dst, block(l, 0), servers)
+                });
+            } else {
+                t.extend((0..servers).map(|i| Transfer {
                     kind,
                     ..Transfer::copy(src, dst, block(l, i), 1)
-                })
-                .collect()
-        }
-    };
-    let intra = |kind: TransferKind, name: &str| {
+                }));
+            }
+        };
+    let intra = move |kind: TransferKind, name: &str| {
         let mut t = Vec::new();
         for s in 0..servers {
             for dst_l in 0..g {
@@ -116,7 +122,7 @@ pub fn steps(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (us
                     } else {
                         src_l
                     };
-                    t.extend(part(s * g + src_l, s * g + dst_l, l, kind));
+                    part(&mut t, s * g + src_l, s * g + dst_l, l, kind);
                 }
             }
         }
@@ -125,53 +131,52 @@ pub fn steps(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (us
     // The level1 algorithm's own schedule over the `servers` blocks of a
     // part (one chunk per block), run in every lane `l` at once: its rank
     // `i` is NPU `l` of server `i`, its block `b` the part's block `b`.
-    let inter = |p: Primitive| -> Vec<Step> {
+    let inter = move |p: Primitive| -> StepIter {
         if servers < 2 {
-            return Vec::new();
+            return Box::new(std::iter::empty());
         }
         let (name, flat) = match level1 {
-            Level1::Ring => ("ring", super::ring::steps(p, servers, 0).1),
-            Level1::Nhr => ("NHR", super::nhr::steps(p, servers, 0).1),
+            Level1::Ring => ("ring", super::ring::stream(p, servers, 0).1),
+            Level1::Nhr => ("NHR", super::nhr::stream(p, servers, 0).1),
         };
-        flat.into_iter()
-            .map(|st| {
-                let mut t = Vec::new();
-                for l in 0..g {
-                    for x in &st.transfers {
-                        let (src, dst) = (x.src * g + l, x.dst * g + l);
-                        if contiguous {
-                            t.push(Transfer {
-                                kind: x.kind,
-                                ..Transfer::copy(src, dst, block(l, x.first), x.count)
-                            });
-                        } else {
-                            t.extend((x.first..x.first + x.count).map(|b| Transfer {
-                                kind: x.kind,
-                                ..Transfer::copy(src, dst, block(l, b), 1)
-                            }));
-                        }
+        Box::new(flat.map(move |st| {
+            let mut t = Vec::new();
+            for l in 0..g {
+                for x in &st.transfers {
+                    let (src, dst) = (x.src * g + l, x.dst * g + l);
+                    if contiguous {
+                        t.push(Transfer {
+                            kind: x.kind,
+                            ..Transfer::copy(src, dst, block(l, x.first), x.count)
+                        });
+                    } else {
+                        t.extend((x.first..x.first + x.count).map(|b| Transfer {
+                            kind: x.kind,
+                            ..Transfer::copy(src, dst, block(l, b), 1)
+                        }));
                     }
                 }
-                step(&format!("inter-server {} ({name})", st.phase), t)
-            })
-            .collect()
+            }
+            step(&format!("inter-server {} ({name})", st.phase), t)
+        }))
     };
-    let mut steps = Vec::new();
-    match primitive {
-        Primitive::AllGather => {
-            steps.extend(inter(Primitive::AllGather));
-            steps.push(intra(TransferKind::Copy, "intra-server AllGather"));
-        }
-        Primitive::ReduceScatter => {
-            steps.push(intra(TransferKind::Reduce, "intra-server ReduceScatter"));
-            steps.extend(inter(Primitive::ReduceScatter));
-        }
-        _ => {
-            steps.push(intra(TransferKind::Reduce, "intra-server ReduceScatter"));
-            steps.extend(inter(Primitive::AllReduce));
-            steps.push(intra(TransferKind::Copy, "intra-server AllGather"));
-        }
-    }
+    use std::iter::once_with;
+    let steps: StepIter = match primitive {
+        Primitive::AllGather => Box::new(inter(Primitive::AllGather).chain(once_with(move || {
+            intra(TransferKind::Copy, "intra-server AllGather")
+        }))),
+        Primitive::ReduceScatter => Box::new(
+            once_with(move || intra(TransferKind::Reduce, "intra-server ReduceScatter"))
+                .chain(inter(Primitive::ReduceScatter)),
+        ),
+        _ => Box::new(
+            once_with(move || intra(TransferKind::Reduce, "intra-server ReduceScatter"))
+                .chain(inter(Primitive::AllReduce))
+                .chain(once_with(move || {
+                    intra(TransferKind::Copy, "intra-server AllGather")
+                })),
+        ),
+    };
     (n, steps)
 }
 

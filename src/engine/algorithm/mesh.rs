@@ -20,7 +20,7 @@
 //! (n-1)/n·Sγ`; AlltoAll `α + S/n·β`; AlltoAllV `α + max_{i≠j} c_ij·β`.
 
 use super::step;
-use super::CostTerms;
+use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -61,41 +61,58 @@ pub(crate) fn alltoall_transfer(primitive: Primitive, n: usize, r: usize, j: usi
 /// chunk count (one chunk per block). Only the primitives of
 /// [`super::Algorithm::supports`].
 pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
-    let steps = match primitive {
-        Primitive::ReduceScatter => vec![reduce_scatter(n)],
-        Primitive::AllGather => vec![all_gather(n, "AllGather")],
-        Primitive::Barrier => vec![all_gather(n, "Barrier")],
-        Primitive::Broadcast => vec![
-            step(
-                "Scatter",
-                (0..n)
-                    .filter(|&j| j != root)
-                    .map(|j| Transfer::copy(root, j, j, 1))
-                    .collect(),
-            ),
-            all_gather(n, "AllGather"),
-        ],
-        Primitive::Reduce => vec![
-            reduce_scatter(n),
-            step(
-                "Gather",
-                (0..n)
-                    .filter(|&j| j != root)
-                    .map(|j| Transfer::copy(j, root, j, 1))
-                    .collect(),
-            ),
-        ],
-        Primitive::AlltoAll | Primitive::AlltoAllV => vec![step(
-            primitive.title(),
+    let (chunks, s) = stream(primitive, n, root);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each step made when the iterator reaches it (a step of an
+/// AllReduce on 1024 ranks has 1 047 552 transfers).
+pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
+    use std::iter::once_with;
+    let scatter = move || {
+        step(
+            "Scatter",
             (0..n)
-                .flat_map(|r| {
-                    (0..n)
-                        .filter(move |&j| j != r)
-                        .map(move |j| alltoall_transfer(primitive, n, r, j))
-                })
+                .filter(|&j| j != root)
+                .map(|j| Transfer::copy(root, j, j, 1))
                 .collect(),
-        )],
-        _ => vec![reduce_scatter(n), all_gather(n, "AllGather")],
+        )
+    };
+    let gather = move || {
+        step(
+            "Gather",
+            (0..n)
+                .filter(|&j| j != root)
+                .map(|j| Transfer::copy(j, root, j, 1))
+                .collect(),
+        )
+    };
+    let steps: StepIter = match primitive {
+        Primitive::ReduceScatter => Box::new(once_with(move || reduce_scatter(n))),
+        Primitive::AllGather => Box::new(once_with(move || all_gather(n, "AllGather"))),
+        Primitive::Barrier => Box::new(once_with(move || all_gather(n, "Barrier"))),
+        Primitive::Broadcast => {
+            Box::new(once_with(scatter).chain(once_with(move || all_gather(n, "AllGather"))))
+        }
+        Primitive::Reduce => {
+            Box::new(once_with(move || reduce_scatter(n)).chain(once_with(gather)))
+        }
+        Primitive::AlltoAll | Primitive::AlltoAllV => Box::new(once_with(move || {
+            step(
+                primitive.title(),
+                (0..n)
+                    .flat_map(|r| {
+                        (0..n)
+                            .filter(move |&j| j != r)
+                            .map(move |j| alltoall_transfer(primitive, n, r, j))
+                    })
+                    .collect(),
+            )
+        })),
+        _ => Box::new(
+            once_with(move || reduce_scatter(n))
+                .chain(once_with(move || all_gather(n, "AllGather"))),
+        ),
     };
     (primitive.blocks(n), steps)
 }

@@ -33,7 +33,7 @@ pub mod star;
 pub mod tree;
 
 use super::collective::{Primitive, MAX_ALLTOALLV_RANKS};
-use super::schedule::{Schedule, Step, Transfer, TransferKind};
+use super::schedule::{Next, Schedule, Step, StepSource, Transfer, TransferKind};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use thiserror::Error;
@@ -362,6 +362,19 @@ pub fn build_on(
     root: usize,
     nodes: &[usize],
 ) -> Result<Schedule, AlgorithmError> {
+    Ok(stream_on(algorithm, primitive, ranks, root, nodes)?.build())
+}
+
+/// The steps [`build_on`] would collect, made on demand ([`Streamed`]).
+///
+/// Errors: as [`build_on`].
+pub fn stream_on(
+    algorithm: Algorithm,
+    primitive: Primitive,
+    ranks: usize,
+    root: usize,
+    nodes: &[usize],
+) -> Result<Streamed, AlgorithmError> {
     if !algorithm.supports(primitive, ranks) {
         let list: Vec<&str> = Algorithm::applicable(primitive, ranks)
             .into_iter()
@@ -385,37 +398,161 @@ pub fn build_on(
             max: ranks - 1,
         });
     }
-    let (chunks, steps) = match algorithm {
-        Algorithm::Ring => ring::steps(primitive, ranks, root),
-        Algorithm::Mesh => mesh::steps(primitive, ranks, root),
-        Algorithm::Rhd => rhd::steps(primitive, ranks),
-        Algorithm::Tree => tree::steps(primitive, ranks, root),
-        Algorithm::Star => star::steps(primitive, ranks, root),
-        Algorithm::Pairwise => pairwise::steps(primitive, ranks),
-        Algorithm::Nb => nb::steps(primitive, ranks),
-        Algorithm::Dbtree => {
-            let one = [ranks];
-            let nodes = if nodes.iter().sum::<usize>() == ranks && !nodes.contains(&0) {
-                nodes
-            } else {
-                &one[..]
-            };
-            dbtree::steps(primitive, ranks, nodes)
+    Ok(Streamed {
+        header: Schedule {
+            primitive,
+            algorithm: algorithm.name().into(),
+            ranks,
+            chunks: 0,
+            root,
+            scratch: 0,
+            steps: Vec::new(),
+        },
+        algorithm,
+        nodes: nodes.to_vec(),
+    }
+    .with_chunks())
+}
+
+/// The steps of `algorithm` made on demand, one at a time
+/// ([`StepSource`]): what [`build_on`] collects into a [`Schedule`], for
+/// consumers that need one step at a time (the cost model above the drawn
+/// rank counts: a ring AllReduce on 1024 ranks has 2 095 104 transfers,
+/// 96 MiB as a `Schedule`, one step of them 48 KiB). Ring, mesh, NHR,
+/// pipeline and the hierarchical algorithms make each step when it is
+/// asked for; the others build their (small) step list and hand it out.
+#[derive(Clone, Debug)]
+pub struct Streamed {
+    header: Schedule,
+    algorithm: Algorithm,
+    nodes: Vec<usize>,
+}
+
+/// Steps in order, made on demand.
+pub type StepIter = Box<dyn Iterator<Item = Step>>;
+
+/// A streamed step: made, or a repeat of the previous step's traffic
+/// ([`Next::Repeat`]) made only if asked ([`Lazy::make`]).
+pub enum Lazy {
+    /// The step.
+    Made(Step),
+    /// Same `src`, `dst`, `count` and `kind` per transfer, in order, as
+    /// the previous step; the closure makes the step.
+    Repeat(Box<dyn Fn() -> Step>),
+}
+
+impl Lazy {
+    /// The step, made if it was not.
+    pub fn make(self) -> Step {
+        match self {
+            Lazy::Made(s) => s,
+            Lazy::Repeat(f) => f(),
         }
-        Algorithm::Hier => hier::steps(primitive, ranks, root, hier::Level1::Ring),
-        Algorithm::HierNhr => hier::steps(primitive, ranks, root, hier::Level1::Nhr),
-        Algorithm::Nhr => nhr::steps(primitive, ranks, root),
-        Algorithm::Pipeline => pipeline::steps(primitive, ranks),
-    };
-    Ok(Schedule {
-        primitive,
-        algorithm: algorithm.name().into(),
-        ranks,
-        chunks,
-        root,
-        scratch: 0,
-        steps,
-    })
+    }
+}
+
+/// [`Lazy`] steps in order.
+pub type LazyIter = Box<dyn Iterator<Item = Lazy>>;
+
+impl Streamed {
+    fn with_chunks(mut self) -> Self {
+        self.header.chunks = self.make().0;
+        self
+    }
+
+    /// The chunk count and the step iterator, by algorithm (only the
+    /// ring says which steps repeat their predecessor's traffic).
+    fn make(&self) -> (usize, LazyIter) {
+        let (c, it) = match self.algorithm {
+            Algorithm::Ring => {
+                let h = &self.header;
+                return ring::stream_lazy(h.primitive, h.ranks, h.root);
+            }
+            _ => self.make_made(),
+        };
+        (c, Box::new(it.map(Lazy::Made)))
+    }
+
+    /// The chunk count and the step iterator of an algorithm whose steps
+    /// are all made.
+    fn make_made(&self) -> (usize, StepIter) {
+        let h = &self.header;
+        let (primitive, ranks, root) = (h.primitive, h.ranks, h.root);
+        let boxed =
+            |(c, v): (usize, Vec<Step>)| -> (usize, StepIter) { (c, Box::new(v.into_iter())) };
+        match self.algorithm {
+            Algorithm::Ring => ring::stream(primitive, ranks, root),
+            Algorithm::Mesh => mesh::stream(primitive, ranks, root),
+            Algorithm::Rhd => boxed(rhd::steps(primitive, ranks)),
+            Algorithm::Tree => boxed(tree::steps(primitive, ranks, root)),
+            Algorithm::Star => boxed(star::steps(primitive, ranks, root)),
+            Algorithm::Pairwise => boxed(pairwise::steps(primitive, ranks)),
+            Algorithm::Nb => boxed(nb::steps(primitive, ranks)),
+            Algorithm::Dbtree => {
+                let one = [ranks];
+                let nodes = &self.nodes;
+                let nodes = if nodes.iter().sum::<usize>() == ranks && !nodes.contains(&0) {
+                    &nodes[..]
+                } else {
+                    &one[..]
+                };
+                boxed(dbtree::steps(primitive, ranks, nodes))
+            }
+            Algorithm::Hier => hier::stream(primitive, ranks, root, hier::Level1::Ring),
+            Algorithm::HierNhr => hier::stream(primitive, ranks, root, hier::Level1::Nhr),
+            Algorithm::Nhr => nhr::stream(primitive, ranks, root),
+            Algorithm::Pipeline => pipeline::stream(primitive, ranks),
+        }
+    }
+
+    /// The steps, made one at a time as the iterator is advanced.
+    pub fn steps(&self) -> StepIter {
+        Box::new(self.make().1.map(Lazy::make))
+    }
+
+    /// The steps as [`Lazy`]: a repeat of its predecessor's traffic is
+    /// made only if asked.
+    pub fn lazy_steps(&self) -> LazyIter {
+        self.make().1
+    }
+
+    /// The whole schedule.
+    pub fn build(&self) -> Schedule {
+        Schedule {
+            steps: self.steps().collect(),
+            ..self.header.clone()
+        }
+    }
+}
+
+impl StepSource for Streamed {
+    fn header(&self) -> &Schedule {
+        &self.header
+    }
+
+    fn each_step(&self, f: &mut dyn FnMut(&Step) -> bool) {
+        for s in self.steps() {
+            if !f(&s) {
+                break;
+            }
+        }
+    }
+
+    fn each_next(&self, f: &mut dyn FnMut(Next<'_>) -> bool) {
+        for s in self.lazy_steps() {
+            let go = match s {
+                Lazy::Made(s) => f(Next::Step(&s)),
+                Lazy::Repeat(make) => f(Next::Repeat(&mut || make())),
+            };
+            if !go {
+                break;
+            }
+        }
+    }
+
+    fn to_schedule(&self) -> std::borrow::Cow<'_, Schedule> {
+        std::borrow::Cow::Owned(self.build())
+    }
 }
 
 /// Transfers moving the blocks `start, start+1, …, start+len-1` (mod `n`,

@@ -37,7 +37,7 @@
 //! faster than the closed form.)
 
 use super::step;
-use super::CostTerms;
+use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -69,60 +69,57 @@ fn runs(n: usize, k: usize, first: usize) -> Vec<(usize, usize)> {
     out
 }
 
-fn reduce_scatter(n: usize) -> Vec<Step> {
-    (0..step_count(n))
-        .map(|k| {
-            let d = 1 << k;
-            let mut t = Vec::new();
-            for r in 0..n {
-                let to = (r + n - d % n) % n;
-                for (b, len) in runs(n, k, to) {
-                    t.push(Transfer::reduce(r, to, b, len));
-                }
+fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
+    (0..step_count(n)).map(move |k| {
+        let d = 1 << k;
+        let mut t = Vec::new();
+        for r in 0..n {
+            let to = (r + n - d % n) % n;
+            for (b, len) in runs(n, k, to) {
+                t.push(Transfer::reduce(r, to, b, len));
             }
-            step("ReduceScatter", t)
-        })
-        .collect()
+        }
+        step("ReduceScatter", t)
+    })
 }
 
-fn all_gather(n: usize) -> Vec<Step> {
+fn all_gather(n: usize) -> impl Iterator<Item = Step> {
     let l = step_count(n);
-    (0..l)
-        .map(|s| {
-            let k = l - 1 - s;
-            let d = 1 << k;
-            let mut t = Vec::new();
-            for r in 0..n {
-                let to = (r + d) % n;
-                for (b, len) in runs(n, k, r) {
-                    t.push(Transfer::copy(r, to, b, len));
-                }
+    (0..l).map(move |s| {
+        let k = l - 1 - s;
+        let d = 1 << k;
+        let mut t = Vec::new();
+        for r in 0..n {
+            let to = (r + d) % n;
+            for (b, len) in runs(n, k, r) {
+                t.push(Transfer::copy(r, to, b, len));
             }
-            step("AllGather", t)
-        })
-        .collect()
+        }
+        step("AllGather", t)
+    })
 }
 
 /// The NHR steps for `primitive` on `n >= 2` ranks (Broadcast from `root`,
 /// the others ignore it) and the chunk count (one chunk per block). Only
 /// AllReduce, ReduceScatter, AllGather, Broadcast.
 pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
-    let steps = match primitive {
+    let (chunks, s) = stream(primitive, n, root);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each NHR step made when the iterator reaches it.
+pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
+    let steps: StepIter = match primitive {
         Primitive::Broadcast => {
             let (_, mut s) = super::tree::steps(Primitive::Scatter, n, root);
             for st in &mut s {
                 st.phase = "Scatter".into();
             }
-            s.extend(all_gather(n));
-            s
+            Box::new(s.into_iter().chain(all_gather(n)))
         }
-        Primitive::ReduceScatter => reduce_scatter(n),
-        Primitive::AllGather => all_gather(n),
-        _ => {
-            let mut s = reduce_scatter(n);
-            s.extend(all_gather(n));
-            s
-        }
+        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
+        Primitive::AllGather => Box::new(all_gather(n)),
+        _ => Box::new(reduce_scatter(n).chain(all_gather(n))),
     };
     (n, steps)
 }

@@ -32,80 +32,78 @@
 
 use super::hier::PER_SERVER;
 use super::step;
-use super::CostTerms;
+use super::{CostTerms, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
-fn all_gather(n: usize) -> Vec<Step> {
+fn all_gather(n: usize) -> impl Iterator<Item = Step> {
     let g = PER_SERVER;
     let m = n / g;
-    (0..m)
-        .map(|t| {
-            let mut tr = Vec::new();
-            for s in 0..m {
-                for l in 0..g {
-                    let b = s * g + l;
-                    let at = (s + t) % m;
-                    let holder = at * g + l;
-                    if t + 1 < m {
-                        tr.push(Transfer::copy(holder, ((at + 1) % m) * g + l, b, 1));
-                    }
-                    for p in (0..g).filter(|&p| p != l) {
-                        tr.push(Transfer::copy(holder, at * g + p, b, 1));
-                    }
+    (0..m).map(move |t| {
+        let mut tr = Vec::new();
+        for s in 0..m {
+            for l in 0..g {
+                let b = s * g + l;
+                let at = (s + t) % m;
+                let holder = at * g + l;
+                if t + 1 < m {
+                    tr.push(Transfer::copy(holder, ((at + 1) % m) * g + l, b, 1));
+                }
+                for p in (0..g).filter(|&p| p != l) {
+                    tr.push(Transfer::copy(holder, at * g + p, b, 1));
                 }
             }
-            let phase = if t + 1 < m {
-                "AllGather: inter-server ring + intra-server mesh"
-            } else {
-                "AllGather: intra-server mesh"
-            };
-            step(phase, tr)
-        })
-        .collect()
+        }
+        let phase = if t + 1 < m {
+            "AllGather: inter-server ring + intra-server mesh"
+        } else {
+            "AllGather: intra-server mesh"
+        };
+        step(phase, tr)
+    })
 }
 
-fn reduce_scatter(n: usize) -> Vec<Step> {
+fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
     let g = PER_SERVER;
     let m = n / g;
-    (0..m)
-        .map(|t| {
-            let u = m - 1 - t;
-            let mut tr = Vec::new();
-            for s in 0..m {
-                for l in 0..g {
-                    let b = s * g + l;
-                    let at = (s + u) % m;
-                    let to = at * g + l;
-                    for p in (0..g).filter(|&p| p != l) {
-                        tr.push(Transfer::reduce(at * g + p, to, b, 1));
-                    }
-                    if t > 0 {
-                        tr.push(Transfer::reduce(((at + 1) % m) * g + l, to, b, 1));
-                    }
+    (0..m).map(move |t| {
+        let u = m - 1 - t;
+        let mut tr = Vec::new();
+        for s in 0..m {
+            for l in 0..g {
+                let b = s * g + l;
+                let at = (s + u) % m;
+                let to = at * g + l;
+                for p in (0..g).filter(|&p| p != l) {
+                    tr.push(Transfer::reduce(at * g + p, to, b, 1));
+                }
+                if t > 0 {
+                    tr.push(Transfer::reduce(((at + 1) % m) * g + l, to, b, 1));
                 }
             }
-            let phase = if t > 0 {
-                "ReduceScatter: inter-server ring + intra-server mesh"
-            } else {
-                "ReduceScatter: intra-server mesh"
-            };
-            step(phase, tr)
-        })
-        .collect()
+        }
+        let phase = if t > 0 {
+            "ReduceScatter: inter-server ring + intra-server mesh"
+        } else {
+            "ReduceScatter: intra-server mesh"
+        };
+        step(phase, tr)
+    })
 }
 
 /// The Pipeline steps for `primitive` on `n = 8·m` ranks and the chunk count
 /// (one chunk per block). Only AllReduce, ReduceScatter, AllGather.
 pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
-    let steps = match primitive {
-        Primitive::AllGather => all_gather(n),
-        Primitive::ReduceScatter => reduce_scatter(n),
-        _ => {
-            let mut s = reduce_scatter(n);
-            s.extend(all_gather(n));
-            s
-        }
+    let (chunks, s) = stream(primitive, n);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each step made when the iterator reaches it.
+pub fn stream(primitive: Primitive, n: usize) -> (usize, StepIter) {
+    let steps: StepIter = match primitive {
+        Primitive::AllGather => Box::new(all_gather(n)),
+        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
+        _ => Box::new(reduce_scatter(n).chain(all_gather(n))),
     };
     (n, steps)
 }

@@ -27,81 +27,106 @@
 //! (+ `(n-1)/n·Sγ` for RS); Barrier `(n-1)α`; SendRecv `α + Sβ`;
 //! Broadcast `(n-1)(α + Sβ)`, Reduce `(n-1)(α + Sβ + Sγ)` unsliced.
 
-use super::CostTerms;
+use super::{CostTerms, Lazy, LazyIter, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
+/// Step `k` of a phase: rank `r` sends chunk `(r + offset) mod n` to
+/// `r + 1` (no division per transfer: the ring's steps are streamed by
+/// the millions at 8192 ranks).
+fn phase_step(n: usize, kind: TransferKind, name: &'static str, offset: usize) -> Step {
+    let mut c = offset % n;
+    Step {
+        phase: name.to_string(),
+        transfers: (0..n)
+            .map(|r| {
+                let t = Transfer {
+                    kind,
+                    ..Transfer::copy(r, if r + 1 == n { 0 } else { r + 1 }, c, 1)
+                };
+                c = if c + 1 == n { 0 } else { c + 1 };
+                t
+            })
+            .collect(),
+    }
+}
+
+/// `n - 1` steps; in step `k` rank `r` sends chunk `(r + offset(k)) mod n`
+/// to `r + 1`. Every step after the first moves one chunk from each rank
+/// to its successor like the first, so it is a [`Lazy::Repeat`] (made
+/// only if asked).
 fn phase(
     n: usize,
     kind: TransferKind,
-    name: &str,
-    chunk_at: impl Fn(usize, usize) -> usize,
-) -> Vec<Step> {
-    (0..n - 1)
-        .map(|k| Step {
-            phase: name.to_string(),
-            transfers: (0..n)
-                .map(|r| Transfer {
-                    kind,
-                    ..Transfer::copy(r, (r + 1) % n, chunk_at(r, k), 1)
-                })
-                .collect(),
-        })
-        .collect()
-}
-
-fn reduce_scatter(n: usize) -> Vec<Step> {
-    phase(n, TransferKind::Reduce, "ReduceScatter", |r, k| {
-        (r + 2 * n - k - 1) % n
+    name: &'static str,
+    offset: impl Fn(usize) -> usize + Copy + 'static,
+) -> impl Iterator<Item = Lazy> {
+    (0..n - 1).map(move |k| {
+        if k == 0 {
+            Lazy::Made(phase_step(n, kind, name, offset(k)))
+        } else {
+            Lazy::Repeat(Box::new(move || phase_step(n, kind, name, offset(k))))
+        }
     })
 }
 
-fn all_gather(n: usize) -> Vec<Step> {
-    phase(n, TransferKind::Copy, "AllGather", |r, k| (r + n - k) % n)
+fn reduce_scatter(n: usize) -> impl Iterator<Item = Lazy> {
+    phase(n, TransferKind::Reduce, "ReduceScatter", move |k| n - k - 1)
+}
+
+fn all_gather(n: usize, name: &'static str) -> impl Iterator<Item = Lazy> {
+    phase(n, TransferKind::Copy, name, move |k| n - k)
 }
 
 /// The chain along the ring from (Broadcast) or to (Reduce) `root`.
-fn chain(primitive: Primitive, n: usize, root: usize) -> Vec<Step> {
-    (0..n - 1)
-        .map(|k| {
-            let t = if primitive == Primitive::Broadcast {
-                Transfer::copy((root + k) % n, (root + k + 1) % n, 0, n)
-            } else {
-                Transfer::reduce((root + k + 1) % n, (root + k + 2) % n, 0, n)
-            };
-            Step {
-                phase: format!("{} (chain)", primitive.title()),
-                transfers: vec![t],
-            }
-        })
-        .collect()
+fn chain(primitive: Primitive, n: usize, root: usize) -> impl Iterator<Item = Step> {
+    (0..n - 1).map(move |k| {
+        let t = if primitive == Primitive::Broadcast {
+            Transfer::copy((root + k) % n, (root + k + 1) % n, 0, n)
+        } else {
+            Transfer::reduce((root + k + 1) % n, (root + k + 2) % n, 0, n)
+        };
+        Step {
+            phase: format!("{} (chain)", primitive.title()),
+            transfers: vec![t],
+        }
+    })
 }
 
 /// The ring steps for `primitive` on `n >= 2` ranks (Broadcast and Reduce
 /// from / to `root`; the others ignore it), and the chunk count (one chunk
 /// per block). Only the primitives of [`super::Algorithm::supports`].
 pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) {
-    let steps = match primitive {
-        Primitive::Broadcast | Primitive::Reduce => chain(primitive, n, root),
-        Primitive::ReduceScatter => reduce_scatter(n),
-        Primitive::AllGather | Primitive::Barrier => {
-            let mut s = all_gather(n);
-            if primitive == Primitive::Barrier {
-                s.iter_mut().for_each(|st| st.phase = "Barrier".into());
-            }
-            s
+    let (chunks, s) = stream(primitive, n, root);
+    (chunks, s.collect())
+}
+
+/// [`steps`], each step made when the iterator reaches it.
+pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
+    let (chunks, s) = stream_lazy(primitive, n, root);
+    (chunks, Box::new(s.map(Lazy::make)))
+}
+
+/// [`stream`], with every step of a ReduceScatter / AllGather / Barrier
+/// phase after its first as a [`Lazy::Repeat`] of its predecessor's
+/// traffic.
+pub fn stream_lazy(primitive: Primitive, n: usize, root: usize) -> (usize, LazyIter) {
+    let steps: LazyIter = match primitive {
+        Primitive::Broadcast | Primitive::Reduce => {
+            Box::new(chain(primitive, n, root).map(Lazy::Made))
         }
-        Primitive::SendRecv => vec![Step {
-            phase: "SendRecv".into(),
-            transfers: (0..n)
-                .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
-                .collect(),
-        }],
-        _ => {
-            let mut s = reduce_scatter(n);
-            s.extend(all_gather(n));
-            s
-        }
+        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
+        Primitive::AllGather => Box::new(all_gather(n, "AllGather")),
+        Primitive::Barrier => Box::new(all_gather(n, "Barrier")),
+        Primitive::SendRecv => Box::new(std::iter::once_with(move || {
+            Lazy::Made(Step {
+                phase: "SendRecv".into(),
+                transfers: (0..n)
+                    .map(|r| Transfer::copy(r, (r + 1) % n, 0, 1).to_chunk(1))
+                    .collect(),
+            })
+        })),
+        _ => Box::new(reduce_scatter(n).chain(all_gather(n, "AllGather"))),
     };
     (primitive.blocks(n), steps)
 }

@@ -171,7 +171,7 @@ impl Config {
                         "topo",
                         v,
                         format!(
-                            "one of {}, 910b-{{S}}x8 (S = 2..=128), custom (with topology=<JSON>) or measured (with profile=<JSON>)",
+                            "one of {}, 910b-{{S}}x8 (S = 2..=1024), custom (with topology=<JSON>) or measured (with profile=<JSON>)",
                             Topology::PRESETS.join(", ")
                         ),
                     ),

@@ -15,7 +15,11 @@
 //! - **Steps simulated from 0**: a step's times are computed relative to
 //!   its start and shifted, so a step whose transfers are those of the
 //!   previous simulated step (same routes, bytes, receivers and kinds, in
-//!   order: every ring step of a phase) is **reused**, not re-simulated.
+//!   order: every ring step of a phase) is **reused**, not re-simulated;
+//!   a step its source says repeats the previous step's traffic
+//!   ([`crate::engine::schedule::Next::Repeat`]) is reused without being
+//!   made or compared when the loop's chunks all have one size
+//!   ([`Run::repeat`]).
 //!   The shift differs from the reference's absolute times by rounding
 //!   only (~1e-16 relative).
 //! - **Contention by levels**: max-min fair rates are filled level by
@@ -30,12 +34,12 @@
 //!   built only when asked ([`super::Record::Full`]).
 
 use super::{LinkBusy, StepTiming, Timeline, TransferTiming};
-use crate::engine::schedule::{Schedule, TransferKind};
+use crate::engine::schedule::{Schedule, Step, TransferKind};
 use crate::engine::topology::{Route, Topology, TopologyError};
-use std::collections::HashMap;
 
 /// Most ranks for the dense `src × dst` route table (4 bytes a pair: 16 MiB
-/// at 2048 ranks); above, one route index per transfer.
+/// at 2048 ranks); above, each sender's routes in a list sorted by receiver
+/// (memory grows with the distinct pairs used, not ranks²).
 pub const DENSE_RANKS: usize = 2048;
 
 const NONE: u32 = u32::MAX;
@@ -44,17 +48,20 @@ const NONE: u32 = u32::MAX;
 /// frozen in the same round (module doc).
 const LEVEL_TOL: f64 = 1e-13;
 
-/// Where a transfer's route index is found.
+/// Where a pair's route index is found.
 enum RouteIndex {
-    /// `table[src · n + dst]`.
+    /// `table[src · n + dst]` (`NONE`: not resolved yet).
     Pair { n: usize, table: Vec<u32> },
-    /// One index per transfer, in schedule order.
-    PerTransfer(Vec<u32>),
+    /// Per sender: `(receiver, route)` sorted by receiver.
+    Sparse(Vec<Vec<(u32, u32)>>),
 }
 
-/// The fast simulator of one schedule on one topology (module doc).
+/// The routes of one schedule on one topology, resolved when a transfer
+/// first uses them (module doc), shared by the loops simulated in one
+/// pass ([`Run`]).
 pub(super) struct Fast<'a> {
-    schedule: &'a Schedule,
+    topo: &'a Topology,
+    adj: Vec<Vec<(usize, usize)>>,
     gamma: Option<f64>,
     index: RouteIndex,
     /// Distinct routes in order of first use (the timeline's routes).
@@ -68,6 +75,11 @@ pub(super) struct Fast<'a> {
     bw: Vec<f64>,
     /// Capacity of every directed link, bytes/µs.
     cap: Vec<f64>,
+    /// The last step's `(src, dst)` pairs and their routes: a step between
+    /// the same pairs (every ring step) finds its routes by one sequential
+    /// comparison, not one table look-up per transfer.
+    last_pairs: Vec<(u32, u32)>,
+    last_routes: Vec<u32>,
 }
 
 /// One transfer of a step as the model sees it: route, bytes, receiver
@@ -81,82 +93,123 @@ struct Key {
 }
 
 impl<'a> Fast<'a> {
-    /// Resolves every route of `schedule` on `topo`.
-    ///
-    /// Errors: [`TopologyError`] if two communicating ranks have no route.
-    pub(super) fn new(schedule: &'a Schedule, topo: &'a Topology) -> Result<Self, TopologyError> {
-        let adj = topo.adjacency();
-        let n = schedule.ranks;
+    /// The route tables of a schedule on `ranks` ranks of `topo` (empty:
+    /// routes are resolved as transfers use them).
+    pub(super) fn new(ranks: usize, topo: &'a Topology) -> Self {
         let cap: Vec<f64> = topo
             .links
             .iter()
             .flat_map(|l| [l.bandwidth_gbps * 1e3, l.bandwidth_gbps * 1e3])
             .collect();
-        let mut sim = Fast {
-            schedule,
+        let index = if ranks <= DENSE_RANKS {
+            RouteIndex::Pair {
+                n: ranks,
+                table: vec![NONE; ranks * ranks],
+            }
+        } else {
+            RouteIndex::Sparse(vec![Vec::new(); ranks])
+        };
+        Fast {
+            topo,
+            adj: topo.adjacency(),
             gamma: topo.reduce_gbps,
-            index: RouteIndex::PerTransfer(Vec::new()),
+            index,
             routes: Vec::new(),
             hops: Vec::new(),
             start: vec![0],
             lat: Vec::new(),
             bw: Vec::new(),
             cap,
-        };
-        let add = |sim: &mut Fast, src: usize, dst: usize| -> Result<u32, TopologyError> {
-            let r = if src == dst {
-                Route::local()
-            } else {
-                topo.route_with(&adj, src, dst)?
-            };
-            let mut rate = f64::INFINITY;
-            for h in &r.hops {
-                let id = 2 * h.link + usize::from(h.forward);
-                sim.hops.push(id as u32);
-                rate = rate.min(sim.cap[id]);
-            }
-            sim.start.push(sim.hops.len() as u32);
-            sim.lat.push(r.latency_us);
-            sim.bw.push(rate);
-            sim.routes.push(r);
-            Ok((sim.routes.len() - 1) as u32)
-        };
-        let all = schedule.steps.iter().flat_map(|s| s.transfers.iter());
-        if n <= DENSE_RANKS {
-            let mut table = vec![NONE; n * n];
-            for t in all {
-                let slot = t.src * n + t.dst;
-                if table[slot] == NONE {
-                    table[slot] = add(&mut sim, t.src, t.dst)?;
-                }
-            }
-            sim.index = RouteIndex::Pair { n, table };
-        } else {
-            let mut seen: HashMap<(usize, usize), u32> = HashMap::new();
-            let mut per = Vec::with_capacity(schedule.transfer_count());
-            for t in all {
-                let i = match seen.get(&(t.src, t.dst)) {
-                    Some(&i) => i,
-                    None => {
-                        let i = add(&mut sim, t.src, t.dst)?;
-                        seen.insert((t.src, t.dst), i);
-                        i
-                    }
-                };
-                per.push(i);
-            }
-            sim.index = RouteIndex::PerTransfer(per);
+            last_pairs: Vec::new(),
+            last_routes: Vec::new(),
         }
-        Ok(sim)
     }
 
-    /// Route index of transfer number `ti` (schedule order) from `src` to
-    /// `dst`.
+    /// The route index of every transfer of `step`, in order (module doc:
+    /// resolved on first use; the previous step's pairs reused).
+    ///
+    /// Errors: [`TopologyError`] if two communicating ranks have no route.
+    fn step_routes(&mut self, step: &Step) -> Result<&[u32], TopologyError> {
+        let m = step.transfers.len();
+        let same = m == self.last_pairs.len()
+            && step
+                .transfers
+                .iter()
+                .zip(&self.last_pairs)
+                .all(|(t, &(a, b))| t.src as u32 == a && t.dst as u32 == b);
+        if !same {
+            let mut pairs = std::mem::take(&mut self.last_pairs);
+            let mut routes = std::mem::take(&mut self.last_routes);
+            pairs.clear();
+            routes.clear();
+            for t in &step.transfers {
+                pairs.push((t.src as u32, t.dst as u32));
+                routes.push(self.route(t.src, t.dst)?);
+            }
+            self.last_pairs = pairs;
+            self.last_routes = routes;
+        }
+        Ok(&self.last_routes)
+    }
+
+    /// Resolves the route from `src` to `dst` as route number `routes.len()`.
+    fn add(&mut self, src: usize, dst: usize) -> Result<u32, TopologyError> {
+        let r = if src == dst {
+            Route::local()
+        } else {
+            self.topo.route_with(&self.adj, src, dst)?
+        };
+        let mut rate = f64::INFINITY;
+        for h in &r.hops {
+            let id = 2 * h.link + usize::from(h.forward);
+            self.hops.push(id as u32);
+            rate = rate.min(self.cap[id]);
+        }
+        self.start.push(self.hops.len() as u32);
+        self.lat.push(r.latency_us);
+        self.bw.push(rate);
+        self.routes.push(r);
+        Ok((self.routes.len() - 1) as u32)
+    }
+
+    /// Route index from `src` to `dst`, resolved on first use.
+    ///
+    /// Errors: [`TopologyError`] if the two ranks have no route.
     #[inline]
-    fn route(&self, ti: usize, src: usize, dst: usize) -> u32 {
-        match &self.index {
-            RouteIndex::Pair { n, table } => table[src * n + dst],
-            RouteIndex::PerTransfer(v) => v[ti],
+    fn route(&mut self, src: usize, dst: usize) -> Result<u32, TopologyError> {
+        match &mut self.index {
+            RouteIndex::Pair { n, table } => {
+                let slot = src * *n + dst;
+                match table.get(slot) {
+                    Some(&r) if r != NONE => Ok(r),
+                    _ => {
+                        let r = self.add(src, dst)?;
+                        if let RouteIndex::Pair { table, .. } = &mut self.index {
+                            if let Some(x) = table.get_mut(slot) {
+                                *x = r;
+                            }
+                        }
+                        Ok(r)
+                    }
+                }
+            }
+            RouteIndex::Sparse(per) => {
+                let Some(list) = per.get(src) else {
+                    return self.add(src, dst);
+                };
+                let d = dst as u32;
+                let at = list.partition_point(|&(x, _)| x < d);
+                if let Some(&(x, r)) = list.get(at) {
+                    if x == d {
+                        return Ok(r);
+                    }
+                }
+                let r = self.add(src, dst)?;
+                if let RouteIndex::Sparse(per) = &mut self.index {
+                    per[src].insert(at, (d, r));
+                }
+                Ok(r)
+            }
         }
     }
 
@@ -165,72 +218,165 @@ impl<'a> Fast<'a> {
         let r = r as usize;
         &self.hops[self.start[r] as usize..self.start[r + 1] as usize]
     }
+}
 
-    /// Simulates one loop of `elems` elements of `es` bytes; records every
-    /// transfer and link interval if `record` (else the steps only).
-    pub(super) fn run(&self, elems: u64, es: u64, record: bool) -> Timeline {
-        let schedule = self.schedule;
-        let mut steps = Vec::with_capacity(schedule.steps.len());
-        let mut transfers = Vec::with_capacity(if record { schedule.transfer_count() } else { 0 });
-        let mut link_busy = Vec::new();
-        let mut st = StepSim::new(self.cap.len(), schedule.ranks);
-        let mut key: Vec<Key> = Vec::new();
-        let mut prev_key: Vec<Key> = Vec::new();
-        // Duration and sharing of the last simulated step.
-        let mut prev: Option<(f64, usize)> = None;
-        let reduce_matters = self.gamma.is_some();
-        // Every chunk's element range, once per loop (the ranges cost
-        // 128-bit divisions; a transfer reads two of them).
-        let chunk: Vec<std::ops::Range<u64>> = (0..schedule.chunks + schedule.scratch)
-            .map(|c| schedule.chunk_elems_u64(elems, c))
+/// The simulation of one buffer loop of `elems` elements, fed one step at
+/// a time ([`Run::step`]); several runs (the first and the last loop) can
+/// share one [`Fast`] and one pass over the steps.
+pub(super) struct Run<'h> {
+    header: &'h Schedule,
+    elems: u64,
+    es: u64,
+    record: bool,
+    /// Every chunk's element range (the ranges cost 128-bit divisions; a
+    /// transfer reads two of them).
+    chunk: Vec<std::ops::Range<u64>>,
+    /// Do all chunks have one size? Then a step with the previous step's
+    /// traffic ([`crate::engine::schedule::Next::Repeat`]) moves the same
+    /// bytes and takes the same time ([`Run::repeat`]).
+    uniform: bool,
+    steps: Vec<StepTiming>,
+    transfers: Vec<TransferTiming>,
+    link_busy: Vec<LinkBusy>,
+    st: StepSim,
+    key: Vec<Key>,
+    prev_key: Vec<Key>,
+    /// Duration and sharing of the last simulated step.
+    prev: Option<(f64, usize)>,
+    t0: f64,
+    /// Transfers of the steps simulated (not reused), and the widest.
+    pub(super) simulated: usize,
+    pub(super) widest: usize,
+}
+
+impl<'h> Run<'h> {
+    /// A run of one loop of `elems` elements of `es` bytes of the schedule
+    /// `header` describes; records every transfer and link interval if
+    /// `record` (else the steps only).
+    pub(super) fn new(
+        fast: &Fast,
+        header: &'h Schedule,
+        elems: u64,
+        es: u64,
+        record: bool,
+    ) -> Self {
+        let chunk: Vec<std::ops::Range<u64>> = (0..header.chunks + header.scratch)
+            .map(|c| header.chunk_elems_u64(elems, c))
             .collect();
-        let range = |first: usize, count: usize| match count {
-            0 => chunk.get(first).map(|r| r.start..r.start),
-            _ => chunk
-                .get(first + count - 1)
-                .map(|last| chunk[first].start..last.end),
+        let uniform = chunk
+            .windows(2)
+            .all(|w| w[0].end - w[0].start == w[1].end - w[1].start);
+        Run {
+            header,
+            elems,
+            es,
+            record,
+            chunk,
+            uniform,
+            steps: Vec::new(),
+            transfers: Vec::new(),
+            link_busy: Vec::new(),
+            st: StepSim::new(fast.cap.len(), header.ranks),
+            key: Vec::new(),
+            prev_key: Vec::new(),
+            prev: None,
+            t0: 0.0,
+            simulated: 0,
+            widest: 0,
+        }
+    }
+
+    /// Simulates the next step (or reuses the previous one's times when
+    /// its transfers are the same to the model). With a `limit` of
+    /// (transfers simulated in all, transfers of one simulated step), a
+    /// step that would exceed it is not simulated and `Ok(false)` says so
+    /// (the run is then unfinished).
+    ///
+    /// Errors: [`TopologyError`] if two communicating ranks have no route.
+    pub(super) fn step(
+        &mut self,
+        fast: &mut Fast,
+        step: &Step,
+        limit: Option<(usize, usize)>,
+    ) -> Result<bool, TopologyError> {
+        let reduce_matters = fast.gamma.is_some();
+        self.key.clear();
+        let routes = fast.step_routes(step)?;
+        for (t, &route) in step.transfers.iter().zip(routes) {
+            let r = match t.count {
+                0 => self.chunk.get(t.first).map(|r| r.start..r.start),
+                _ => self
+                    .chunk
+                    .get(t.first + t.count - 1)
+                    .map(|last| self.chunk[t.first].start..last.end),
+            }
+            .unwrap_or_else(|| self.header.range_elems_u64(self.elems, t.first, t.count));
+            let reduces = reduce_matters && t.kind == TransferKind::Reduce;
+            self.key.push(Key {
+                route,
+                tag: ((t.dst as u32) << 1) | u32::from(reduces),
+                bytes: (r.end - r.start) * self.es,
+            });
+        }
+        let p = match self.prev {
+            Some(p) if self.key == self.prev_key => p,
+            _ => {
+                if let Some((all, one)) = limit {
+                    let m = self.key.len();
+                    if m > one || self.simulated + m > all {
+                        return Ok(false);
+                    }
+                }
+                self.simulated += self.key.len();
+                self.widest = self.widest.max(self.key.len());
+                let p = self.st.simulate(fast, &self.key, self.record);
+                std::mem::swap(&mut self.key, &mut self.prev_key);
+                self.prev = Some(p);
+                p
+            }
         };
-        let mut t0 = 0.0f64;
-        let mut ti = 0usize;
-        for (si, step) in schedule.steps.iter().enumerate() {
-            key.clear();
-            for (k, t) in step.transfers.iter().enumerate() {
-                let r = range(t.first, t.count)
-                    .unwrap_or_else(|| schedule.range_elems_u64(elems, t.first, t.count));
-                let reduces = reduce_matters && t.kind == TransferKind::Reduce;
-                key.push(Key {
-                    route: self.route(ti + k, t.src, t.dst),
-                    tag: ((t.dst as u32) << 1) | u32::from(reduces),
-                    bytes: (r.end - r.start) * es,
+        self.push(fast, p);
+        Ok(true)
+    }
+
+    /// The next step, which repeats the previous step's traffic (same
+    /// `src`, `dst`, `count` and `kind` per transfer, in order), reused
+    /// without being made when all chunks have one size (then its keys
+    /// are the previous step's): `true`. `false` (nothing done) when it
+    /// has to be made and fed to [`Run::step`].
+    pub(super) fn repeat(&mut self, fast: &Fast) -> bool {
+        match self.prev {
+            Some(p) if self.uniform && !self.steps.is_empty() => {
+                self.push(fast, p);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Records a step of the last simulated step's keys that took
+    /// `(duration, sharing)`, starting where the previous step ended.
+    fn push(&mut self, fast: &Fast, (dur, sharing): (f64, usize)) {
+        let (si, t0) = (self.steps.len(), self.t0);
+        if self.record {
+            for (i, k) in self.prev_key.iter().enumerate() {
+                let route = k.route as usize;
+                self.transfers.push(TransferTiming {
+                    step: si,
+                    index: i,
+                    bytes: k.bytes,
+                    link: fast.routes[route]
+                        .hops
+                        .first()
+                        .map_or(usize::MAX, |h| h.link),
+                    start_us: t0,
+                    end_us: t0 + self.st.end[i],
+                    done_us: t0 + self.st.done[i],
+                    route,
                 });
             }
-            let (dur, sharing) = match prev {
-                Some(p) if key == prev_key => p,
-                _ => {
-                    let p = st.simulate(self, &key, record);
-                    std::mem::swap(&mut key, &mut prev_key);
-                    prev = Some(p);
-                    p
-                }
-            };
-            if record {
-                for (i, k) in prev_key.iter().enumerate() {
-                    let route = k.route as usize;
-                    transfers.push(TransferTiming {
-                        step: si,
-                        index: i,
-                        bytes: k.bytes,
-                        link: self.routes[route]
-                            .hops
-                            .first()
-                            .map_or(usize::MAX, |h| h.link),
-                        start_us: t0,
-                        end_us: t0 + st.end[i],
-                        done_us: t0 + st.done[i],
-                        route,
-                    });
-                }
-                link_busy.extend(st.busy.iter().map(|&(id, a, b, n)| LinkBusy {
+            self.link_busy
+                .extend(self.st.busy.iter().map(|&(id, a, b, n)| LinkBusy {
                     link: id as usize / 2,
                     forward: id % 2 == 1,
                     step: si,
@@ -238,21 +384,23 @@ impl<'a> Fast<'a> {
                     end_us: t0 + b,
                     flows: n as usize,
                 }));
-            }
-            let end = t0 + dur;
-            steps.push(StepTiming {
-                start_us: t0,
-                end_us: end,
-                max_link_sharing: sharing,
-            });
-            ti += step.transfers.len();
-            t0 = end;
         }
+        let end = t0 + dur;
+        self.steps.push(StepTiming {
+            start_us: t0,
+            end_us: end,
+            max_link_sharing: sharing,
+        });
+        self.t0 = end;
+    }
+
+    /// The loop's timeline (with the routes when recorded).
+    pub(super) fn finish(self, fast: &Fast) -> Timeline {
         Timeline::of_loop(
-            steps,
-            transfers,
-            link_busy,
-            record.then(|| self.routes.clone()),
+            self.steps,
+            self.transfers,
+            self.link_busy,
+            self.record.then(|| fast.routes.clone()),
         )
     }
 }

@@ -176,6 +176,16 @@ fn is_profile(topo: &Topology) -> bool {
     topo.name == "profile" || topo.name.ends_with("+profile")
 }
 
+/// Does the rule pick one slice (the unsliced step-synchronous model)
+/// without looking at the schedule's steps? `slices=1`, or `auto` on a
+/// fitted profile or a machine with a CCL buffer (HCCL).
+pub fn unsliced_by_rule(topo: &Topology, requested: Slices) -> bool {
+    match requested {
+        Slices::Fixed(k) => k.clamp(1, MAX_SLICES) == 1,
+        Slices::Auto => is_profile(topo) || topo.ccl_buffer_bytes.is_some(),
+    }
+}
+
 /// Picks the slice count for one loop of `loop_elems` elements of `es`
 /// bytes of `schedule` on `topo` (module doc: the auto rule and the caps).
 pub fn choose(

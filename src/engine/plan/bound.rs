@@ -4,7 +4,7 @@
 use crate::engine::collective::Primitive;
 use crate::engine::cost::{Estimate, Timeline};
 use crate::engine::dtype::DType;
-use crate::engine::schedule::Schedule;
+use crate::engine::schedule::{Schedule, Step};
 use crate::engine::topology::Topology;
 
 /// The per-step bottleneck bound of a schedule, precomputed once so that
@@ -29,13 +29,39 @@ pub struct Bound {
     buffer: Option<u64>,
 }
 
-impl Bound {
-    /// Walks every transfer of `schedule` once.
-    ///
-    /// Errors: a sentence if two communicating ranks have no route.
-    pub fn of(schedule: &Schedule, topo: &Topology) -> Result<Bound, String> {
-        // Per node, its links and their other ends in link order; a pair
-        // joined by several links uses the last one.
+/// Widest step whose transfers the walk keeps to recognise the next step
+/// as equal (24 bytes a transfer).
+const LAST_STEP_CACHE: usize = 1 << 16;
+
+/// The bound's walk, fed one step at a time ([`BoundWalk::step`]): what
+/// [`Bound::of`] does over a built schedule, and the plan over a streamed
+/// one ([`crate::engine::algorithm::Streamed`]) in the same pass as the
+/// simulation. Memory: per link direction, not per transfer.
+pub struct BoundWalk<'t> {
+    topo: &'t Topology,
+    /// Per node, its links and their other ends in link order; a pair
+    /// joined by several links uses the last one.
+    pairs: Vec<Vec<(usize, usize)>>,
+    uplink: Vec<Option<usize>>,
+    load: Vec<f64>,
+    total: Vec<f64>,
+    touched: Vec<usize>,
+    hops: Vec<usize>,
+    steps: Vec<(f64, f64)>,
+    /// The last step's transfers as `(src, dst, count)` and its load per
+    /// link direction: a step equal to it (every ring step) adds the same
+    /// loads without routing a transfer again.
+    last: Vec<(usize, usize, usize)>,
+    last_load: Vec<(usize, f64)>,
+    /// Steps equal to the last one walked whose `last_load` is not yet in
+    /// `total` (added once, multiplied, when the next different step or
+    /// the end comes: a ring phase costs O(links), not O(links × steps)).
+    pending: usize,
+}
+
+impl<'t> BoundWalk<'t> {
+    /// A walk on `topo`, before any step.
+    pub fn new(topo: &'t Topology) -> Self {
         let mut pairs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); topo.nodes()];
         let mut uplink: Vec<Option<usize>> = vec![None; topo.devices.len()];
         for (i, l) in topo.links.iter().enumerate() {
@@ -53,6 +79,77 @@ impl Bound {
                 }
             }
         }
+        BoundWalk {
+            topo,
+            pairs,
+            uplink,
+            load: vec![0.0f64; 2 * topo.links.len()],
+            total: vec![0.0f64; 2 * topo.links.len()],
+            touched: Vec::new(),
+            hops: Vec::with_capacity(4),
+            steps: Vec::new(),
+            last: Vec::new(),
+            last_load: Vec::new(),
+            pending: 0,
+        }
+    }
+
+    /// Adds the next step, which the source says repeats the previous
+    /// step's traffic ([`crate::engine::schedule::Next::Repeat`]: same
+    /// `src`, `dst` and `count` per transfer), without making it: the
+    /// previous step's α, per-byte time and loads. `make` is called only
+    /// if there is no previous step.
+    ///
+    /// Errors: as [`BoundWalk::step`].
+    pub fn repeat(&mut self, make: &mut dyn FnMut() -> Step) -> Result<(), String> {
+        match self.steps.last() {
+            Some(&prev) => {
+                self.pending += 1;
+                self.steps.push(prev);
+                Ok(())
+            }
+            None => self.step(&make()),
+        }
+    }
+
+    /// Adds the loads of the pending repeats of the last step to `total`.
+    fn flush(&mut self) {
+        if self.pending > 0 {
+            let times = self.pending as f64;
+            for &(h, l) in &self.last_load {
+                self.total[h] += l * times;
+            }
+            self.pending = 0;
+        }
+    }
+
+    /// Adds the next step: its largest route α and its busiest link
+    /// direction's µs per chunk byte.
+    ///
+    /// Errors: a sentence if two communicating ranks have no route.
+    pub fn step(&mut self, step: &Step) -> Result<(), String> {
+        if let (Some(&prev), false) = (self.steps.last(), self.last.is_empty()) {
+            let same = step.transfers.len() == self.last.len()
+                && step
+                    .transfers
+                    .iter()
+                    .zip(&self.last)
+                    .all(|(t, &(a, b, c))| t.src == a && t.dst == b && t.count == c);
+            if same {
+                self.pending += 1;
+                self.steps.push(prev);
+                return Ok(());
+            }
+        }
+        self.flush();
+        self.last.clear();
+        if step.transfers.len() <= LAST_STEP_CACHE {
+            self.last
+                .extend(step.transfers.iter().map(|t| (t.src, t.dst, t.count)));
+        }
+        self.last_load.clear();
+        let topo = self.topo;
+        let pairs = &self.pairs;
         let direct = |a: usize, b: usize| -> Option<usize> {
             pairs
                 .get(a)?
@@ -61,67 +158,86 @@ impl Bound {
                 .find(|&&(o, _)| o == b)
                 .map(|&(_, l)| l)
         };
-        let mut load = vec![0.0f64; 2 * topo.links.len()];
-        let mut total = vec![0.0f64; 2 * topo.links.len()];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut hops: Vec<usize> = Vec::with_capacity(4);
-        let mut steps = Vec::with_capacity(schedule.steps.len());
         let dir = |link: usize, from: usize| 2 * link + usize::from(topo.links[link].a == from);
-        for step in &schedule.steps {
-            let mut alpha = 0.0f64;
-            for t in step.transfers.iter().filter(|t| t.src != t.dst) {
-                // Local copies and reduces (src == dst) cross no link.
-                hops.clear();
-                if let Some(l) = direct(t.src, t.dst) {
-                    hops.push(dir(l, t.src));
-                } else if let (Some(u), Some(v)) = (
-                    uplink.get(t.src).copied().flatten(),
-                    uplink.get(t.dst).copied().flatten(),
-                ) {
-                    let (su, sv) = (&topo.links[u], &topo.links[v]);
-                    let sw_u = if su.a == t.src { su.b } else { su.a };
-                    let sw_v = if sv.a == t.dst { sv.b } else { sv.a };
-                    if sw_u == sw_v {
-                        hops.push(dir(u, t.src));
-                        hops.push(dir(v, sw_v));
-                    }
-                }
-                if hops.is_empty() {
-                    let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
-                    hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
-                }
-                let a: f64 = hops.iter().map(|h| topo.links[h / 2].latency_us).sum();
-                alpha = alpha.max(a);
-                for &h in &hops {
-                    if load[h] == 0.0 {
-                        touched.push(h);
-                    }
-                    load[h] += t.count as f64;
+        let (load, touched, hops, uplink) = (
+            &mut self.load,
+            &mut self.touched,
+            &mut self.hops,
+            &self.uplink,
+        );
+        let mut alpha = 0.0f64;
+        for t in step.transfers.iter().filter(|t| t.src != t.dst) {
+            // Local copies and reduces (src == dst) cross no link.
+            hops.clear();
+            if let Some(l) = direct(t.src, t.dst) {
+                hops.push(dir(l, t.src));
+            } else if let (Some(u), Some(v)) = (
+                uplink.get(t.src).copied().flatten(),
+                uplink.get(t.dst).copied().flatten(),
+            ) {
+                let (su, sv) = (&topo.links[u], &topo.links[v]);
+                let sw_u = if su.a == t.src { su.b } else { su.a };
+                let sw_v = if sv.a == t.dst { sv.b } else { sv.a };
+                if sw_u == sw_v {
+                    hops.push(dir(u, t.src));
+                    hops.push(dir(v, sw_v));
                 }
             }
-            let mut per_byte = 0.0f64;
-            for &h in &touched {
-                // A slow device sends at its speed factor; the bound
-                // ignores late starts (`late`), which only the simulation
-                // models.
-                let l = &topo.links[h / 2];
-                let from = if h % 2 == 1 { l.a } else { l.b };
-                let bw = l.bandwidth_gbps * topo.impairment.speed_of(from);
-                per_byte = per_byte.max(load[h] / (bw * 1e3));
-                total[h] += load[h];
-                load[h] = 0.0;
+            if hops.is_empty() {
+                let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
+                hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
             }
-            touched.clear();
-            steps.push((alpha, per_byte));
+            let a: f64 = hops.iter().map(|h| topo.links[h / 2].latency_us).sum();
+            alpha = alpha.max(a);
+            for &h in hops.iter() {
+                if load[h] == 0.0 {
+                    touched.push(h);
+                }
+                load[h] += t.count as f64;
+            }
         }
-        Ok(Bound {
-            steps,
-            busiest_chunks: total.iter().copied().fold(0.0, f64::max),
-            chunks: schedule.chunks.max(1),
-            primitive: schedule.primitive,
-            ranks: schedule.ranks,
-            buffer: topo.ccl_buffer_bytes,
-        })
+        let mut per_byte = 0.0f64;
+        for &h in touched.iter() {
+            // A slow device sends at its speed factor; the bound
+            // ignores late starts (`late`), which only the simulation
+            // models.
+            let l = &topo.links[h / 2];
+            let from = if h % 2 == 1 { l.a } else { l.b };
+            let bw = l.bandwidth_gbps * topo.impairment.speed_of(from);
+            per_byte = per_byte.max(load[h] / (bw * 1e3));
+            self.total[h] += load[h];
+            self.last_load.push((h, load[h]));
+            load[h] = 0.0;
+        }
+        touched.clear();
+        self.steps.push((alpha, per_byte));
+        Ok(())
+    }
+
+    /// The bound of the steps walked, for the schedule `header` describes.
+    pub fn finish(mut self, header: &Schedule) -> Bound {
+        self.flush();
+        Bound {
+            steps: self.steps,
+            busiest_chunks: self.total.iter().copied().fold(0.0, f64::max),
+            chunks: header.chunks.max(1),
+            primitive: header.primitive,
+            ranks: header.ranks,
+            buffer: self.topo.ccl_buffer_bytes,
+        }
+    }
+}
+
+impl Bound {
+    /// Walks every transfer of `schedule` once ([`BoundWalk`]).
+    ///
+    /// Errors: a sentence if two communicating ranks have no route.
+    pub fn of(schedule: &Schedule, topo: &Topology) -> Result<Bound, String> {
+        let mut walk = BoundWalk::new(topo);
+        for step in &schedule.steps {
+            walk.step(step)?;
+        }
+        Ok(walk.finish(schedule))
     }
 
     /// The estimate for `bytes` of `dtype` (no timeline), the sum of the

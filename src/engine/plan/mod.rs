@@ -39,19 +39,19 @@
 pub mod bound;
 pub mod holdout;
 
-pub use bound::Bound;
+pub use bound::{Bound, BoundWalk};
 
-use super::algorithm::{self, Algorithm};
+use super::algorithm::{self, Algorithm, Streamed};
 use super::calibrate::Profile;
 use super::collective::Primitive;
 use super::compressed::{self, CompressedEstimate, CompressedSetup, Placement};
 use super::config::{AlgoChoice, Config, MEASURED};
-use super::cost::{self, Estimate, Record, Slices, Timeline};
+use super::cost::{self, Estimate, Record, SimBudget, Slices, Timeline};
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
 use super::quantization::{self, Scheme};
-use super::schedule::Schedule;
+use super::schedule::{Next, Schedule, StepSource};
 use super::topology::Topology;
 use super::units::format_bytes;
 use super::verify::{self, Verified};
@@ -62,16 +62,25 @@ use thiserror::Error;
 /// rank by rank (the symbolic trace holds steps × ranks × chunks sets).
 pub const MAX_DRAWN_RANKS: usize = 64;
 
-/// Most transfers of a schedule an estimate simulates event by event
-/// (ring AllReduce on 1024 ranks has 2 095 104); larger schedules get the
-/// [`Bound`]. The simulation costs about 0.3 µs per transfer natively.
+/// Most transfers an estimate simulates event by event in one buffer
+/// loop, counting only steps that are not equal to their predecessor (a
+/// repeated step is reused, [`cost::Streaming`]); beyond it, the [`Bound`].
+/// For sliced and slow / late-device simulations every transfer counts.
+/// A simulated step costs about 0.3 µs per transfer natively.
 pub const SIM_BUDGET_TRANSFERS: usize = 2_100_000;
 /// Most transfers of one step an estimate simulates (max-min fair rates
 /// are recomputed over every flow of a step at each event).
 pub const SIM_BUDGET_STEP_TRANSFERS: usize = 65_536;
 /// Most transfers (by [`transfers_upper`]) a schedule may have to be built
-/// for a ranking row; rows above it are listed without a figure.
+/// for a ranking row; rows above it are listed without a figure. Also the
+/// most transfers one step may hold ([`step_transfers_upper`]) for any
+/// estimate: a streamed schedule holds one step at a time.
 pub const BUILD_BUDGET_TRANSFERS: usize = 4_200_000;
+/// Most transfers (by [`transfers_upper`]) the estimate of a plan's own
+/// algorithm walks, streamed step by step ([`estimate_source`]): the walk
+/// costs a few ns per transfer natively (ring AllReduce on 8192 ranks has
+/// 134 201 344).
+pub const WALK_BUDGET_TRANSFERS: usize = 1 << 28;
 
 /// Why a plan could not be made.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -376,6 +385,19 @@ pub fn transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> 
     }
 }
 
+/// An upper bound of the transfers of one step of `algorithm`'s schedule
+/// for `primitive` on `n` ranks, without building it (what a streamed
+/// schedule holds at once; a test checks it against every built schedule
+/// up to 64 ranks): `n` for a ring, `64·(n/8 + 1)` for `hier`'s
+/// AllReduce (its intra-server steps), else [`transfers_upper`].
+pub fn step_transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> usize {
+    match algorithm {
+        Algorithm::Ring => n,
+        Algorithm::Hier if primitive == Primitive::AllReduce => 64 * (n / 8 + 1),
+        _ => transfers_upper(algorithm, primitive, n),
+    }
+}
+
 /// The estimate of `schedule`: simulated with `slices` if it fits the
 /// budget, else the [`Bound`]; and the per-message latency in it, µs.
 ///
@@ -403,22 +425,86 @@ pub fn estimate_recorded(
     slices: Slices,
     record: Record,
 ) -> Result<(Estimate, Method, f64), PlanError> {
-    let bound = Bound::of(schedule, topo).map_err(PlanError::Model)?;
-    let (b, latency_us, _) = bound.estimate(bytes, dtype);
-    let total = schedule.transfer_count();
-    let widest = schedule
-        .steps
-        .iter()
-        .map(|s| s.transfers.len())
-        .max()
-        .unwrap_or(0);
-    if total <= SIM_BUDGET_TRANSFERS && widest <= SIM_BUDGET_STEP_TRANSFERS {
-        let e = cost::estimate_recorded(schedule, topo, bytes, dtype, slices, record)
-            .map_err(|e| PlanError::Model(e.to_string()))?;
-        Ok((e, Method::Simulated, latency_us))
-    } else {
-        Ok((b, Method::Bound, latency_us))
+    let (e, m, l, _) = estimate_source(schedule, topo, bytes, dtype, slices, record)?;
+    Ok((e, m, l))
+}
+
+/// [`estimate_recorded`] of a built or streamed schedule ([`StepSource`]),
+/// in one pass over its steps: the [`Bound`]'s walk and, where the
+/// unsliced fast simulator applies ([`cost::Streaming`]), the simulation,
+/// which gives up (and the bound is the estimate) once the steps it had
+/// to simulate, those not equal to their predecessor, exceed
+/// [`SIM_BUDGET_TRANSFERS`] in a loop or [`SIM_BUDGET_STEP_TRANSFERS`] in
+/// one step. Sliced and slow / late-device simulations see every transfer
+/// of the built schedule, so there the budget counts them all. Also
+/// returns the number of steps.
+///
+/// Errors: [`PlanError::Model`] (no route between two ranks).
+pub fn estimate_source(
+    source: &dyn StepSource,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+    record: Record,
+) -> Result<(Estimate, Method, f64, usize), PlanError> {
+    let model = |e: String| PlanError::Model(e);
+    let header = source.header();
+    let budget = SimBudget {
+        transfers: SIM_BUDGET_TRANSFERS,
+        step_transfers: SIM_BUDGET_STEP_TRANSFERS,
+    };
+    let mut sim = cost::Streaming::new(header, topo, bytes, dtype, slices, record, Some(budget))
+        .map_err(|e| model(e.to_string()))?;
+    let mut walk = BoundWalk::new(topo);
+    let (mut total, mut widest, mut steps) = (0usize, 0usize, 0usize);
+    // Transfers of the last step (a repeat has as many).
+    let mut width = 0usize;
+    let mut err = None;
+    source.each_next(&mut |next| {
+        let walked = match next {
+            Next::Step(st) => {
+                width = st.transfers.len();
+                walk.step(st).map_err(model).and_then(|()| match &mut sim {
+                    Some(s) => s.step(st).map(|_| ()).map_err(|e| model(e.to_string())),
+                    None => Ok(()),
+                })
+            }
+            // Neither the walk nor the simulation makes the step unless
+            // it must (the first step, or chunks of unequal sizes).
+            Next::Repeat(make) => walk
+                .repeat(make)
+                .map_err(model)
+                .and_then(|()| match &mut sim {
+                    Some(s) => s.repeat(make).map(|_| ()).map_err(|e| model(e.to_string())),
+                    None => Ok(()),
+                }),
+        };
+        if let Err(e) = walked {
+            err = Some(e);
+            return false;
+        }
+        total += width;
+        widest = widest.max(width);
+        steps += 1;
+        true
+    });
+    if let Some(e) = err {
+        return Err(e);
     }
+    let (b, latency_us, _) = walk.finish(header).estimate(bytes, dtype);
+    let simulated = match sim {
+        Some(s) => s.finish(),
+        None if total <= SIM_BUDGET_TRANSFERS && widest <= SIM_BUDGET_STEP_TRANSFERS => Some(
+            cost::estimate_recorded(&source.to_schedule(), topo, bytes, dtype, slices, record)
+                .map_err(|e| model(e.to_string()))?,
+        ),
+        None => None,
+    };
+    Ok(match simulated {
+        Some(e) => (e, Method::Simulated, latency_us, steps),
+        None => (b, Method::Bound, latency_us, steps),
+    })
 }
 
 /// The rank counts `primitive` runs on, in words (AlltoAllV's `n²` blocks
@@ -507,9 +593,10 @@ fn candidate(
             latency_us: 0.0,
         });
     }
-    let s = build(config, topo, a)?;
-    // A row shows figures only: no per-transfer timeline.
-    let (e, method, latency_us) = estimate_recorded(
+    let s = stream(config, topo, a)?;
+    // A row shows figures only: no per-transfer timeline, and no need to
+    // hold the schedule whole.
+    let (e, method, latency_us, steps) = estimate_source(
         &s,
         topo,
         config.bytes,
@@ -522,7 +609,7 @@ fn candidate(
         runs_in_library,
         estimate: Some(e),
         method,
-        steps: s.steps.len(),
+        steps,
         latency_us,
     })
 }
@@ -532,15 +619,23 @@ fn allowed(topo: &Topology, a: Algorithm) -> bool {
     topo.algorithms.is_empty() || topo.algorithms.contains(&a)
 }
 
-fn build(config: &Config, topo: &Topology, a: Algorithm) -> Result<Schedule, PlanError> {
-    algorithm::build_on(
-        a,
-        config.primitive,
-        config.ranks,
-        config.root,
-        &topo.nodes_of(config.ranks),
-    )
-    .map_err(|e| PlanError::Algorithm(e.to_string()))
+/// The steps of `a` for `config`, made on demand.
+///
+/// Errors: [`PlanError::Algorithm`] (it does not apply);
+/// [`PlanError::Model`] if one of its steps could exceed
+/// [`BUILD_BUDGET_TRANSFERS`] (held at once) or all of them
+/// [`WALK_BUDGET_TRANSFERS`] (walked).
+fn stream(config: &Config, topo: &Topology, a: Algorithm) -> Result<Streamed, PlanError> {
+    let (p, n) = (config.primitive, config.ranks);
+    let (step, all) = (step_transfers_upper(a, p, n), transfers_upper(a, p, n));
+    if step > BUILD_BUDGET_TRANSFERS || all > WALK_BUDGET_TRANSFERS {
+        return Err(PlanError::Model(format!(
+            "{a} for {} on {n} ranks is not modelled here: its schedule could hold {step} transfers in one step (at most {BUILD_BUDGET_TRANSFERS} are held at once) and {all} in all (at most {WALK_BUDGET_TRANSFERS} are walked)",
+            p.title()
+        )));
+    }
+    algorithm::stream_on(a, p, n, config.root, &topo.nodes_of(n))
+        .map_err(|e| PlanError::Algorithm(e.to_string()))
 }
 
 /// The applicable algorithms of `config`, in UI order.
@@ -716,10 +811,20 @@ impl Plan {
         // drawn limit, none is needed.
         let need_schedule =
             measured.is_none() || (scope == Scope::Full && config.ranks <= MAX_DRAWN_RANKS);
-        let schedule = if need_schedule {
-            Some(build(config, &topology, algorithm)?)
+        // Held whole only where something needs every step at once (the
+        // drawn page, the verifier, compression); else its steps are
+        // streamed through the estimate one at a time.
+        let streamed = if need_schedule {
+            Some(stream(config, &topology, algorithm)?)
         } else {
             None
+        };
+        let keep = scope == Scope::Full
+            || config.ranks <= MAX_DRAWN_RANKS
+            || config.compresses(config.bytes);
+        let schedule = match (&streamed, keep) {
+            (Some(st), true) => Some(st.build()),
+            _ => None,
         };
         let verified = match (&schedule, scope, config.ranks <= MAX_DRAWN_RANKS) {
             (Some(s), Scope::Full, true) => {
@@ -761,6 +866,20 @@ impl Plan {
                     config.slices,
                     record,
                 )?
+            }
+            (None, None) if streamed.is_some() => {
+                let st = streamed
+                    .as_ref()
+                    .ok_or_else(|| PlanError::Model("no schedule to estimate".into()))?;
+                let (e, m, l, _) = estimate_source(
+                    st,
+                    &topology,
+                    config.bytes,
+                    config.dtype,
+                    config.slices,
+                    Record::Steps,
+                )?;
+                (e, m, l)
             }
             (None, None) => {
                 return Err(PlanError::Model(
@@ -990,7 +1109,7 @@ impl Plan {
         }
         match self.method {
             Method::Bound => out.push(format!(
-                "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
+                "The schedule has more than {SIM_BUDGET_TRANSFERS} transfers to simulate (or {SIM_BUDGET_STEP_TRANSFERS} in one step), more than this model simulates link by link, so its time is the per-step bottleneck bound (largest latency + busiest link's bytes / bandwidth), here and in cclsim alike."
             )),
             Method::Measured { .. } => out.push(
                 "The time is the fitted curve (cclsim fit), the library's own choice as measured; the animation follows the drawn schedule's modelled steps.".into(),
