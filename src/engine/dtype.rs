@@ -393,11 +393,37 @@ impl fmt::Display for ReduceOp {
 /// runs the scalar loops.
 pub fn reduce_into(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "reduce_into: length mismatch");
-    #[cfg(all(target_arch = "wasm32", feature = "simd"))]
-    let done = super::simd128::reduce_prefix(dtype, op.combine(), dst, src);
-    #[cfg(not(all(target_arch = "wasm32", feature = "simd")))]
-    let done = 0;
+    let done = simd_prefix(dtype, op.combine(), dst, src);
     reduce_into_scalar(dtype, op, &mut dst[done..], &src[done..]);
+}
+
+/// Reduces the longest prefix of whole 16-byte vectors with the SIMD128
+/// kernel for `(dtype, op)` (`op` already [`ReduceOp::combine`]d) and
+/// returns its length in bytes; 0 (nothing touched) where there is no
+/// kernel: fp16, bf16, int8 prod (SIMD128 has no `i8x16.mul`).
+#[cfg(all(target_arch = "wasm32", feature = "simd"))]
+fn simd_prefix(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) -> usize {
+    use super::simd128 as k;
+    match (dtype, op) {
+        (DType::Fp32, ReduceOp::Sum | ReduceOp::Avg) => k::f32_sum(dst, src),
+        (DType::Fp32, ReduceOp::Prod) => k::f32_prod(dst, src),
+        (DType::Fp32, ReduceOp::Max) => k::f32_max(dst, src),
+        (DType::Fp32, ReduceOp::Min) => k::f32_min(dst, src),
+        (DType::Int32, ReduceOp::Sum | ReduceOp::Avg) => k::i32_sum(dst, src),
+        (DType::Int32, ReduceOp::Prod) => k::i32_prod(dst, src),
+        (DType::Int32, ReduceOp::Max) => k::i32_max(dst, src),
+        (DType::Int32, ReduceOp::Min) => k::i32_min(dst, src),
+        (DType::Int8, ReduceOp::Sum | ReduceOp::Avg) => k::i8_sum(dst, src),
+        (DType::Int8, ReduceOp::Max) => k::i8_max(dst, src),
+        (DType::Int8, ReduceOp::Min) => k::i8_min(dst, src),
+        _ => 0,
+    }
+}
+
+/// Without the `simd` feature (native, the scalar worker): no kernel.
+#[cfg(not(all(target_arch = "wasm32", feature = "simd")))]
+fn simd_prefix(_: DType, _: ReduceOp, _: &mut [u8], _: &[u8]) -> usize {
+    0
 }
 
 /// [`reduce_into`] by the portable element loops alone: the definition the

@@ -23,46 +23,24 @@
 //! - int32, int8: wrapping `add` / `mul` (int32 only: SIMD128 has no
 //!   `i8x16.mul`) and signed `max` / `min`.
 //!
-//! Shapes: `dst.len() == src.len()` (checked by the caller).
+//! Shapes: `dst.len() == src.len()` (checked by the caller). Which kernel
+//! serves which `(dtype, op)` is decided in [`super::dtype`] (this module
+//! knows no dtypes, so the two do not import each other). Calling a
+//! `#[target_feature]` function is safe on wasm: an engine without simd128
+//! rejects the whole module at validation and never runs it; the pool
+//! starts `worker_simd` only after `WebAssembly.validate` accepted a SIMD
+//! module (`runtime::browser::pool::simd_supported`).
 
-use super::dtype::{DType, ReduceOp};
 use core::arch::wasm32::*;
-
-/// Reduces the longest prefix of `dst` / `src` that is a whole number of
-/// 16-byte vectors with a SIMD128 kernel for `(dtype, op)` (`op` already
-/// [`ReduceOp::combine`]d) and returns its length in bytes; returns 0 (and
-/// touches nothing) when there is no kernel for the pair, so the caller's
-/// scalar loop does all of it.
-///
-/// Only call it where the engine supports SIMD128: the pool starts the
-/// `worker_simd` binary only after `WebAssembly.validate` accepted a SIMD
-/// module (`runtime::browser::pool`), and the wasm tests run in Chromium.
-pub fn reduce_prefix(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]) -> usize {
-    // Calling a `#[target_feature]` function is safe on wasm: an engine
-    // without simd128 rejects the whole module at validation, never runs it.
-    match (dtype, op) {
-        (DType::Fp32, ReduceOp::Sum | ReduceOp::Avg) => f32_sum(dst, src),
-        (DType::Fp32, ReduceOp::Prod) => f32_prod(dst, src),
-        (DType::Fp32, ReduceOp::Max) => f32_max(dst, src),
-        (DType::Fp32, ReduceOp::Min) => f32_min(dst, src),
-        (DType::Int32, ReduceOp::Sum | ReduceOp::Avg) => i32_sum(dst, src),
-        (DType::Int32, ReduceOp::Prod) => i32_prod(dst, src),
-        (DType::Int32, ReduceOp::Max) => i32_max(dst, src),
-        (DType::Int32, ReduceOp::Min) => i32_min(dst, src),
-        (DType::Int8, ReduceOp::Sum | ReduceOp::Avg) => i8_sum(dst, src),
-        (DType::Int8, ReduceOp::Max) => i8_max(dst, src),
-        (DType::Int8, ReduceOp::Min) => i8_min(dst, src),
-        _ => 0,
-    }
-}
 
 /// One kernel: `dst[v] = $op(dst[v], src[v])` over every whole 16-byte
 /// vector `v`; returns the bytes done. Loads and stores are unaligned
 /// (`v128.load` / `v128.store` take any address).
 macro_rules! kernel {
     ($name:ident, $op:ident) => {
+        #[doc = concat!("`dst = ", stringify!($op), "(dst, src)` per 16-byte vector; returns the bytes done.")]
         #[target_feature(enable = "simd128")]
-        fn $name(dst: &mut [u8], src: &[u8]) -> usize {
+        pub fn $name(dst: &mut [u8], src: &[u8]) -> usize {
             let n = dst.len().min(src.len()) / 16;
             let (d, s) = (dst.as_mut_ptr() as *mut v128, src.as_ptr() as *const v128);
             for i in 0..n {
