@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 export const LINKS = [
   ['default', ''],
   ['64 ranks', '?topo=910b-8x8&ranks=64'],
+  ['128 ranks 1 GiB', '?topo=910b-16x8&ranks=128&bytes=1GiB&op=allreduce'],
   ['1024 ranks 1 GiB', '?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce'],
   ['1024 ranks 1 GiB ring', '?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce&algo=ring'],
   ['1024 ranks 1 GiB slices=2', '?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce&slices=2'],
@@ -229,7 +230,7 @@ async function main() {
     for (const [name, query] of LINKS) {
       if (only && !only.some((o) => name.includes(o))) continue;
       const r = await measureLink(browser, base, name, query, {
-        changes: name === '1024 ranks 1 GiB',
+        changes: name === '1024 ranks 1 GiB' || name === '128 ranks 1 GiB',
         frames: name === '64 ranks',
         timeout: Number(arg('--timeout') ?? 180_000),
       });
