@@ -125,7 +125,28 @@ pub struct Checker<'a> {
     op: ReduceOp,
     seed: u64,
     elems: usize,
-    cache: HashMap<(ExprId, usize), Reference>,
+    /// Keyed by (expression, origin chunk, first element of the piece
+    /// relative to the chunk).
+    cache: HashMap<(ExprId, usize, usize), Reference>,
+}
+
+/// Elements of one piece of a check: the unit [`Checker::advance`] checks
+/// (a few ms natively; the page yields between pieces, so checking a large
+/// output never blocks it for long). Pieces start at multiples of it from
+/// their chunk's start, so ranks holding the same expression share them.
+pub const CHECK_PIECE_ELEMS: usize = 1 << 16;
+
+/// One rank's check in progress ([`Checker::begin`], [`Checker::advance`]).
+#[derive(Clone, Debug)]
+pub struct RankCheck {
+    /// What is known so far (complete once `advance` returned `true`).
+    pub report: RankReport,
+    wrong_len: bool,
+    /// The output chunks still to check, in order, and the next piece's
+    /// offset in the first of them.
+    chunks: Vec<usize>,
+    next_chunk: usize,
+    next_offset: usize,
 }
 
 impl<'a> Checker<'a> {
@@ -167,19 +188,21 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn eval(&self, e: ExprId) -> Vec<u8> {
+    /// The bytes of `e` on elements `part` (relative to its origin chunk).
+    fn eval(&self, e: ExprId, part: &std::ops::Range<usize>) -> Vec<u8> {
         let es = self.dtype.size_bytes();
         match self.verified.exprs[e as usize] {
             Expr::Input { rank, chunk } => {
-                let r = self.schedule.chunk_elems(self.elems, chunk);
+                let c = self.schedule.chunk_elems(self.elems, chunk);
+                let r = c.start + part.start..c.start + part.end;
                 let mut out = vec![0u8; r.len() * es];
                 input::fill(self.dtype, self.seed, rank, r, &mut out);
                 pre_op(self.dtype, self.op, self.schedule.ranks, &mut out);
                 out
             }
             Expr::Reduce(a, b) => {
-                let mut out = self.eval(a);
-                let inc = self.eval(b);
+                let mut out = self.eval(a, part);
+                let inc = self.eval(b, part);
                 reduce_into(self.dtype, self.op, &mut out, &inc);
                 out
             }
@@ -196,10 +219,12 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn reference(&mut self, e: ExprId) -> &Reference {
+    /// The reference of `e` on elements `part` of its chunk.
+    fn reference(&mut self, e: ExprId, part: std::ops::Range<usize>) -> &Reference {
         let chunk = self.origin(e);
-        if !self.cache.contains_key(&(e, chunk)) {
-            let mut bytes = self.eval(e);
+        let key = (e, chunk, part.start);
+        if !self.cache.contains_key(&key) {
+            let mut bytes = self.eval(e, &part);
             post_op(self.dtype, self.op, self.schedule.ranks, &mut bytes);
             let mut set = RankSet::empty();
             self.contributions(e, &mut set);
@@ -207,10 +232,11 @@ impl<'a> Checker<'a> {
             let (dtype, op, seed) = (self.dtype, self.op, self.seed);
             let u = dtype.unit_roundoff();
             let k = ranks.len() as f64;
-            let r = self.schedule.chunk_elems(self.elems, chunk);
+            let c = self.schedule.chunk_elems(self.elems, chunk);
+            let r = c.start + part.start..c.start + part.end;
             let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
             // Exact result and Σ|x| of every element, one contributor at a time.
-            let (exact, abs_sum) = exact_of(dtype, op, seed, &ranks, r.clone());
+            let (exact, abs_sum) = exact_of(dtype, op, seed, &ranks, r);
             for (j, (&exact, &abs_sum)) in exact.iter().zip(&abs_sum).enumerate() {
                 let got = dtype.read_f64(&bytes, j);
                 let err = (got - exact).abs();
@@ -221,7 +247,7 @@ impl<'a> Checker<'a> {
                 }
             }
             self.cache.insert(
-                (e, chunk),
+                key,
                 Reference {
                     bytes,
                     max_abs_error,
@@ -229,7 +255,7 @@ impl<'a> Checker<'a> {
                 },
             );
         }
-        &self.cache[&(e, chunk)]
+        &self.cache[&key]
     }
 
     /// Checks `output` (rank `rank`'s whole final buffer,
@@ -238,48 +264,78 @@ impl<'a> Checker<'a> {
     ///
     /// A buffer of the wrong length counts every output element as mismatched.
     pub fn check_rank(&mut self, rank: usize, output: &[u8]) -> RankReport {
+        let mut c = self.begin(rank, output);
+        while !self.advance(&mut c, output) {}
+        c.report
+    }
+
+    /// Starts [`Self::check_rank`] of `output` one piece at a time
+    /// ([`Self::advance`]); the same report in the end.
+    pub fn begin(&self, rank: usize, output: &[u8]) -> RankCheck {
         let es = self.dtype.size_bytes();
-        let mut rep = RankReport {
-            rank,
-            mismatched_elements: 0,
-            first_mismatch: None,
-            max_abs_error: 0.0,
-            beyond_tolerance: 0,
-            checked_elements: 0,
+        RankCheck {
+            report: RankReport {
+                rank,
+                mismatched_elements: 0,
+                first_mismatch: None,
+                max_abs_error: 0.0,
+                beyond_tolerance: 0,
+                checked_elements: 0,
+            },
+            wrong_len: output.len() != self.schedule.buffer_elems(self.elems) * es,
+            chunks: (0..self.schedule.chunks)
+                .filter(|&c| self.schedule.expected_after(rank, c).is_some())
+                .collect(),
+            next_chunk: 0,
+            next_offset: 0,
+        }
+    }
+
+    /// Checks the next piece (at most [`CHECK_PIECE_ELEMS`] elements) of
+    /// `check`'s rank's `output` (the buffer given to [`Self::begin`]);
+    /// `true` once the whole output is checked (`check.report` is then
+    /// [`Self::check_rank`]'s).
+    pub fn advance(&mut self, check: &mut RankCheck, output: &[u8]) -> bool {
+        let es = self.dtype.size_bytes();
+        let Some(&chunk) = check.chunks.get(check.next_chunk) else {
+            return true;
         };
-        let wrong_len = output.len() != self.schedule.buffer_elems(self.elems) * es;
-        for chunk in 0..self.schedule.chunks {
-            if self.schedule.expected_after(rank, chunk).is_none() {
-                continue;
+        let rank = check.report.rank;
+        let range = self.schedule.chunk_elems(self.elems, chunk);
+        let part = check.next_offset..(check.next_offset + CHECK_PIECE_ELEMS).min(range.len());
+        if part.end >= range.len() {
+            check.next_chunk += 1;
+            check.next_offset = 0;
+        } else {
+            check.next_offset = part.end;
+        }
+        let rep = &mut check.report;
+        rep.checked_elements += part.len();
+        let e = match self.verified.final_exprs[rank][chunk] {
+            Some(e) if !check.wrong_len => e,
+            _ => {
+                rep.mismatched_elements += part.len();
+                return check.next_chunk >= check.chunks.len();
             }
-            let range = self.schedule.chunk_elems(self.elems, chunk);
-            rep.checked_elements += range.len();
-            let Some(e) = self.verified.final_exprs[rank][chunk] else {
-                rep.mismatched_elements += range.len();
-                continue;
-            };
-            if wrong_len {
-                rep.mismatched_elements += range.len();
-                continue;
-            }
-            let dtype = self.dtype;
-            let reference = self.reference(e);
-            let got = &output[range.start * es..range.end * es];
-            if got == reference.bytes.as_slice() {
-                rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);
-                rep.beyond_tolerance += reference.beyond_tolerance;
-                continue;
-            }
+        };
+        let dtype = self.dtype;
+        let first = range.start + part.start;
+        let got = &output[first * es..(range.start + part.end) * es];
+        let reference = self.reference(e, part);
+        if got == reference.bytes.as_slice() {
+            rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);
+            rep.beyond_tolerance += reference.beyond_tolerance;
+        } else {
             // Slow path: find the differing elements.
-            let want_bytes = reference.bytes.clone();
-            for j in 0..range.len() {
+            let want_bytes = &reference.bytes;
+            for j in 0..got.len() / es {
                 if got[j * es..(j + 1) * es] != want_bytes[j * es..(j + 1) * es] {
                     rep.mismatched_elements += 1;
-                    let (g, w) = (dtype.read_f64(got, j), dtype.read_f64(&want_bytes, j));
+                    let (g, w) = (dtype.read_f64(got, j), dtype.read_f64(want_bytes, j));
                     rep.max_abs_error = rep.max_abs_error.max((g - w).abs());
                     if rep.first_mismatch.is_none() {
                         rep.first_mismatch = Some(Mismatch {
-                            element: range.start + j,
+                            element: first + j,
                             got: g,
                             want: w,
                         });
@@ -287,7 +343,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        rep
+        check.next_chunk >= check.chunks.len()
     }
 
     /// Checks `output` as [`Self::check_rank`] does, but against the exact
@@ -395,5 +451,34 @@ mod tests {
         );
         // A buffer of the wrong length: every output element is wrong.
         assert_eq!(c.check_rank_exact(0, &bad[4..]).beyond_tolerance, elems);
+    }
+
+    #[test]
+    fn a_check_in_pieces_spans_chunks_and_names_a_wrong_element() {
+        // Chunks of several pieces each, and a ragged last piece.
+        let (n, dtype, op) = (4, DType::Fp32, ReduceOp::Sum);
+        let elems = 4 * (2 * CHECK_PIECE_ELEMS + 123);
+        let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let v = verify(&ring).unwrap();
+        let outs = reference_run(&ring, dtype, op, 5, elems);
+        let mut c = Checker::new(&ring, &v, dtype, op, 5, elems);
+        for (r, out) in outs.iter().enumerate() {
+            let mut k = c.begin(r, out);
+            let mut pieces = 1;
+            while !c.advance(&mut k, out) {
+                pieces += 1;
+            }
+            assert_eq!(pieces, 4 * 3, "rank {r}");
+            assert!(k.report.ok(), "rank {r}: {:?}", k.report);
+            assert_eq!(k.report.checked_elements, elems);
+        }
+        // One element wrong in the middle piece of chunk 1.
+        let at = ring.chunk_elems(elems, 1).start + CHECK_PIECE_ELEMS + 7;
+        let mut bad = outs[3].clone();
+        bad[at * 4] ^= 1;
+        let rep = c.check_rank(3, &bad);
+        assert_eq!(rep.mismatched_elements, 1);
+        assert_eq!(rep.first_mismatch.unwrap().element, at);
+        assert_eq!(c.check_rank(3, &bad[4..]).mismatched_elements, elems);
     }
 }

@@ -5,13 +5,14 @@
 //! it, and the app ignores ids that are not the current one. The checking
 //! task also stops checking once its run is stale.
 
-use crate::engine::check::{Checker, Mismatch, RankReport};
+use crate::engine::check::{Checker, Mismatch, RankCheck, RankReport};
 use crate::engine::compressed::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
 use crate::engine::plan::Plan;
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// What the last run came to (`#run-result[data-state]`).
@@ -175,12 +176,18 @@ pub fn describe_mismatch(r: &RankReport) -> String {
     s
 }
 
-/// What the run task hears: a rank's output, or the compressed reference
-/// being ready.
+/// What the checking task hears: a rank's output, the compressed reference
+/// being ready, the end of the run.
 enum Event {
     Output(RankOutput),
     Reference(Result<CompressedCheck, String>),
+    Done(Result<RunSummary, RunError>),
 }
+
+/// Most main-thread time one slice of checking takes before it yields to
+/// the event loop, ms (one piece,
+/// [`crate::engine::check::CHECK_PIECE_ELEMS`] elements, may overrun it).
+const CHECK_SLICE_MS: f64 = 20.0;
 
 /// One rank's check against the compressed reference (bit for bit on its
 /// output elements; `max_abs_error` is the run's error against the
@@ -300,84 +307,103 @@ pub fn start(
                 let _ = tx.unbounded_send(Event::Reference(built));
             });
         }
-        let mut run = Box::pin(runtime::run(req, move |out| {
-            let _ = tx.unbounded_send(Event::Output(out));
-        }));
+        // The run in a task of its own, which drops a superseded run (that
+        // terminates its workers: `runtime::run` cleans up when its future
+        // is dropped).
+        {
+            let (tx, watch) = (tx.clone(), current.clone());
+            let on_output = tx.clone();
+            yew::platform::spawn_local(async move {
+                let run = Box::pin(runtime::run(req, move |out| {
+                    let _ = on_output.unbounded_send(Event::Output(out));
+                }));
+                let stale = Box::pin(async move {
+                    while watch.get() == id {
+                        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                });
+                if let Either::Left((result, _)) = select(run, stale).await {
+                    let _ = tx.unbounded_send(Event::Done(result));
+                }
+            });
+        }
+        drop(tx);
+        // Checking: outputs wait in arrival order and are checked a piece
+        // at a time, at most CHECK_SLICE_MS per slice, yielding between
+        // slices, so a large output never blocks the page. The checker
+        // keeps one output's worth of expected pieces; the queue holds the
+        // outputs not checked yet.
+        let compressed = plan.compressed.is_some();
+        let mut queue: VecDeque<RankOutput> = VecDeque::new();
+        let mut checking: Option<(RankOutput, RankCheck)> = None;
         let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
-        let mut waiting: Vec<RankOutput> = Vec::new();
-        let reference_ready = Cell::new(false);
-        let mut handle = |event: Event| {
-            if current.get() != id {
-                return;
-            }
-            let outs = match event {
+        let mut result: Option<Result<RunSummary, RunError>> = None;
+        let absorb = |event: Event,
+                      queue: &mut VecDeque<RankOutput>,
+                      compressed_check: &mut Option<Result<CompressedCheck, String>>,
+                      result: &mut Option<Result<RunSummary, RunError>>| {
+            match event {
+                Event::Output(out) => queue.push_back(out),
                 Event::Reference(r) => {
                     on_compressed(
                         id,
                         r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
                     );
-                    compressed_check = Some(r);
-                    reference_ready.set(true);
-                    std::mem::take(&mut waiting)
+                    *compressed_check = Some(r);
                 }
-                Event::Output(out) => vec![out],
-            };
-            for out in outs {
-                let report = match (plan.compressed.is_some(), &compressed_check) {
-                    (false, _) => checker.check_rank(out.rank, &out.buffer),
-                    (true, None) => {
-                        waiting.push(out);
+                Event::Done(r) => *result = Some(r),
+            }
+        };
+        loop {
+            if current.get() != id {
+                return;
+            }
+            while let Ok(event) = rx.try_recv() {
+                absorb(event, &mut queue, &mut compressed_check, &mut result);
+            }
+            if matches!(result, Some(Err(_))) {
+                break;
+            }
+            let ready = !compressed || compressed_check.is_some();
+            if ready && (checking.is_some() || !queue.is_empty()) {
+                let t0 = js_sys::Date::now();
+                while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
+                    if let Some(chk) = &compressed_check {
+                        let Some(out) = queue.pop_front() else { break };
+                        on_report(
+                            id,
+                            compressed_report(chk, out.rank, &out.buffer),
+                            out.samples,
+                        );
                         continue;
                     }
-                    (true, Some(chk)) => compressed_report(chk, out.rank, &out.buffer),
-                };
-                on_report(id, report, out.samples);
-            }
-        };
-        // Superseded runs are dropped, which terminates their workers
-        // (`runtime::run` cleans up when its future is dropped).
-        let watch = current.clone();
-        let mut stale = Box::pin(async move {
-            while watch.get() == id {
-                yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
-        });
-        let result = loop {
-            match select(select(run, rx.next()), stale).await {
-                Either::Left((inner, still)) => {
-                    stale = still;
-                    match inner {
-                        Either::Left((result, _)) => break Some(result),
-                        Either::Right((Some(event), pending)) => {
-                            handle(event);
-                            run = pending;
+                    if checking.is_none() {
+                        let Some(out) = queue.pop_front() else { break };
+                        let c = checker.begin(out.rank, &out.buffer);
+                        checking = Some((out, c));
+                    }
+                    if let Some((out, c)) = checking.as_mut() {
+                        if checker.advance(c, &out.buffer) {
+                            if let Some((out, c)) = checking.take() {
+                                on_report(id, c.report, out.samples);
+                            }
                         }
-                        Either::Right((None, pending)) => break Some(pending.await),
                     }
                 }
-                Either::Right(((), _)) => break None,
+                yew::platform::time::sleep(std::time::Duration::ZERO).await;
+                continue;
             }
-        };
-        let Some(result) = result else { return };
-        // Outputs that arrived together with the end of the run.
-        while let Ok(event) = rx.try_recv() {
-            handle(event);
-        }
-        // A compressed run also waits for its reference (outputs queued
-        // for it are checked when it arrives).
-        if plan.compressed.is_some() && !reference_ready.get() && result.is_ok() {
-            while current.get() == id {
-                match rx.next().await {
-                    Some(event @ Event::Reference(_)) => {
-                        handle(event);
-                        break;
-                    }
-                    Some(event) => handle(event),
-                    None => break,
-                }
+            if result.is_some() && ready {
+                break;
+            }
+            match rx.next().await {
+                Some(event) => absorb(event, &mut queue, &mut compressed_check, &mut result),
+                // Every sender is gone before the end: the run went stale.
+                None if result.is_none() => return,
+                None => break,
             }
         }
-        if current.get() == id {
+        if let (Some(result), true) = (result, current.get() == id) {
             on_done(id, result);
         }
     });

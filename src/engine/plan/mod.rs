@@ -71,6 +71,12 @@ pub const SIM_BUDGET_TRANSFERS: usize = 2_100_000;
 /// Most transfers of one step an estimate simulates (max-min fair rates
 /// are recomputed over every flow of a step at each event).
 pub const SIM_BUDGET_STEP_TRANSFERS: usize = 65_536;
+/// Most transfers of a model-only plan (above [`MAX_DRAWN_RANKS`] ranks)
+/// whose full [`Timeline`] [`Plan::new`] records (the page colours the
+/// links of the model-only drawing by it); above, the steps only
+/// ([`Record::Steps`]), as `cclsim` and the ranking rows do: the same
+/// figures without memory per transfer.
+pub const MAX_RECORDED_TRANSFERS: usize = 65_536;
 /// Most transfers (by [`transfers_upper`]) a schedule may have to be built
 /// for a ranking row; rows above it are listed without a figure. Also the
 /// most transfers one step may hold ([`step_transfers_upper`]) for any
@@ -853,10 +859,17 @@ impl Plan {
             }
             (Some(s), None) => {
                 // The page draws the timeline; cclsim and sweeps need the
-                // figures only.
+                // figures only, and so does a model-only plan too large to
+                // colour its links by (its per-transfer timeline would be
+                // hundreds of MB at 1024 ranks).
                 let record = match scope {
-                    Scope::Full => Record::Full,
-                    Scope::Headline => Record::Steps,
+                    Scope::Full
+                        if config.ranks <= MAX_DRAWN_RANKS
+                            || s.transfer_count() <= MAX_RECORDED_TRANSFERS =>
+                    {
+                        Record::Full
+                    }
+                    _ => Record::Steps,
                 };
                 estimate_recorded(
                     s,

@@ -1,0 +1,42 @@
+// End-to-end: the page-responsiveness measurement (scripts/measure-page.mjs,
+// issue 13) runs on a few of its links and reaches every state it measures.
+// It asserts what the page does, never how long it took: the figures are
+// printed (and go to README by hand), since these machines are noisy.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, launchChromium } from './browser.mjs';
+import { measureLink, table } from '../../scripts/measure-page.mjs';
+
+let browser;
+before(async () => { browser = await launchChromium(); });
+after(async () => { await browser?.close(); });
+
+test('a checked 8-rank run: estimate, run and check all reached, long tasks observed', async () => {
+  const r = await measureLink(browser, BASE, '8 x 64 MiB', '?ranks=8&bytes=64MiB&dtype=fp32');
+  console.log(table([r]));
+  assert.equal(r.timedOut, undefined);
+  assert.equal(r.state, 'verified');
+  assert.ok(r.estimateUs > 0);
+  assert.equal(r.longtaskSupported, true, 'PerformanceObserver longtask is available');
+  assert.deepEqual(r.problems, []);
+});
+
+test('64 ranks: the animation plays and frames are counted', async () => {
+  const r = await measureLink(browser, BASE, '64 ranks', '?topo=910b-8x8&ranks=64', { frames: true });
+  console.log(table([r]));
+  assert.equal(r.state, 'verified');
+  assert.ok(r.frames.count > 0);
+  assert.deepEqual(r.problems, []);
+});
+
+// 128 ranks, not 1024: at 1024 the page's wasm runs out of memory while
+// planning (README, "Page responsiveness"); the measurement reports it.
+test('128 ranks is model-only and a control change shows a new estimate', async () => {
+  const r = await measureLink(browser, BASE, '128 ranks 1 GiB',
+    '?topo=910b-16x8&ranks=128&bytes=1GiB&op=allreduce', { changes: true });
+  console.log(table([r]));
+  assert.equal(r.state, 'model-only');
+  assert.ok(r.changes.length > 0);
+  for (const c of r.changes) assert.ok(c.dom !== null, `${c.control} changed the estimate`);
+  assert.deepEqual(r.problems, []);
+});
