@@ -53,6 +53,18 @@ pub struct RankReport {
 }
 
 impl RankReport {
+    /// The report of `rank` before any element is checked (all counts 0).
+    pub fn empty(rank: usize) -> RankReport {
+        RankReport {
+            rank,
+            mismatched_elements: 0,
+            first_mismatch: None,
+            max_abs_error: 0.0,
+            beyond_tolerance: 0,
+            checked_elements: 0,
+        }
+    }
+
     /// Bit-exact and within tolerance.
     pub fn ok(&self) -> bool {
         self.mismatched_elements == 0 && self.beyond_tolerance == 0
@@ -274,14 +286,7 @@ impl<'a> Checker<'a> {
     pub fn begin(&self, rank: usize, output: &[u8]) -> RankCheck {
         let es = self.dtype.size_bytes();
         RankCheck {
-            report: RankReport {
-                rank,
-                mismatched_elements: 0,
-                first_mismatch: None,
-                max_abs_error: 0.0,
-                beyond_tolerance: 0,
-                checked_elements: 0,
-            },
+            report: RankReport::empty(rank),
             wrong_len: output.len() != self.schedule.buffer_elems(self.elems) * es,
             chunks: (0..self.schedule.chunks)
                 .filter(|&c| self.schedule.expected_after(rank, c).is_some())
@@ -355,14 +360,7 @@ impl<'a> Checker<'a> {
     /// `beyond_tolerance` is the same count.
     pub fn check_rank_exact(&mut self, rank: usize, output: &[u8]) -> RankReport {
         let es = self.dtype.size_bytes();
-        let mut rep = RankReport {
-            rank,
-            mismatched_elements: 0,
-            first_mismatch: None,
-            max_abs_error: 0.0,
-            beyond_tolerance: 0,
-            checked_elements: 0,
-        };
+        let mut rep = RankReport::empty(rank);
         let wrong_len = output.len() != self.schedule.buffer_elems(self.elems) * es;
         let u = self.dtype.unit_roundoff();
         for chunk in 0..self.schedule.chunks {

@@ -261,18 +261,13 @@ impl Bound {
         let alpha: f64 = self.steps.iter().map(|s| s.0).sum();
         let data: f64 = self.steps.iter().map(|s| s.1 * chunk_bytes).sum();
         let time_us = (alpha + data) * loops as f64;
-        let algbw_gbps = if time_us > 0.0 {
-            bytes as f64 / (time_us * 1e3)
-        } else {
-            0.0
-        };
         (
-            Estimate {
+            Estimate::new(
                 bytes,
                 time_us,
-                algbw_gbps,
-                busbw_gbps: algbw_gbps * self.primitive.busbw_factor(self.ranks),
-                timeline: Timeline {
+                self.primitive,
+                self.ranks,
+                Timeline {
                     steps: Vec::new(),
                     transfers: Vec::new(),
                     routes: Vec::new(),
@@ -282,8 +277,8 @@ impl Bound {
                 },
                 // The bound is unsliced (schedules this large exceed the
                 // slicing budget anyway, `cost::SLICE_BUDGET`).
-                slicing: Default::default(),
-            },
+                Default::default(),
+            ),
             alpha * loops as f64,
             (self.busiest_chunks * chunk_bytes * loops as f64) as u64,
         )
