@@ -24,7 +24,7 @@ cargo test --features mpi --test mpi
 step "fuzz: a short run of each target (cargo-fuzz, libFuzzer)"
 # Stable Rust: RUSTC_BOOTSTRAP=1 lets cargo-fuzz pass its -Z flags; -s none
 # (no sanitizer). New inputs go to a scratch dir, the checked-in corpus stays.
-for t in url_query log_parser topology_json; do
+for t in url_query log_parser topology_json msccl_import; do
   scratch="$(mktemp -d)"; flog="$(mktemp)"
   if ! (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -s none -O "$t" "$scratch" "corpus/$t" -- \
       -runs="${FUZZ_RUNS:-20000}" -max_len=8192 >"$flog" 2>&1); then

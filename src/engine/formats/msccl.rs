@@ -399,14 +399,15 @@ pub fn parse(xml: &str) -> Result<Program, MscclError> {
                 }
                 continue;
             }
-            match (name.as_str(), &program, &gpu, &tb) {
+            // Mutable bindings: an arm pushes into what it matched, so no
+            // re-borrow of `program` / `gpu` / `tb` can find it missing.
+            match (name.as_str(), &mut program, &mut gpu, &mut tb) {
                 ("algo", None, _, _) if !closed => {
                     let a = Attrs::of(&e, "algo".into())?;
                     program = Some(parse_algo(&a)?);
                 }
-                ("gpu", Some(_), None, _) => {
+                ("gpu", Some(p), None, _) => {
                     let a = Attrs::of(&e, "gpu".into())?;
-                    let p = program.as_ref().expect("matched Some");
                     let id = a.int("id", 0, p.ngpus as i64 - 1)? as usize;
                     let at = format!("gpu {id}");
                     let a = Attrs { at, ..a };
@@ -420,22 +421,23 @@ pub fn parse(xml: &str) -> Result<Program, MscclError> {
                         tbs: Vec::new(),
                     };
                     if empty {
-                        program.as_mut().expect("some").gpus.push(g);
+                        p.gpus.push(g);
                     } else {
                         gpu = Some(g);
                     }
                 }
                 ("tb", Some(p), Some(g), None) => {
-                    let a = Attrs::of(&e, format!("gpu {}", g.id))?;
+                    let gpu_id = g.id;
+                    let a = Attrs::of(&e, format!("gpu {gpu_id}"))?;
                     let id = a.int("id", 0, 65_535)? as usize;
                     let a = Attrs {
-                        at: format!("gpu {} / tb {id}", g.id),
+                        at: format!("gpu {gpu_id} / tb {id}"),
                         ..a
                     };
                     let n = p.ngpus as i64;
                     let peer = |key: &str| -> Result<Option<usize>, MscclError> {
                         let v = a.int(key, -1, n - 1)?;
-                        if v == g.id as i64 {
+                        if v == gpu_id as i64 {
                             return err(
                                 &a.at,
                                 format!(
@@ -456,7 +458,7 @@ pub fn parse(xml: &str) -> Result<Program, MscclError> {
                         steps: Vec::new(),
                     };
                     if empty {
-                        gpu.as_mut().expect("some").tbs.push(t);
+                        g.tbs.push(t);
                     } else {
                         tb = Some(t);
                     }
@@ -469,7 +471,7 @@ pub fn parse(xml: &str) -> Result<Program, MscclError> {
                     let at = format!("gpu {} / tb {} / step {}", g.id, t.id, t.steps.len());
                     let a = Attrs::of(&e, at.clone())?;
                     let s = parse_step(&a, p, g, t)?;
-                    tb.as_mut().expect("some").steps.push(s);
+                    t.steps.push(s);
                     if !empty {
                         depth_unknown = 0;
                     }
@@ -1054,7 +1056,12 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                     }
                     _ => {
                         if st.kind.recvs() {
-                            let peer = t.recv.expect("checked in parse");
+                            let Some(peer) = t.recv else {
+                                return err(
+                                    at(st.s),
+                                    "a receiving step in a thread block with no recv peer",
+                                );
+                            };
                             let (to, kind, pre) = match st.kind {
                                 Kind::Recv | Kind::RecvCopySend => {
                                     (chunk(st.dst), TransferKind::Copy, None)
@@ -1067,24 +1074,27 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                                     (d, TransferKind::Reduce, (s != d).then_some(s))
                                 }
                             };
-                            recvs
-                                .get_mut(&(peer, g.id, t.chan))
-                                .expect("inserted above")
-                                .1
-                                .push((id, to, kind, pre, st.cnt));
+                            // Inserted above for every thread block with a recv peer.
+                            if let Some((_, q)) = recvs.get_mut(&(peer, g.id, t.chan)) {
+                                q.push((id, to, kind, pre, st.cnt));
+                            }
                         }
                         if st.kind.sends() {
-                            let peer = t.send.expect("checked in parse");
+                            let Some(peer) = t.send else {
+                                return err(
+                                    at(st.s),
+                                    "a sending step in a thread block with no send peer",
+                                );
+                            };
                             let from = match st.kind {
                                 Kind::Send => chunk(st.src),
                                 Kind::RecvReduceSend => Loc::Temp(id),
                                 _ => chunk(st.dst),
                             };
-                            sends
-                                .get_mut(&(g.id, peer, t.chan))
-                                .expect("inserted above")
-                                .1
-                                .push((id, from, st.cnt));
+                            // Inserted above for every thread block with a send peer.
+                            if let Some((_, q)) = sends.get_mut(&(g.id, peer, t.chan)) {
+                                q.push((id, from, st.cnt));
+                            }
                         }
                     }
                 }
@@ -1195,7 +1205,10 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
             Loc::Chunk(c) => Some((c, c + count)),
             Loc::Temp(_) => None,
         };
-        let net = a.parts.last().expect("an action has a part");
+        // Every action is made with one part or more.
+        let Some(net) = a.parts.last() else {
+            continue;
+        };
         if net.src == net.dst {
             action_sides[ai].push(sides.len());
             sides.push(Side {
@@ -1319,7 +1332,10 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                             format!("depid=\"{b}\" deps=\"{d}\": tb {b} has no step >= {d} with hasdep=\"1\", so the wait never ends"),
                         );
                     };
-                    let target = op_at[gi][b][sig.s].expect("not a nop");
+                    // `signal` skips nops, and every other step has an op.
+                    let Some(target) = op_at[gi][b][sig.s] else {
+                        continue;
+                    };
                     after(&mut preds, target, cur);
                 }
                 last = Some(cur);
@@ -1375,12 +1391,16 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
     by_pos.sort_by_key(|&i| pos[i]);
     // Place: with the hints when every action has one and they respect
     // every edge, else as early as possible.
-    let all_hinted = na > 0 && hints.iter().all(Option::is_some);
+    // Every action's hint, when every action has one.
+    let all_hinted: Option<Vec<(usize, usize)>> = if na > 0 {
+        hints.iter().copied().collect()
+    } else {
+        None
+    };
     let mut level = vec![0usize; na];
     let mut order: Vec<usize> = Vec::with_capacity(na);
     let mut placed = false;
-    if all_hinted {
-        let h: Vec<(usize, usize)> = hints.iter().map(|x| x.expect("all hinted")).collect();
+    if let Some(h) = all_hinted {
         let mut bad = None;
         'check: for x in 0..ns {
             for &(y, w, o) in &preds[x] {
@@ -1446,9 +1466,10 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                 return err(describe_side(0), "its waits cannot be placed in steps");
             }
         }
-        let last_side = |a: usize| *action_sides[a].last().expect("one side");
+        // Every action has a side (one per part, pushed above).
+        let last_pos = |a: usize| action_sides[a].last().map_or(0, |&x| pos[x]);
         order = (0..na).collect();
-        order.sort_by_key(|&a| (level[a], pos[last_side(a)]));
+        order.sort_by_key(|&a| (level[a], last_pos(a)));
     }
     // Temporaries: one slot of cnt·m IR chunks per rrs while it holds data.
     let mut temp_at: HashMap<usize, usize> = HashMap::new();
