@@ -8,7 +8,8 @@ mod common;
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::cost::{
-    closed_form_us, estimate, estimate_sliced, Slices, MAX_SLICES, SLICE_BUDGET,
+    closed_form_us, estimate, estimate_sliced, estimate_sliced_reference, Slices, MAX_SLICES,
+    SLICE_BUDGET, SLICE_WORK_BUDGET,
 };
 use ccl_playground::engine::dtype::DType;
 use ccl_playground::engine::schedule::{Schedule, Step, Transfer};
@@ -312,6 +313,39 @@ fn slices_are_capped_by_the_simulation_budget() {
     let sl = ccl_playground::engine::cost::choose_slices(&s, &t, 1 << 20, 4, Slices::Fixed(4));
     assert_eq!(sl.slices, 1);
     assert!(sl.why.contains("capped to 1"), "{}", sl.why);
+}
+
+/// Bruck (nb) on 512 ranks with 2 slices: its transfers of different sizes
+/// finish one at a time, so the pipelined simulation needs more than
+/// [`SLICE_WORK_BUDGET`] flow updates; both simulators then estimate the
+/// loop unsliced, to the microsecond of `slices=1`, and say why. rhd, whose
+/// transfers finish together, stays sliced on the same machine.
+#[test]
+fn slices_are_capped_by_the_work_budget() {
+    let t = Topology::preset("910b-64x8").unwrap();
+    let s = algorithm::build(Algorithm::Nb, Primitive::AllReduce, 512).unwrap();
+    let one = estimate_sliced(&s, &t, 1 << 30, DType::Fp32, Slices::Fixed(1)).unwrap();
+    for e in [
+        estimate_sliced(&s, &t, 1 << 30, DType::Fp32, Slices::Fixed(2)).unwrap(),
+        estimate_sliced_reference(&s, &t, 1 << 30, DType::Fp32, Slices::Fixed(2)).unwrap(),
+    ] {
+        assert_eq!(e.slicing.slices, 1);
+        assert!(
+            e.slicing.why.starts_with("slices=2, as set; capped to 1: the pipelined simulation of 2 slices needs more than 2000000 flow updates"),
+            "{}",
+            e.slicing.why
+        );
+        assert!(
+            close(e.time_us, one.time_us),
+            "{} vs {}",
+            e.time_us,
+            one.time_us
+        );
+    }
+    assert_eq!(SLICE_WORK_BUDGET, 2_000_000);
+    let s = algorithm::build(Algorithm::Rhd, Primitive::AllReduce, 512).unwrap();
+    let e = estimate_sliced(&s, &t, 1 << 30, DType::Fp32, Slices::Fixed(2)).unwrap();
+    assert_eq!(e.slicing.slices, 2, "{}", e.slicing.why);
 }
 
 #[test]

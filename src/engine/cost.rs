@@ -48,7 +48,7 @@ mod sliced;
 pub use reference::estimate_sliced_reference;
 pub use sliced::{
     choose as choose_slices, nccl_slice_bytes, Slices, Slicing, MAX_SLICES, NCCL_STEP_BYTES,
-    SLICE_BUDGET,
+    SLICE_BUDGET, SLICE_WORK_BUDGET,
 };
 
 /// When one transfer runs on the modelled hardware.
@@ -275,17 +275,32 @@ pub fn estimate_recorded(
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
     let (loops, loop_elems) = loops_of(topo, bytes, es);
-    let slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
-    let (k, w) = (slicing.slices as usize, slicing.window as usize);
+    let mut slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
     let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
-    let (mut timeline, last_us) = if k > 1 {
+    let sliced_run = if slicing.slices > 1 {
         let sim = reference::Simulator::new(schedule, topo)?;
-        let first = sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, full);
-        let last = last_loop(elems, loops, loop_elems)
-            .map(|e| total(&sim.run_sliced(e, es, k, w, slicing.slice_elems, false)));
-        (first, last)
+        let (k, w) = (slicing.slices as usize, slicing.window as usize);
+        let run = |e: u64, rec: bool| sim.run_sliced(e, es, k, w, slicing.slice_elems, rec);
+        let first = run(loop_elems, full);
+        let last = match &first {
+            Some(_) => last_loop(elems, loops, loop_elems).map(|e| run(e, false)),
+            None => None,
+        };
+        match (first, last) {
+            (Some(first), None) => Some((first, None)),
+            (Some(first), Some(Some(last))) => Some((first, Some(total(&last)))),
+            _ => {
+                sliced::over_budget(&mut slicing);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let (mut timeline, last_us) = if let Some(run) = sliced_run {
+        run
     } else if !topo.impairment.is_timed() {
         let mut run =
             Streaming::with_slicing(schedule, topo, bytes, es, slicing.clone(), record, None);

@@ -41,24 +41,43 @@ pub fn estimate_sliced_reference(
         _ => (1, elems),
     };
     let mut sim = Simulator::new(schedule, topo)?;
-    let slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
+    let mut slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     let (k, w) = (slicing.slices as usize, slicing.window as usize);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
     let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
-    let mut timeline = if k > 1 {
-        sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, true)
-    } else {
-        sim.run(loop_elems, es, true)?
+    let last_elems = elems - (loops - 1) * loop_elems;
+    let repeats = loops == 1 || last_elems == loop_elems;
+    // Sliced: both loops within the work budget, or neither sliced.
+    let mut sliced_run = None;
+    if k > 1 {
+        let first = sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, true);
+        let last = match (&first, repeats) {
+            (Some(_), false) => {
+                Some(sim.run_sliced(last_elems, es, k, w, slicing.slice_elems, false))
+            }
+            _ => None,
+        };
+        sliced_run = match (first, last) {
+            (Some(first), None) => Some((first, None)),
+            (Some(first), Some(Some(last))) => Some((first, Some(total(&last)))),
+            _ => {
+                sliced::over_budget(&mut slicing);
+                None
+            }
+        };
+    }
+    let (mut timeline, sliced_last) = match sliced_run {
+        Some((t, last)) => (t, last),
+        None => (sim.run(loop_elems, es, true)?, None),
     };
     let first_us = total(&timeline);
     let mut time_us = first_us;
     if loops > 1 {
-        let last_elems = elems - (loops - 1) * loop_elems;
         let last_us = if last_elems == loop_elems {
             first_us
-        } else if k > 1 {
-            total(&sim.run_sliced(last_elems, es, k, w, slicing.slice_elems, false))
+        } else if let Some(l) = sliced_last {
+            l
         } else {
             total(&sim.run(last_elems, es, false)?)
         };
