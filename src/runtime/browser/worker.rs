@@ -250,6 +250,10 @@ impl Ranks {
             slot.take();
         }
         drop(slot);
+        // Every rank done in this drain was done by now: stamped before
+        // the first output is copied out (64 MiB each at the largest), so
+        // a co-hosted rank's finish does not include another's copy.
+        let finished_ms = epoch_ms();
         let Some(s) = scope() else { return };
         for r in reports {
             match r {
@@ -261,7 +265,7 @@ impl Ranks {
                     let done = ToPage::Done {
                         rank,
                         samples: samples_to_bits(&samples),
-                        finished_ms: epoch_ms(),
+                        finished_ms,
                         started_ms: STARTED.with(Cell::get),
                     };
                     post(&s, encode_to_page(&done, Some(&buffer)));
