@@ -57,6 +57,95 @@ fn chunk_codec_round_trips_and_transfers() {
     assert_eq!(data.to_vec(), bytes);
 }
 
+/// A chunk encoded into a returned buffer of its length is carried in that
+/// very buffer; one of another length is left alone for a fresh one. The
+/// pool hands out only exact lengths and keeps at most `CAP` buffers.
+#[wasm_bindgen_test]
+fn chunks_reuse_returned_buffers_of_their_length() {
+    let h = routed(
+        1,
+        2,
+        ChunkHeader {
+            step: 0,
+            first: 1,
+            count: 1,
+        },
+    );
+    let bytes: Vec<u8> = (0..64).collect();
+    let same = js_sys::ArrayBuffer::new(64);
+    let w = encode_chunk_in(h, &bytes, Some(same.clone()));
+    let b = Reflect::get(&w.message, &"b".into()).unwrap();
+    assert_eq!(
+        b,
+        JsValue::from(same.clone()),
+        "the returned buffer carries it"
+    );
+    assert_eq!(Uint8Array::new(&same).to_vec(), bytes);
+    let other = js_sys::ArrayBuffer::new(65);
+    let w = encode_chunk_in(h, &bytes, Some(other.clone()));
+    let b = Reflect::get(&w.message, &"b".into()).unwrap();
+    assert_ne!(
+        b,
+        JsValue::from(other),
+        "a buffer of another length is not used"
+    );
+    let (back, data) = decode_chunk(&w.message).unwrap();
+    assert_eq!((back, data.to_vec()), (h, bytes.clone()));
+    match decode_port(&w.message).unwrap() {
+        PortMessage::Chunk(back, data) => assert_eq!((back, data.to_vec()), (h, bytes)),
+        other => panic!("{other:?}"),
+    }
+    let r = encode_returned(&same);
+    assert_eq!(r.transfer.length(), 1, "a returned buffer is transferred");
+    match decode_port(&r.message).unwrap() {
+        PortMessage::Returned(b) => assert_eq!(JsValue::from(b), JsValue::from(same)),
+        other => panic!("{other:?}"),
+    }
+    let mut pool = BufferPool::default();
+    assert!(pool.take(64).is_none());
+    for len in 0..BufferPool::CAP + 2 {
+        pool.put(js_sys::ArrayBuffer::new(100 + len as u32));
+    }
+    assert_eq!(pool.len(), BufferPool::CAP);
+    assert!(
+        pool.take(100).is_none() && pool.take(101).is_none(),
+        "the oldest went"
+    );
+    assert_eq!(pool.take(102).map(|b| b.byte_length()), Some(102));
+    assert!(pool.take(102).is_none());
+}
+
+/// A consumed `Incoming` hands its buffer back on its port.
+#[wasm_bindgen_test]
+async fn a_consumed_chunk_goes_back_to_its_sender() {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let ch = web_sys::MessageChannel::new().unwrap();
+    let got: Rc<RefCell<Vec<u32>>> = Rc::default();
+    let g = got.clone();
+    let h = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+        match decode_port(&ev.data()).unwrap() {
+            PortMessage::Returned(b) => g.borrow_mut().push(b.byte_length()),
+            other => panic!("{other:?}"),
+        }
+    });
+    ch.port2().set_onmessage(Some(h.as_ref().unchecked_ref()));
+    let buf = js_sys::ArrayBuffer::new(48);
+    let kept = Incoming::new(Uint8Array::new(&buf), None);
+    drop(Incoming::new(Uint8Array::new(&buf), Some(ch.port1())));
+    assert_eq!(buf.byte_length(), 0, "transferred back, so detached here");
+    drop(kept);
+    for _ in 0..200 {
+        if !got.borrow().is_empty() {
+            break;
+        }
+        sleep(5).await;
+    }
+    assert_eq!(*got.borrow(), vec![48]);
+    ch.port1().close();
+    ch.port2().close();
+}
+
 #[wasm_bindgen_test]
 fn init_codec_carries_ports() {
     let request = RunRequest {
@@ -501,16 +590,19 @@ async fn sleep(ms: i32) {
     wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
 }
 
-type Hosts = Rc<RefCell<Vec<Host<Uint8Array>>>>;
+type Hosts = Rc<RefCell<Vec<Host<Incoming>>>>;
 type Outs = Rc<RefCell<Vec<Option<Vec<u8>>>>>;
+type Pools = Rc<RefCell<Vec<BufferPool>>>;
 
-/// Drains host `w`, posting remote chunks on `ports[w][peer]`, recording
-/// finished ranks; counts local and remote sends.
+/// Drains host `w`, posting remote chunks on `ports[w][peer]` (in a buffer
+/// from `pools[w]` when one was handed back), recording finished ranks;
+/// counts local and remote sends, and remote sends in a reused buffer.
 fn drain_host(
     hosts: &Hosts,
     ports: &[Vec<Option<web_sys::MessagePort>>],
     outs: &Outs,
-    counts: &Rc<RefCell<(usize, usize)>>,
+    counts: &Rc<RefCell<(usize, usize, usize)>>,
+    pools: &Pools,
     w: usize,
 ) {
     let reports = hosts.borrow_mut()[w].drain(|msg, route, bytes| match route {
@@ -520,7 +612,9 @@ fn drain_host(
         }
         Route::Remote(to) => {
             counts.borrow_mut().1 += 1;
-            let wire = encode_chunk(msg, bytes);
+            let reuse = pools.borrow_mut()[w].take(bytes.len());
+            counts.borrow_mut().2 += usize::from(reuse.is_some());
+            let wire = encode_chunk_in(msg, bytes, reuse);
             ports[w][to]
                 .as_ref()
                 .ok_or_else(|| format!("no port {w}->{to}"))?
@@ -539,9 +633,10 @@ fn drain_host(
 }
 
 /// Several ranks per host, hosts wired by real `MessageChannel`s (one per
-/// worker pair, chunks in the real wire format, transferred): every rank's
-/// output equals the reference executor bit for bit, and co-hosted ranks
-/// never touch a port.
+/// worker pair, chunks in the real wire format, transferred, and handed
+/// back to be reused as the workers do): every rank's output equals the
+/// reference executor bit for bit, co-hosted ranks never touch a port, and
+/// the ring's chunks travel in returned buffers as well as fresh ones.
 #[wasm_bindgen_test]
 async fn hosts_over_message_channels_equal_reference() {
     use wasm_bindgen::closure::Closure;
@@ -588,25 +683,37 @@ async fn hosts_over_message_channels_equal_reference() {
         }
         let ports = Rc::new(ports);
         let outs: Outs = Rc::new(RefCell::new(vec![None; n]));
-        let counts = Rc::new(RefCell::new((0usize, 0usize)));
+        let counts = Rc::new(RefCell::new((0usize, 0usize, 0usize)));
+        let pools: Pools = Rc::new(RefCell::new(
+            (0..workers).map(|_| BufferPool::default()).collect(),
+        ));
         let mut handlers = Vec::new();
         for (w, port) in inbound {
-            let (hosts, ports, outs, counts) =
-                (hosts.clone(), ports.clone(), outs.clone(), counts.clone());
+            let (hosts, ports, outs, counts, pools) = (
+                hosts.clone(),
+                ports.clone(),
+                outs.clone(),
+                counts.clone(),
+                pools.clone(),
+            );
+            let back = port.clone();
             let h = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
-                move |ev: web_sys::MessageEvent| {
-                    let (msg, data) = decode_chunk(&ev.data()).unwrap();
-                    hosts.borrow_mut()[w]
-                        .deliver(msg, Bytes::Wire(data))
-                        .unwrap();
-                    drain_host(&hosts, &ports, &outs, &counts, w);
+                move |ev: web_sys::MessageEvent| match decode_port(&ev.data()).unwrap() {
+                    PortMessage::Chunk(msg, data) => {
+                        let data = Incoming::new(data, Some(back.clone()));
+                        hosts.borrow_mut()[w]
+                            .deliver(msg, Bytes::Wire(data))
+                            .unwrap();
+                        drain_host(&hosts, &ports, &outs, &counts, &pools, w);
+                    }
+                    PortMessage::Returned(b) => pools.borrow_mut()[w].put(b),
                 },
             );
             port.set_onmessage(Some(h.as_ref().unchecked_ref()));
             handlers.push(h);
         }
         for w in 0..workers {
-            drain_host(&hosts, &ports, &outs, &counts, w);
+            drain_host(&hosts, &ports, &outs, &counts, &pools, w);
         }
         for _ in 0..2000 {
             if outs.borrow().iter().all(Option::is_some) {
@@ -626,7 +733,14 @@ async fn hosts_over_message_channels_equal_reference() {
             .iter()
             .filter(|t| placement.worker_of(t.src) != placement.worker_of(t.dst))
             .count();
-        assert_eq!(*counts.borrow(), (transfers.len() - remote, remote));
+        let (local, sent, reused) = *counts.borrow();
+        assert_eq!((local, sent), (transfers.len() - remote, remote));
+        if alg == Algorithm::Ring && p == Primitive::AllReduce {
+            assert!(
+                reused > 0 && reused < sent,
+                "{reused} of {sent} remote chunks in returned buffers"
+            );
+        }
         for row in ports.iter() {
             for p in row.iter().flatten() {
                 p.close();

@@ -6,8 +6,11 @@
 //! into [`Host::deliver`] and then calls [`Host::drain`], which advances every
 //! rank that may have work until none has: a send to a rank on another worker
 //! goes to the `send` callback (which posts it on that worker's port); a send
-//! to a rank on this worker is copied once into the receiver's queue (no
-//! `postMessage`) and the receiver is advanced in the same drain. Local
+//! to a rank on this worker goes straight from the sender's buffer into the
+//! receiver's when the receiver's next op is that receive
+//! ([`RankMachine::receive_now`]: no copy in between), else it is copied
+//! once into the receiver's queue (no `postMessage`); either way the
+//! receiver is advanced in the same drain. Local
 //! messages of a rank pair are queued in send order, remote ones travel on
 //! one FIFO port per worker pair, so each receiver sees every peer's messages
 //! in order, as [`RankMachine`] requires.
@@ -39,6 +42,12 @@ impl<P: Payload> Payload for Bytes<P> {
         match self {
             Bytes::Wire(p) => p.copy_into(dst),
             Bytes::Local(v) => dst.copy_from_slice(v),
+        }
+    }
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+        match self {
+            Bytes::Wire(p) => p.copy_part_into(offset, dst),
+            Bytes::Local(v) => v.copy_part_into(offset, dst),
         }
     }
     fn as_slice(&self) -> Option<&[u8]> {
@@ -270,9 +279,11 @@ impl<P: Payload> Host<P> {
                 continue;
             };
             let mut local: Vec<(Routed, Vec<u8>)> = Vec::new();
+            // Co-hosted receivers that took a chunk straight from `m`'s buffer.
+            let mut received: Vec<usize> = Vec::new();
             let mut outcome: Result<(), Result<Sent, String>> = Ok(());
             let mut step = self.slots[i].step;
-            let layout = &self.layout;
+            let (layout, index, slots) = (&self.layout, &self.index, &mut self.slots);
             let progress = m.advance(|to, chunk: ChunkHeader, bytes| {
                 step = step.max(chunk.step);
                 if outcome.is_err() {
@@ -289,7 +300,33 @@ impl<P: Payload> Host<P> {
                 };
                 match send(msg, route, bytes) {
                     Ok(Sent::Handled) => {}
-                    Ok(Sent::Local) if route == Route::Local => local.push((msg, bytes.to_vec())),
+                    Ok(Sent::Local) if route == Route::Local => {
+                        // Straight into the receiver if it is waiting for
+                        // exactly this chunk (and nothing of ours for it is
+                        // pending), else a copy queued for it.
+                        let j = index.get(&to).copied().filter(|_| {
+                            local.iter().all(|(m, _)| m.to != to)
+                        });
+                        let took = match j.map(|j| &mut slots[j]) {
+                            Some(Slot {
+                                machine: Some(r),
+                                step: s,
+                                ..
+                            }) => {
+                                let took = r.receive_now(rank, chunk, bytes);
+                                if took {
+                                    *s = (*s).max(chunk.step);
+                                }
+                                took
+                            }
+                            _ => false,
+                        };
+                        if took {
+                            received.extend(j);
+                        } else {
+                            local.push((msg, bytes.to_vec()));
+                        }
+                    }
                     Ok(Sent::LocalBytes(v)) if route == Route::Local => local.push((msg, v)),
                     Ok(Sent::Local | Sent::LocalBytes(_)) => {
                         outcome = Err(Err(format!(
@@ -336,6 +373,9 @@ impl<P: Payload> Host<P> {
                     });
                     return reports;
                 }
+            }
+            for j in received {
+                self.mark(j);
             }
             for (msg, bytes) in local {
                 // The receiver is hosted here (`Route::Local`), so this cannot fail.

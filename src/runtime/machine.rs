@@ -51,6 +51,11 @@ pub trait Payload {
     /// Copies all bytes into `dst`; the machine guarantees
     /// `dst.len() == self.byte_len()`.
     fn copy_into(&self, dst: &mut [u8]);
+    /// Copies the `dst.len()` bytes at `offset` into `dst`; the machine
+    /// guarantees `offset + dst.len() <= self.byte_len()`. A `Reduce` of
+    /// bytes elsewhere ([`Self::as_slice`] is `None`) reads them this way,
+    /// [`RECV_PIECE_BYTES`] at a time, into a scratch that stays in cache.
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]);
     /// The bytes as one slice in this process's memory, if they are (then a
     /// `Reduce` reads them in place instead of copying them to scratch
     /// first); `None` (the default) for bytes elsewhere (JS memory).
@@ -65,6 +70,9 @@ impl Payload for Vec<u8> {
     }
     fn copy_into(&self, dst: &mut [u8]) {
         dst.copy_from_slice(self);
+    }
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+        dst.copy_from_slice(&self[offset..offset + dst.len()]);
     }
     fn as_slice(&self) -> Option<&[u8]> {
         Some(self)
@@ -81,10 +89,22 @@ impl Payload for std::rc::Rc<Vec<u8>> {
     fn copy_into(&self, dst: &mut [u8]) {
         dst.copy_from_slice(self);
     }
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+        dst.copy_from_slice(&self[offset..offset + dst.len()]);
+    }
     fn as_slice(&self) -> Option<&[u8]> {
         Some(self)
     }
 }
+
+/// How many bytes of a received message a `Reduce` copies into scratch and
+/// reduces at a time when the bytes are not in this memory (a JS
+/// `ArrayBuffer` in the worker): small enough that the scratch stays in the
+/// core's cache between the copy and the reduce, so the message crosses
+/// memory once instead of being written out to a message-sized scratch and
+/// read back; a multiple of every element size and of 16 (the SIMD128
+/// vector), so the pieces reduce to the same bits as the whole.
+pub const RECV_PIECE_BYTES: usize = 128 * 1024;
 
 /// Why a rank cannot run its part of the schedule. Never a panic.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -383,6 +403,51 @@ impl<P: Payload> RankMachine<P> {
         self.next == self.ops.len()
     }
 
+    /// Receives a message of a rank on the same worker straight from the
+    /// sender's buffer (`bytes`: the chunk as the send's step sees it), if
+    /// it is the one this rank's next op receives and nothing from `from`
+    /// is queued before it: the chunk is copied or reduced into this rank's
+    /// buffer now, with no intermediate copy, exactly as the receive would
+    /// have later (ops before it are done, so the step semantics hold).
+    /// Returns false, touching nothing, otherwise (then the caller copies
+    /// the bytes and [`Self::deliver`]s them; a mismatch is reported when
+    /// that receive runs). Not with hop compression (its bytes are wire
+    /// codes). Call [`Self::advance`] afterwards to go on.
+    pub fn receive_now(&mut self, from: usize, header: ChunkHeader, bytes: &[u8]) -> bool {
+        let Some(&RankOp::Recv {
+            step,
+            from: f,
+            first,
+            count,
+            kind,
+            at,
+        }) = self.ops.get(self.next)
+        else {
+            return false;
+        };
+        let es = self.dtype.size_bytes();
+        let r = self.range_elems(at, count);
+        let (a, b) = (r.start * es, r.end * es);
+        if f != from
+            || from == self.rank
+            || self.codec.is_some()
+            || header != (ChunkHeader { step, first, count })
+            || bytes.len() != b - a
+            || self.queues.get(&from).is_some_and(|q| !q.is_empty())
+        {
+            return false;
+        }
+        while self.samples.len() <= step {
+            self.record();
+        }
+        match kind {
+            TransferKind::Copy => self.buffer[a..b].copy_from_slice(bytes),
+            TransferKind::Reduce => reduce_into(self.dtype, self.op, &mut self.buffer[a..b], bytes),
+        }
+        self.next += 1;
+        true
+    }
+
     /// Queues a message that arrived from rank `from` (FIFO per peer). It is
     /// checked when the receive that consumes it runs.
     pub fn deliver(&mut self, from: usize, header: ChunkHeader, payload: P) {
@@ -568,15 +633,20 @@ impl<P: Payload> RankMachine<P> {
                                 Some(inc) => {
                                     reduce_into(self.dtype, self.op, &mut self.buffer[a..b], inc)
                                 }
+                                // Piece by piece through a cache-sized scratch.
                                 None => {
-                                    self.scratch.resize(b - a, 0);
-                                    payload.copy_into(&mut self.scratch);
-                                    reduce_into(
-                                        self.dtype,
-                                        self.op,
-                                        &mut self.buffer[a..b],
-                                        &self.scratch,
-                                    );
+                                    self.scratch.resize(RECV_PIECE_BYTES.min(b - a), 0);
+                                    for start in (a..b).step_by(RECV_PIECE_BYTES) {
+                                        let end = (start + RECV_PIECE_BYTES).min(b);
+                                        let piece = &mut self.scratch[..end - start];
+                                        payload.copy_part_into(start - a, piece);
+                                        reduce_into(
+                                            self.dtype,
+                                            self.op,
+                                            &mut self.buffer[start..end],
+                                            piece,
+                                        );
+                                    }
                                 }
                             },
                         }
@@ -733,6 +803,116 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Bytes "elsewhere" (as a JS `ArrayBuffer` is): no slice, so a
+    /// `Reduce` takes the piecewise path through scratch.
+    struct Elsewhere(Vec<u8>);
+    impl Payload for Elsewhere {
+        fn byte_len(&self) -> usize {
+            self.0.len()
+        }
+        fn copy_into(&self, dst: &mut [u8]) {
+            dst.copy_from_slice(&self.0);
+        }
+        fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+            dst.copy_from_slice(&self.0[offset..offset + dst.len()]);
+        }
+    }
+
+    #[test]
+    fn reduces_of_bytes_elsewhere_go_piecewise_and_equal_the_reference() {
+        // Chunks of several pieces plus a partial one (and tiny ones), every
+        // dtype width: the pieces reduce to the reference's bits.
+        let piece_elems = |d: DType| RECV_PIECE_BYTES / d.size_bytes();
+        for (alg, n, dtype, op, elems) in [
+            (
+                Algorithm::Ring,
+                4,
+                DType::Fp32,
+                ReduceOp::Sum,
+                4 * (2 * piece_elems(DType::Fp32) + 37),
+            ),
+            (
+                Algorithm::Mesh,
+                3,
+                DType::Bf16,
+                ReduceOp::Max,
+                3 * piece_elems(DType::Bf16) + 5,
+            ),
+            (
+                Algorithm::Ring,
+                5,
+                DType::Int8,
+                ReduceOp::Avg,
+                5 * piece_elems(DType::Int8) + 3,
+            ),
+            (Algorithm::Ring, 3, DType::Int32, ReduceOp::Prod, 7),
+        ] {
+            let s = build_with_root(alg, Primitive::AllReduce, n, 0).expect("builds");
+            let want = reference_run(&s, dtype, op, 3, elems);
+            let mut ms: Vec<RankMachine<Elsewhere>> = (0..n)
+                .map(|r| RankMachine::new(&s, r, dtype, op, 3, elems).expect("builds"))
+                .collect();
+            let mut pending: VecDeque<Msg> = VecDeque::new();
+            for (r, m) in ms.iter_mut().enumerate() {
+                m.advance(|to, h, b| pending.push_back((r, to, h, b.to_vec())))
+                    .expect("advances");
+            }
+            while let Some((from, to, h, b)) = pending.pop_front() {
+                ms[to].deliver(from, h, Elsewhere(b));
+                ms[to]
+                    .advance(|t, h, b| pending.push_back((to, t, h, b.to_vec())))
+                    .expect("advances");
+            }
+            for (r, m) in ms.into_iter().enumerate() {
+                assert!(m.is_done());
+                assert_eq!(
+                    m.into_output().0,
+                    want[r],
+                    "{alg:?} {dtype:?} {op:?} rank {r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn receive_now_takes_only_the_next_receive() {
+        // Ring AllReduce on 3 ranks: rank 1's ops are send (step 0) then
+        // receive from rank 0 (step 0), ...
+        let s = build_with_root(Algorithm::Ring, Primitive::AllReduce, 3, 0).expect("builds");
+        let (dtype, op, elems) = (DType::Fp32, ReduceOp::Sum, 30);
+        let mut ms: Vec<RankMachine<Vec<u8>>> = (0..3)
+            .map(|r| RankMachine::new(&s, r, dtype, op, 9, elems).expect("builds"))
+            .collect();
+        let mut sent: Vec<Vec<Msg>> = vec![Vec::new(); 3];
+        for (r, m) in ms.iter_mut().enumerate() {
+            m.advance(|to, h, b| sent[r].push((r, to, h, b.to_vec())))
+                .expect("advances");
+        }
+        let (_, to, h, b) = sent[0][0].clone();
+        assert_eq!(to, 1);
+        // Not from another sender, not another header, not a short payload.
+        assert!(!ms[1].receive_now(2, h, &b));
+        assert!(!ms[1].receive_now(0, ChunkHeader { step: 1, ..h }, &b));
+        assert!(!ms[1].receive_now(0, h, &b[1..]));
+        // Not while something from rank 0 is queued before it.
+        ms[1].deliver(0, h, b.clone());
+        assert!(!ms[1].receive_now(0, h, &b));
+        // Otherwise taken now, with the result a queued delivery would give.
+        let mut twin = RankMachine::<Vec<u8>>::new(&s, 1, dtype, op, 9, elems).expect("builds");
+        twin.advance(|_, _, _| {}).expect("advances");
+        assert!(twin.receive_now(0, h, &b));
+        assert!(!twin.receive_now(0, h, &b), "that receive is done");
+        let mut a = Vec::new();
+        let mut c = Vec::new();
+        ms[1]
+            .advance(|to, h, b| a.push((to, h, b.to_vec())))
+            .expect("advances");
+        twin.advance(|to, h, b| c.push((to, h, b.to_vec())))
+            .expect("advances");
+        assert_eq!(a, c);
+        assert_eq!(ms[1].buffer(), twin.buffer());
     }
 
     /// Runs compressed machines to completion, delivering in send order.

@@ -242,9 +242,11 @@ pub enum ToPage {
         /// `RankOutput::samples` with each value as its `f64::to_bits`
         /// (JSON cannot carry NaN or infinities).
         samples: Vec<Vec<Option<u64>>>,
-        /// When the worker posted this, epoch ms (`performance.timeOrigin +
-        /// performance.now()` in the worker), so the page can time the
-        /// workers without counting its own backlog; `None` if unknown.
+        /// When the worker's drain that finished this rank ended, before
+        /// any output of it was copied out to be posted, epoch ms
+        /// (`performance.timeOrigin + performance.now()` in the worker), so
+        /// the page can time the workers without counting its own backlog
+        /// nor a co-hosted rank's output copy; `None` if unknown.
         #[serde(default)]
         finished_ms: Option<f64>,
         /// When this rank's worker had built every rank it hosts (inputs

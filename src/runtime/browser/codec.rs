@@ -2,7 +2,11 @@
 //! wire (page <-> worker, worker <-> worker) is a plain JS object
 //! `{ h: string, b?: ArrayBuffer, p?: MessagePort[] }` whose `h` is the
 //! JSON header of [`crate::runtime::protocol`] (pure, tested natively), `b`
-//! the bytes (always transferred), `p` the init message's ports.
+//! the bytes (always transferred), `p` the init message's ports; or, on a
+//! port between workers, `{ r: ArrayBuffer }`: a chunk's buffer handed back
+//! to its sender once the receiver has consumed it ([`Incoming`]), which the
+//! sender fills with its next chunk ([`BufferPool`]) instead of allocating
+//! a fresh one.
 
 use crate::runtime::machine::Payload;
 use crate::runtime::protocol::{
@@ -36,13 +40,22 @@ fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
         .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-fn wire(h: String, bytes: Option<&[u8]>, ports: &[MessagePort]) -> Wire {
+fn wire(
+    h: String,
+    bytes: Option<&[u8]>,
+    reuse: Option<ArrayBuffer>,
+    ports: &[MessagePort],
+) -> Wire {
     let obj = Object::new();
     let transfer = Array::new();
     set(&obj, "h", &JsValue::from_str(&h));
     if let Some(bytes) = bytes {
-        // One copy out of wasm memory into a fresh, transferable buffer.
-        let arr = Uint8Array::new_with_length(bytes.len() as u32);
+        // One copy out of wasm memory into a transferable buffer: `reuse`
+        // if it has the length, else a fresh one.
+        let arr = match reuse.filter(|b| b.byte_length() as usize == bytes.len()) {
+            Some(b) => Uint8Array::new(&b),
+            None => Uint8Array::new_with_length(bytes.len() as u32),
+        };
         arr.copy_from(bytes);
         let buf = arr.buffer();
         set(&obj, "b", &buf);
@@ -86,7 +99,7 @@ pub fn epoch_ms() -> Option<f64> {
 /// Encodes the init message; `ports[i]` goes to the worker whose peer is
 /// `peers[i]` of the [`ToWorker::Init`].
 pub fn encode_to_worker(msg: &ToWorker, ports: &[MessagePort]) -> Wire {
-    wire(encode_header(msg), None, ports)
+    wire(encode_header(msg), None, None, ports)
 }
 
 /// Decodes a page -> worker message and its ports (none for a ping).
@@ -118,7 +131,87 @@ pub fn decode_to_worker(msg: &JsValue) -> Result<(ToWorker, Vec<MessagePort>), C
 /// Encodes a chunk message (the bytes are copied once into a new
 /// `ArrayBuffer`, which is transferred).
 pub fn encode_chunk(header: Routed, bytes: &[u8]) -> Wire {
-    wire(encode_header(&header), Some(bytes), &[])
+    encode_chunk_in(header, bytes, None)
+}
+
+/// As [`encode_chunk`], copying the bytes into `reuse` (a buffer a receiver
+/// handed back, [`BufferPool::take`]) when its length is theirs; a fresh
+/// buffer otherwise.
+pub fn encode_chunk_in(header: Routed, bytes: &[u8], reuse: Option<ArrayBuffer>) -> Wire {
+    wire(encode_header(&header), Some(bytes), reuse, &[])
+}
+
+/// Encodes `{r: buffer}`: a consumed chunk's buffer going back to its
+/// sender (transferred).
+pub fn encode_returned(buffer: &ArrayBuffer) -> Wire {
+    let obj = Object::new();
+    set(&obj, "r", buffer);
+    Wire {
+        message: obj.into(),
+        transfer: Array::of1(buffer),
+    }
+}
+
+/// A message on a port between workers.
+#[derive(Debug)]
+pub enum PortMessage {
+    /// A chunk: its header and a view of its bytes.
+    Chunk(Routed, Uint8Array),
+    /// A buffer this worker sent, handed back by the receiver.
+    Returned(ArrayBuffer),
+}
+
+/// Decodes a message on a port between workers: a returned buffer
+/// (`{r}`) or a chunk ([`decode_chunk`]).
+///
+/// Errors: as [`decode_chunk`].
+pub fn decode_port(msg: &JsValue) -> Result<PortMessage, CodecError> {
+    if let Some(b) = get(msg, "r").and_then(|b| b.dyn_into::<ArrayBuffer>().ok()) {
+        return Ok(PortMessage::Returned(b));
+    }
+    let (h, bytes) = decode_chunk(msg)?;
+    Ok(PortMessage::Chunk(h, bytes))
+}
+
+/// The buffers receivers handed back to this worker, for its next chunks
+/// (a worker sends chunks of few distinct lengths, a ring one). Reusing
+/// one spares allocating, zeroing and page-faulting a fresh `ArrayBuffer`
+/// per chunk, and the garbage collector a dead one.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    free: Vec<ArrayBuffer>,
+}
+
+impl BufferPool {
+    /// At most this many buffers are kept (the oldest goes first).
+    pub const CAP: usize = 8;
+
+    /// Keeps `buffer` for a later chunk of its length.
+    pub fn put(&mut self, buffer: ArrayBuffer) {
+        if self.free.len() == Self::CAP {
+            self.free.remove(0);
+        }
+        self.free.push(buffer);
+    }
+
+    /// A kept buffer of exactly `len` bytes, if there is one.
+    pub fn take(&mut self, len: usize) -> Option<ArrayBuffer> {
+        let i = self
+            .free
+            .iter()
+            .rposition(|b| b.byte_length() as usize == len)?;
+        Some(self.free.swap_remove(i))
+    }
+
+    /// How many buffers are kept.
+    pub fn len(&self) -> usize {
+        self.free.len()
+    }
+
+    /// True if none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.free.is_empty()
+    }
 }
 
 /// Decodes a chunk message: its header and a view of its bytes (still in
@@ -138,7 +231,7 @@ pub fn encode_to_page(msg: &ToPage, buffer: Option<&[u8]>) -> Wire {
     } else {
         None
     };
-    wire(encode_header(msg), bytes, &[])
+    wire(encode_header(msg), bytes, None, &[])
 }
 
 /// A decoded worker -> page message.
@@ -191,13 +284,59 @@ pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
     })
 }
 
-/// A chunk's bytes still in JS memory: the rank machine copies them
-/// straight into its buffer (one copy, no intermediate `Vec`).
+/// A chunk's bytes still in JS memory: the rank machine copies a `Copy`
+/// straight into its buffer, a `Reduce` piece by piece into a small
+/// scratch it reduces from ([`crate::runtime::machine::RECV_PIECE_BYTES`]).
 impl Payload for Uint8Array {
     fn byte_len(&self) -> usize {
         self.length() as usize
     }
     fn copy_into(&self, dst: &mut [u8]) {
         self.copy_to(dst);
+    }
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+        self.subarray(offset as u32, (offset + dst.len()) as u32)
+            .copy_to(dst);
+    }
+}
+
+/// A chunk that arrived on a port, its bytes still in JS memory (a
+/// [`Payload`] like `Uint8Array`). When the rank machine drops it, having
+/// consumed it, its `ArrayBuffer` goes back to the sender on `back`
+/// ([`encode_returned`]), where a [`BufferPool`] keeps it for the next
+/// chunk.
+#[derive(Debug)]
+pub struct Incoming {
+    bytes: Uint8Array,
+    back: Option<MessagePort>,
+}
+
+impl Incoming {
+    /// `bytes` (a whole transferred buffer, [`decode_port`]), handed back
+    /// on `back` when dropped (kept if `None`).
+    pub fn new(bytes: Uint8Array, back: Option<MessagePort>) -> Incoming {
+        Incoming { bytes, back }
+    }
+}
+
+impl Payload for Incoming {
+    fn byte_len(&self) -> usize {
+        self.bytes.byte_len()
+    }
+    fn copy_into(&self, dst: &mut [u8]) {
+        self.bytes.copy_into(dst);
+    }
+    fn copy_part_into(&self, offset: usize, dst: &mut [u8]) {
+        self.bytes.copy_part_into(offset, dst);
+    }
+}
+
+impl Drop for Incoming {
+    fn drop(&mut self) {
+        if let Some(port) = self.back.take() {
+            let w = encode_returned(&self.bytes.buffer());
+            // A closed port (the sender finished or failed) drops it.
+            let _ = port.post_message_with_transferable(&w.message, &w.transfer);
+        }
     }
 }

@@ -13,7 +13,10 @@
 //!    as a transferred `ArrayBuffer` (never through the page); a send to a
 //!    co-hosted rank is queued into it directly (no `postMessage`).
 //! 3. Each chunk that arrives on a port is queued for its receiving rank and
-//!    the host drains again. Whenever a rank stops to wait, the worker tells
+//!    the host drains again. Once the rank has consumed it, its buffer goes
+//!    back to the sending worker ([`Incoming`]), which keeps it
+//!    ([`BufferPool`]) and copies a later chunk of the same length into it
+//!    rather than into a fresh `ArrayBuffer`. Whenever a rank stops to wait, the worker tells
 //!    the page whom it waits for ([`ToPage::Waiting`]; the pool's stall
 //!    watchdog uses it), and it answers the watchdog's [`ToWorker::Ping`]
 //!    with [`ToPage::Pong`] (a worker that does not is reported lost).
@@ -31,12 +34,14 @@
 //! [`ToPage::Failed`]; a panic is posted the same way by the panic hook before
 //! the wasm traps.
 
-use super::codec::{decode_chunk, decode_to_worker, encode_chunk, encode_to_page, epoch_ms, Wire};
+use super::codec::{
+    decode_port, decode_to_worker, encode_chunk_in, encode_to_page, epoch_ms, BufferPool, Incoming,
+    PortMessage, Wire,
+};
 use crate::runtime::fault::{Fault, FaultKind};
 use crate::runtime::host::{Bytes, Host, Report, Sent};
 use crate::runtime::placement::{Route, WorkerLayout};
 use crate::runtime::protocol::{samples_to_bits, Routed, ToPage, ToWorker};
-use js_sys::Uint8Array;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
@@ -68,9 +73,11 @@ struct Ranks {
     /// Itself, for deferred (test-only delayed) local deliveries.
     me: Weak<Ranks>,
     /// The machines; `None` once finished or failed.
-    host: RefCell<Option<Host<Uint8Array>>>,
+    host: RefCell<Option<Host<Incoming>>>,
     /// Peer worker -> the port of that worker pair.
     ports: HashMap<usize, MessagePort>,
+    /// Chunk buffers the peers handed back, for the next remote sends.
+    pool: RefCell<BufferPool>,
     handlers: RefCell<Vec<PortHandler>>,
     /// The test-only injected fault, until it fires (then `None`).
     fault: Cell<Option<Fault>>,
@@ -178,6 +185,7 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
         host: RefCell::new(Some(host)),
         ports: peers.iter().copied().zip(ports).collect(),
         handlers: RefCell::new(Vec::new()),
+        pool: RefCell::new(BufferPool::default()),
         fault: Cell::new(fault.filter(|f| hosted.contains(&f.rank))),
     });
     STATE.with(|s| *s.borrow_mut() = Some(state.clone()));
@@ -196,18 +204,22 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
 }
 
 impl Ranks {
-    /// A chunk arrived on the port of worker `peer`.
+    /// A message arrived on the port of worker `peer`: a chunk, which
+    /// goes back to `peer` once consumed, or a buffer `peer` handed back.
     fn on_chunk(&self, peer: usize, data: &JsValue) {
-        let (msg, bytes) = match decode_chunk(data) {
-            Ok(x) => x,
-            Err(e) => return self.fail(None, format!("message from worker {peer}: {e}")),
-        };
-        self.deliver(Some(peer), msg, Bytes::Wire(bytes));
+        match decode_port(data) {
+            Ok(PortMessage::Chunk(msg, bytes)) => {
+                let back = self.ports.get(&peer).cloned();
+                self.deliver(Some(peer), msg, Bytes::Wire(Incoming::new(bytes, back)));
+            }
+            Ok(PortMessage::Returned(buffer)) => self.pool.borrow_mut().put(buffer),
+            Err(e) => self.fail(None, format!("message from worker {peer}: {e}")),
+        }
     }
 
     /// Queues `msg` for its receiver (which must be hosted here; a chunk on
     /// `peer`'s port must come from one of `peer`'s ranks) and drains.
-    fn deliver(&self, peer: Option<usize>, msg: Routed, bytes: Bytes<Uint8Array>) {
+    fn deliver(&self, peer: Option<usize>, msg: Routed, bytes: Bytes<Incoming>) {
         // A borrow that is still held means an injected `throw` unwound
         // through `drain` (a JS exception skips Rust destructors): this
         // worker has already failed, so later messages are ignored.
@@ -250,6 +262,10 @@ impl Ranks {
             slot.take();
         }
         drop(slot);
+        // Every rank done in this drain was done by now: stamped before
+        // the first output is copied out (64 MiB each at the largest), so
+        // a co-hosted rank's finish does not include another's copy.
+        let finished_ms = epoch_ms();
         let Some(s) = scope() else { return };
         for r in reports {
             match r {
@@ -261,7 +277,7 @@ impl Ranks {
                     let done = ToPage::Done {
                         rank,
                         samples: samples_to_bits(&samples),
-                        finished_ms: epoch_ms(),
+                        finished_ms,
                         started_ms: STARTED.with(Cell::get),
                     };
                     post(&s, encode_to_page(&done, Some(&buffer)));
@@ -336,7 +352,8 @@ impl Ranks {
                     .ports
                     .get(&w)
                     .ok_or_else(|| format!("no port to worker {w} (rank {})", msg.to))?;
-                let wire = encode_chunk(msg, bytes);
+                let reuse = self.pool.borrow_mut().take(bytes.len());
+                let wire = encode_chunk_in(msg, bytes, reuse);
                 if let Some(ms) = delay {
                     let port = port.clone();
                     gloo_timers::callback::Timeout::new(ms, move || {
