@@ -168,6 +168,7 @@ th-steps = steps
 th-time = time (µs)
 th-busbw = busbw (GB/s)
 ranking-caption = Every applicable algorithm, fastest first
+ranking-pending = Ranking the other algorithms…
 badge-shown = shown
 badge-not-lib = not { $lib }
 not-lib-title = { $lib } does not run { $algo } for { $op }

@@ -32,9 +32,18 @@ fn text_for(plan: &Plan, format: Format) -> Result<String, String> {
 pub fn tune_card(p: &TuneCardProps) -> Html {
     let nccl_csv = use_state(|| true);
     let copied = use_state(|| None::<String>);
-    // Eleven headline plans: only when the plan or the format changes, not
-    // on every re-render (playback redraws the page).
-    let text = use_memo((p.plan.clone(), *nccl_csv), |(plan, csv)| {
+    // Eleven headline plans: only when what the sweep reads changes (the
+    // configuration but its size and algorithm, which it sets itself; the
+    // machine's library), not on every re-render (playback redraws the
+    // page) nor on a size change.
+    let key = p.plan.as_ref().map(|plan| {
+        let mut c = plan.config.clone();
+        c.bytes = 0;
+        c.algo = crate::engine::config::AlgoChoice::Auto;
+        (c, plan.topology.library)
+    });
+    let plan = p.plan.clone();
+    let text = use_memo((key, *nccl_csv), move |(_, csv)| {
         let plan = plan.as_ref()?;
         let lib = plan.topology.library;
         let format = match lib {
