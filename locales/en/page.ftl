@@ -169,6 +169,7 @@ th-time = time (µs)
 th-busbw = busbw (GB/s)
 ranking-caption = Every applicable algorithm, fastest first
 ranking-pending = Ranking the other algorithms…
+chart-pending = Drawing the curves…
 badge-shown = shown
 badge-not-lib = not { $lib }
 not-lib-title = { $lib } does not run { $algo } for { $op }

@@ -170,6 +170,7 @@ th-time = 时间 (µs)
 th-busbw = busbw (GB/s)
 ranking-caption = 所有适用的通信算法，最快的在前
 ranking-pending = 正在为其他算法排序…
+chart-pending = 正在绘制曲线…
 badge-shown = 当前
 badge-not-lib = 非 { $lib }
 not-lib-title = { $lib } 在 { $op } 中不使用 { $algo }

@@ -1097,7 +1097,7 @@ impl Component for App {
                 <div class="layout measure">
                     <div class="col col-main">
                         if let Some(p) = &plan {
-                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
+                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} defer={self.plan_partial} />
                         }
                     </div>
                     <div class="col col-side">
@@ -1106,7 +1106,7 @@ impl Component for App {
                             on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
                             on_use={link.callback(|_| Msg::UseTopo)} />
                         <MscclCard plan={plan.clone()} />
-                        <TuneCard plan={plan.clone()} />
+                        <TuneCard plan={plan.clone()} defer={self.plan_partial} />
                         <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}

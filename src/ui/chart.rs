@@ -31,6 +31,11 @@ pub struct ChartProps {
     /// A lesson's highlighted point: an algorithm's curve at a size.
     #[prop_or_default]
     pub look: Option<(Algorithm, u64)>,
+    /// The plan is a headline being completed: draw only curves already
+    /// swept (a size change), never sweep now (the full plan's render
+    /// will), so the estimate shows first.
+    #[prop_or_default]
+    pub defer: bool,
 }
 
 /// One colour per algorithm, in [`Algorithm::ALL`] order.
@@ -221,17 +226,36 @@ pub fn chart(p: &ChartProps) -> Html {
     // The curves depend on the configuration without its size, algorithm
     // and what-ifs (`plan::sweep_key`): a size or algorithm change does not
     // sweep again.
-    let curves = {
-        let config = c.clone();
-        use_memo(plan::sweep_key(c), move |_| {
+    let cache = use_mut_ref(|| None::<(crate::engine::config::Config, Rc<Vec<Curve>>)>);
+    let key = plan::sweep_key(c);
+    let hit = cache
+        .borrow()
+        .as_ref()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone());
+    let curves = match hit {
+        Some(v) => v,
+        None if p.defer => {
+            return html! {
+                <section class="card chart-card" id="busbw-chart" aria-label={t!("chart-label")}>
+                    <div class="card-head"><h2>{t!("chart")}</h2></div>
+                    <p class="hint" id="chart-pending" role="status">{t!("chart-pending")}</p>
+                </section>
+            }
+        }
+        None => {
             // Curves the plan's budgets leave out (too large to model) are
             // not drawn; nothing applicable: no curves.
-            plan::sweep_curves(&config, &plan::chart_sizes())
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|c| c.skipped.is_none())
-                .collect::<Vec<_>>()
-        })
+            let v: Rc<Vec<Curve>> = Rc::new(
+                plan::sweep_curves(c, &plan::chart_sizes())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|c| c.skipped.is_none())
+                    .collect(),
+            );
+            *cache.borrow_mut() = Some((key, v.clone()));
+            v
+        }
     };
     let svg = render(&p.plan, &curves, p.overlay.as_deref(), p.look);
     let any_bound = curves.iter().any(|c| c.bound);

@@ -14,6 +14,10 @@ use yew::prelude::*;
 pub struct TuneCardProps {
     /// The page's current plan.
     pub plan: Option<Rc<Plan>>,
+    /// The plan is a headline being completed: show only a text already
+    /// made for this key, never make one now (the full plan's render will).
+    #[prop_or_default]
+    pub defer: bool,
 }
 
 fn sizes() -> Vec<u64> {
@@ -26,6 +30,10 @@ fn text_for(plan: &Plan, format: Format) -> Result<String, String> {
     let nodes = plan.topology.nodes_of(c.ranks).len();
     tune::render(format, c, plan.topology.library, nodes, &choices)
 }
+
+/// What the tuning text depends on: the configuration without its size
+/// and algorithm, the machine's library, the NCCL format (CSV or env).
+type TuneKey = (Option<(crate::engine::config::Config, Library)>, bool);
 
 /// The tuning card.
 #[function_component(TuneCard)]
@@ -43,12 +51,23 @@ pub fn tune_card(p: &TuneCardProps) -> Html {
         (c, plan.topology.library)
     });
     let plan = p.plan.clone();
-    let text = use_memo((key, *nccl_csv), move |(_, csv)| {
+    let csv = *nccl_csv;
+    let key = (key, csv);
+    let cache = use_mut_ref(|| None::<(TuneKey, Option<Result<String, String>>)>);
+    let hit = cache
+        .borrow()
+        .as_ref()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone());
+    if hit.is_none() && p.defer {
+        return html! {};
+    }
+    let make = move || {
         let plan = plan.as_ref()?;
         let lib = plan.topology.library;
         let format = match lib {
             Library::Hccl => Some(Format::Hccl),
-            Library::Nccl if *csv => Some(Format::NcclTunerCsv),
+            Library::Nccl if csv => Some(Format::NcclTunerCsv),
             Library::Nccl => Some(Format::NcclEnv),
             _ => None,
         };
@@ -60,12 +79,20 @@ pub fn tune_card(p: &TuneCardProps) -> Html {
                 plan.config.topo
             )),
         })
-    });
+    };
+    let text = match hit {
+        Some(v) => v,
+        None => {
+            let v = make();
+            *cache.borrow_mut() = Some((key, v.clone()));
+            v
+        }
+    };
     let Some(plan) = p.plan.clone() else {
         return html! {};
     };
     let lib = plan.topology.library;
-    let Some(text) = (*text).clone() else {
+    let Some(text) = text else {
         return html! {};
     };
     let on_toggle = {
