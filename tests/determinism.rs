@@ -170,3 +170,26 @@ fn the_same_contributions_on_fewer_ranks_regroup_the_sums() {
         "{e}"
     );
 }
+
+/// Above the verified ranks the comparison is refused with the field, the
+/// value and the allowed range, before any schedule is built (at 1024
+/// ranks it once took the page's whole wasm memory).
+#[test]
+fn more_ranks_than_the_page_verifies_are_refused() {
+    use ccl_playground::engine::determinism::MAX_COMPARED_RANKS;
+    let c = config("v=1&op=allreduce&topo=910b-128x8&ranks=1024&bytes=1GiB");
+    let e = compare(
+        &c,
+        Algorithm::Ring,
+        Versus::Algorithm(Algorithm::Mesh),
+        false,
+        0,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        format!("ranks=1024: the determinism comparison runs on 2..={MAX_COMPARED_RANKS} ranks (it verifies and runs both schedules on real data, as the page does up to {MAX_COMPARED_RANKS} ranks)")
+    );
+    let c = config("v=1&op=allreduce&topo=910b-8x8&ranks=64&dtype=fp16&bytes=64KiB");
+    assert!(compare(&c, Algorithm::Ring, Versus::Fp32, false, 0).is_ok());
+}

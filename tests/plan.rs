@@ -550,3 +550,126 @@ fn auto_at_1024_ranks_estimates_only_what_it_runs() {
         .unwrap();
     assert_eq!(row.time_us(), p.estimate.time_us);
 }
+
+/// The chart's curves are the plan's headline estimates: at 8 ranks every
+/// schedule is within the sweep's simulation budget, and each point is
+/// what `Plan::at` (the same algorithm, at that size) says.
+#[test]
+fn sweep_curves_are_the_plans_estimates() {
+    let sizes = plan::chart_sizes();
+    for (topo, op) in [
+        ("910b-8", Primitive::AllReduce),
+        ("910b-8", Primitive::Broadcast),
+        ("h100-8", Primitive::AllGather),
+    ] {
+        let c = config(topo, op, 8, 1 << 20);
+        let curves = plan::sweep_curves(&c, &sizes).unwrap();
+        let want: Vec<Algorithm> = Algorithm::applicable(op, 8);
+        assert_eq!(
+            curves.iter().map(|x| x.algorithm).collect::<Vec<_>>(),
+            want.iter()
+                .copied()
+                .filter(|&a| curves.iter().any(|x| x.algorithm == a))
+                .collect::<Vec<_>>()
+        );
+        assert!(curves.len() >= 3, "{topo} {op:?}: {}", curves.len());
+        for curve in &curves {
+            assert!(!curve.bound && curve.skipped.is_none(), "{curve:?}");
+            assert_eq!(curve.points.len(), sizes.len());
+            assert_eq!(curve.passes, sizes.len());
+            for &(b, busbw) in &curve.points {
+                let p = Plan::at(&c, AlgoChoice::Fixed(curve.algorithm), b).unwrap();
+                assert_eq!(p.method, Method::Simulated);
+                let rel = (busbw - p.estimate.busbw_gbps).abs() / p.estimate.busbw_gbps;
+                assert!(
+                    rel < 1e-9,
+                    "{topo} {op:?} {} at {b}: sweep {busbw} vs plan {}",
+                    curve.algorithm,
+                    p.estimate.busbw_gbps
+                );
+            }
+        }
+    }
+}
+
+/// At 1024 ranks the sweep stays within the plan's budgets: schedules
+/// above the sweep's simulation budget are walked once for all 21 sizes
+/// (their bound), never built whole per size; every curve it draws has a
+/// positive busbw at every size, and the bound curves' points are the
+/// plan's bound at that size.
+#[test]
+fn sweep_curves_at_1024_ranks_are_bounded() {
+    let sizes = plan::chart_sizes();
+    let c = config("910b-128x8", Primitive::AllReduce, 1024, 1 << 30);
+    let curves = plan::sweep_curves(&c, &sizes).unwrap();
+    assert!(curves.iter().any(|x| x.algorithm == Algorithm::Ring));
+    assert!(curves.iter().any(|x| x.algorithm == Algorithm::Mesh));
+    for curve in &curves {
+        if let Some(why) = &curve.skipped {
+            assert!(curve.points.is_empty(), "{why}");
+            assert!(
+                plan::transfers_upper(curve.algorithm, c.primitive, c.ranks)
+                    > plan::BUILD_BUDGET_TRANSFERS
+                    || why.contains("not modelled"),
+                "{why}"
+            );
+            continue;
+        }
+        assert_eq!(curve.points.len(), sizes.len(), "{curve:?}");
+        assert!(curve.points.iter().all(|p| p.1 > 0.0 && p.1.is_finite()));
+        // A schedule too large to walk per size is walked once on the one
+        // machine (no profile: it does not change with the size).
+        let upper = plan::transfers_upper(curve.algorithm, c.primitive, c.ranks);
+        assert!(
+            curve.walked <= upper + sizes.len() * plan::SWEEP_REWALK_TRANSFERS,
+            "{:?} walked {}",
+            curve.algorithm,
+            curve.walked
+        );
+        assert!(
+            curve.passes == 1 || curve.passes == sizes.len(),
+            "{curve:?}"
+        );
+    }
+    // Mesh on 1024 ranks (a million transfers a step) is a bound; its
+    // 1 GiB point is the plan's own estimate there (the plan bounds it too).
+    let mesh = curves
+        .iter()
+        .find(|x| x.algorithm == Algorithm::Mesh)
+        .unwrap();
+    assert!(mesh.bound);
+    assert_eq!(mesh.passes, 1);
+    let p = Plan::at(&c, AlgoChoice::Fixed(Algorithm::Mesh), 1 << 30).unwrap();
+    assert_eq!(p.method, Method::Bound);
+    let last = mesh.points.last().unwrap();
+    assert!((last.1 - p.estimate.busbw_gbps).abs() <= 1e-9 * last.1);
+    // Ring's repeated steps are reused, so it is simulated where its chunks
+    // have one size (not 1 KiB over 1024 ranks), and at 1 GiB equals the
+    // plan's estimate.
+    let ring = curves
+        .iter()
+        .find(|x| x.algorithm == Algorithm::Ring)
+        .unwrap();
+    assert_eq!(ring.passes, sizes.len());
+    let p = Plan::at(&c, AlgoChoice::Fixed(Algorithm::Ring), 1 << 30).unwrap();
+    let last = ring.points.last().unwrap();
+    assert!((last.1 - p.estimate.busbw_gbps).abs() <= 1e-9 * last.1);
+}
+
+/// The curves depend on the configuration without its size, algorithm,
+/// seed and what-ifs: the page sweeps again only when this key changes.
+#[test]
+fn sweep_key_ignores_what_the_curves_do_not_depend_on() {
+    let a = config("910b-16x8", Primitive::AllReduce, 128, 1 << 20);
+    let mut b = a.clone();
+    b.bytes = 1 << 28;
+    b.algo = AlgoChoice::Fixed(Algorithm::Ring);
+    b.seed = 7;
+    assert_eq!(plan::sweep_key(&a), plan::sweep_key(&b));
+    let mut c = a.clone();
+    c.ranks = 64;
+    assert_ne!(plan::sweep_key(&a), plan::sweep_key(&c));
+    let mut d = a.clone();
+    d.slices = Slices::Fixed(2);
+    assert_ne!(plan::sweep_key(&a), plan::sweep_key(&d));
+}

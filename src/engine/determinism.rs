@@ -37,6 +37,13 @@ use serde::{Deserialize, Serialize};
 /// comparison of 64 ranks stays a few tens of MB of buffers.
 pub const MAX_COMPARED_ELEMS: usize = 1 << 18;
 
+/// Most ranks compared: the ranks a plan verifies symbolically
+/// ([`super::plan::MAX_DRAWN_RANKS`]). A comparison verifies both
+/// schedules and runs both on real data, whose cost grows about as n³
+/// (natively 1 s and 90 MB at 64 ranks, 13 s and 2 GB at 256): at 1024
+/// ranks it would exhaust the page's 4 GiB of wasm memory.
+pub const MAX_COMPARED_RANKS: usize = super::plan::MAX_DRAWN_RANKS;
+
 /// What the current configuration is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Versus {
@@ -256,7 +263,8 @@ fn order(schedule: &Schedule, v: &Verified, elems: usize, i: usize) -> String {
 /// Errors: a sentence naming the field, the value and what is allowed: the
 /// primitive is not AllReduce; `versus` is fp32 for a dtype that is not
 /// fp16 / bf16; an algorithm does not implement AllReduce on these ranks;
-/// `element` outside the compared elements.
+/// `element` outside the compared elements; more than
+/// [`MAX_COMPARED_RANKS`] ranks.
 pub fn compare(
     config: &Config,
     algorithm: Algorithm,
@@ -271,6 +279,11 @@ pub fn compare(
         ));
     }
     let (n, dtype) = (config.ranks, config.dtype);
+    if n > MAX_COMPARED_RANKS {
+        return Err(format!(
+            "ranks={n}: the determinism comparison runs on 2..={MAX_COMPARED_RANKS} ranks (it verifies and runs both schedules on real data, as the page does up to {MAX_COMPARED_RANKS} ranks)"
+        ));
+    }
     let elems = config.elems().clamp(1, MAX_COMPARED_ELEMS);
     if element >= elems {
         return Err(format!(

@@ -129,6 +129,9 @@ pub enum Msg {
     ShowMe,
     /// Back / Forward: restore the page from the address bar.
     PopState,
+    /// Make the full plan (ranking, what-ifs) of plan `id`, whose headline
+    /// is shown; dropped if the configuration changed since.
+    FullPlan(u64),
 }
 
 /// The page.
@@ -136,6 +139,14 @@ pub struct App {
     config: Config,
     url_errors: Vec<ConfigError>,
     plan: Result<Rc<Plan>, String>,
+    /// The shown plan is only the headline (a model-only plan whose
+    /// ranking and what-ifs are being made, [`Msg::FullPlan`]).
+    plan_partial: bool,
+    /// Id of the latest plan asked for: a full plan made for an older
+    /// configuration is dropped.
+    plan_seq: u64,
+    /// The pending full plan (dropping it cancels it).
+    pending_plan: Option<Timeout>,
     bytes_text: String,
     bytes_error: Option<String>,
     seed_error: Option<String>,
@@ -234,7 +245,7 @@ impl App {
         if config != self.config {
             self.config = config;
             self.copy_status = None;
-            self.replan();
+            self.replan(ctx);
             self.schedule_run(ctx, 0);
         }
         self.playing = false;
@@ -253,10 +264,43 @@ impl App {
     }
 
     /// Re-plans after a configuration change and resets the playback.
-    fn replan(&mut self) {
+    /// A model-only configuration (above the drawn ranks) shows its
+    /// headline at once ([`Plan::headline`]: the decision and the estimate,
+    /// the same figures) and makes the full plan (ranking, what-ifs) in a
+    /// task of its own after the page has shown it; a newer configuration
+    /// drops it ([`Msg::FullPlan`]).
+    fn replan(&mut self, ctx: &Context<Self>) {
+        self.plan_seq += 1;
+        self.pending_plan = None;
+        self.plan_partial = false;
+        if self.config.ranks > crate::engine::plan::MAX_DRAWN_RANKS {
+            self.plan = Plan::headline(&self.config)
+                .map(Rc::new)
+                .map_err(|e| e.to_string());
+            if self.plan.is_ok() {
+                self.plan_partial = true;
+                let (link, id) = (ctx.link().clone(), self.plan_seq);
+                self.pending_plan = Some(Timeout::new(0, move || {
+                    link.send_message(Msg::FullPlan(id))
+                }));
+            }
+        } else {
+            self.full_plan();
+        }
+        self.reset_playback();
+    }
+
+    /// Makes the full plan of the configuration ([`Plan::new`]).
+    fn full_plan(&mut self) {
+        self.pending_plan = None;
+        self.plan_partial = false;
         self.plan = Plan::new(&self.config)
             .map(Rc::new)
             .map_err(|e| e.to_string());
+    }
+
+    /// The playback and the typed size after a new plan.
+    fn reset_playback(&mut self) {
         self.step = 0;
         self.frac = DWELL;
         self.playing = false;
@@ -306,7 +350,7 @@ impl App {
             self.reimport();
         }
         self.copy_status = None;
-        self.replan();
+        self.replan(ctx);
         self.schedule_run(ctx, RUN_DEBOUNCE_MS);
     }
 
@@ -480,6 +524,9 @@ impl Component for App {
             config,
             url_errors,
             plan: Err(String::new()),
+            plan_partial: false,
+            plan_seq: 0,
+            pending_plan: None,
             bytes_text: String::new(),
             bytes_error: None,
             seed_error: None,
@@ -520,7 +567,7 @@ impl Component for App {
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
         }
-        app.replan();
+        app.replan(ctx);
         // A lesson stop's link shows that stop (its configuration and step).
         if let (Some((l, k)), true) = (ui.lesson, stop_given) {
             app.go_stop(ctx, l, k, false);
@@ -547,6 +594,17 @@ impl Component for App {
                 self.bytes_error = None;
             }
             Msg::BytesCommit => self.commit_bytes(ctx),
+            Msg::FullPlan(id) => {
+                if id != self.plan_seq || !self.plan_partial {
+                    return false;
+                }
+                // The same configuration: only the ranking, the what-ifs
+                // and the recorded timeline are new (the step stays).
+                let (step, frac) = (self.step, self.frac);
+                self.full_plan();
+                self.step = step;
+                self.frac = frac;
+            }
             Msg::Seed(text) => match text.trim().parse::<u64>() {
                 Ok(seed) => {
                     self.seed_error = None;
@@ -764,7 +822,7 @@ impl Component for App {
                         self.off_stop = ui.lesson.is_some();
                         if config != self.config {
                             self.config = config;
-                            self.replan();
+                            self.replan(ctx);
                             self.schedule_run(ctx, 0);
                         }
                     }
@@ -1024,7 +1082,7 @@ impl Component for App {
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                             on_rerun={link.callback(|_| Msg::Rerun)} />
                         if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} />
+                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} />
                         }
                     </div>
                 </main>
@@ -1039,7 +1097,7 @@ impl Component for App {
                 <div class="layout measure">
                     <div class="col col-main">
                         if let Some(p) = &plan {
-                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
+                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} defer={self.plan_partial} />
                         }
                     </div>
                     <div class="col col-side">
@@ -1048,7 +1106,7 @@ impl Component for App {
                             on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
                             on_use={link.callback(|_| Msg::UseTopo)} />
                         <MscclCard plan={plan.clone()} />
-                        <TuneCard plan={plan.clone()} />
+                        <TuneCard plan={plan.clone()} defer={self.plan_partial} />
                         <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}

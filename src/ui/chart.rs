@@ -4,8 +4,8 @@
 //! into an SVG string (its SVG backend), injected as markup: the string is
 //! generated here from numbers and fixed labels only, never from user text.
 
-use crate::engine::algorithm::{self, Algorithm};
-use crate::engine::plan::{self, Plan};
+use crate::engine::algorithm::Algorithm;
+use crate::engine::plan::{self, Curve, Plan};
 use crate::engine::units::format_bytes;
 use crate::t;
 use plotters::prelude::*;
@@ -31,10 +31,12 @@ pub struct ChartProps {
     /// A lesson's highlighted point: an algorithm's curve at a size.
     #[prop_or_default]
     pub look: Option<(Algorithm, u64)>,
+    /// The plan is a headline being completed: draw only curves already
+    /// swept (a size change), never sweep now (the full plan's render
+    /// will), so the estimate shows first.
+    #[prop_or_default]
+    pub defer: bool,
 }
-
-/// One algorithm's curve: `(bytes, busbw)` and whether any point is a bound.
-type Curve = (Algorithm, Vec<(u64, f64)>, bool);
 
 /// One colour per algorithm, in [`Algorithm::ALL`] order.
 const PALETTE: [RGBColor; 12] = [
@@ -63,45 +65,6 @@ fn colour(a: Algorithm) -> RGBColor {
     PALETTE[i.min(PALETTE.len() - 1)]
 }
 
-/// Most transfers of a schedule the sweep simulates at each of its 21
-/// sizes; larger schedules are drawn with [`plan::Bound`].
-const SWEEP_SIM_TRANSFERS: usize = 2_000;
-
-/// Every applicable algorithm's busbw at 1 KiB, 2 KiB, … 1 GiB, each point
-/// from the engine's own estimate of that size ([`plan::machine`] at the
-/// size, then [`plan::estimate`]); schedules above [`SWEEP_SIM_TRANSFERS`]
-/// are drawn with the [`plan::Bound`] (dashed).
-fn sweep(plan: &Plan) -> Vec<Curve> {
-    let c = &plan.config;
-    let sizes: Vec<u64> = (10..=30).map(|k| 1u64 << k).collect();
-    let nodes = plan.topology.nodes_of(c.ranks);
-    let mut out = Vec::new();
-    for a in Algorithm::ALL {
-        let Ok(s) = algorithm::build_on(a, c.primitive, c.ranks, c.root, &nodes) else {
-            continue;
-        };
-        let transfers: usize = s.steps.iter().map(|x| x.transfers.len()).sum();
-        let simulate = transfers <= SWEEP_SIM_TRANSFERS;
-        let mut pts = Vec::with_capacity(sizes.len());
-        for &b in &sizes {
-            let mut at = c.clone();
-            at.bytes = b;
-            let Ok(topo) = plan::machine(&at) else {
-                continue;
-            };
-            if simulate {
-                if let Ok((e, _, _)) = plan::estimate(&s, &topo, b, c.dtype, c.slices) {
-                    pts.push((b, e.busbw_gbps));
-                }
-            } else if let Ok(bound) = plan::Bound::of(&s, &topo) {
-                pts.push((b, bound.estimate(b, c.dtype).0.busbw_gbps));
-            }
-        }
-        out.push((a, pts, !simulate));
-    }
-    out
-}
-
 /// The x coordinate of a size: log2 of the bytes (the axis is labelled in
 /// bytes at every other power of two).
 fn lg(b: u64) -> f64 {
@@ -113,9 +76,9 @@ fn lg(b: u64) -> f64 {
 /// legend says they coincide.
 fn coincides(curves: &[Curve]) -> Vec<Option<usize>> {
     let same = |a: &Curve, b: &Curve| {
-        a.1.len() == b.1.len()
-            && !a.1.is_empty()
-            && a.1.iter().zip(&b.1).all(|(p, q)| {
+        a.points.len() == b.points.len()
+            && !a.points.is_empty()
+            && a.points.iter().zip(&b.points).all(|(p, q)| {
                 p.0 == q.0 && (p.1 - q.1).abs() <= 0.005 * p.1.abs().max(q.1.abs()).max(1e-9)
             })
     };
@@ -144,7 +107,7 @@ fn render(
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let all = curves.iter().flat_map(|c| c.1.iter().copied()).chain(
+        let all = curves.iter().flat_map(|c| c.points.iter().copied()).chain(
             overlay
                 .into_iter()
                 .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
@@ -188,10 +151,10 @@ fn render(
             ))
             .map_err(|e| e.to_string())?;
         let same = coincides(curves);
-        for (i, (a, pts, _)) in curves.iter().enumerate() {
-            let col = colour(*a);
-            let width = if *a == plan.algorithm { 3 } else { 2 };
-            let line = pts.iter().map(|p| (lg(p.0), p.1));
+        for (i, c) in curves.iter().enumerate() {
+            let col = colour(c.algorithm);
+            let width = if c.algorithm == plan.algorithm { 3 } else { 2 };
+            let line = c.points.iter().map(|p| (lg(p.0), p.1));
             if same[i].is_some() {
                 // Drawn dashed over the curve it coincides with.
                 chart
@@ -222,8 +185,8 @@ fn render(
             .map_err(|e| e.to_string())?;
         // A lesson's point: a ring around it.
         if let Some((a, b)) = look {
-            if let Some((_, pts, _)) = curves.iter().find(|c| c.0 == a) {
-                if let Some(p) = pts.iter().find(|p| p.0 == b) {
+            if let Some(c) = curves.iter().find(|c| c.algorithm == a) {
+                if let Some(p) = c.points.iter().find(|p| p.0 == b) {
                     chart
                         .draw_series(std::iter::once(Circle::new(
                             (lg(p.0), p.1),
@@ -260,42 +223,70 @@ fn render(
 pub fn chart(p: &ChartProps) -> Html {
     let _lang = super::lang::use_lang();
     let c = &p.plan.config;
-    let key = (
-        p.plan.topology.name.clone(),
-        p.plan.profile.clone(),
-        c.primitive,
-        c.ranks,
-        c.dtype,
-    );
-    let curves = {
-        let plan = p.plan.clone();
-        use_memo(key, move |_| sweep(&plan))
+    // The curves depend on the configuration without its size, algorithm
+    // and what-ifs (`plan::sweep_key`): a size or algorithm change does not
+    // sweep again.
+    let cache = use_mut_ref(|| None::<(crate::engine::config::Config, Rc<Vec<Curve>>)>);
+    let key = plan::sweep_key(c);
+    let hit = cache
+        .borrow()
+        .as_ref()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone());
+    let curves = match hit {
+        Some(v) => v,
+        None if p.defer => {
+            return html! {
+                <section class="card chart-card" id="busbw-chart" aria-label={t!("chart-label")}>
+                    <div class="card-head"><h2>{t!("chart")}</h2></div>
+                    <p class="hint" id="chart-pending" role="status">{t!("chart-pending")}</p>
+                </section>
+            }
+        }
+        None => {
+            // Curves the plan's budgets leave out (too large to model) are
+            // not drawn; nothing applicable: no curves.
+            let v: Rc<Vec<Curve>> = Rc::new(
+                plan::sweep_curves(c, &plan::chart_sizes())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|c| c.skipped.is_none())
+                    .collect(),
+            );
+            *cache.borrow_mut() = Some((key, v.clone()));
+            v
+        }
     };
     let svg = render(&p.plan, &curves, p.overlay.as_deref(), p.look);
-    let any_bound = curves.iter().any(|c| c.2);
+    let any_bound = curves.iter().any(|c| c.bound);
     let same = coincides(&curves);
     let ranked: Vec<String> = curves
         .iter()
-        .map(|(a, pts, _)| {
-            let peak = pts.iter().map(|p| p.1).fold(0.0, f64::max);
-            t!("chart-peaks", algo = a.name(), gbps = format!("{peak:.1}"))
+        .map(|c| {
+            let peak = c.points.iter().map(|p| p.1).fold(0.0, f64::max);
+            t!(
+                "chart-peaks",
+                algo = c.algorithm.name(),
+                gbps = format!("{peak:.1}")
+            )
         })
         .collect();
     // Groups of coinciding curves: "mesh = hier = pipeline".
     let groups: Vec<String> = (0..curves.len())
         .filter(|&i| same[i].is_none() && same.iter().any(|s| *s == Some(i)))
         .map(|i| {
-            std::iter::once(curves[i].0.name())
+            std::iter::once(curves[i].algorithm.name())
                 .chain(
                     (0..curves.len())
                         .filter(|&k| same[k] == Some(i))
-                        .map(|k| curves[k].0.name()),
+                        .map(|k| curves[k].algorithm.name()),
                 )
                 .collect::<Vec<_>>()
                 .join(" = ")
         })
         .collect();
-    let legend = curves.iter().enumerate().map(|(i, (a, _, bound))| {
+    let legend = curves.iter().enumerate().map(|(i, curve)| {
+        let (a, bound) = (&curve.algorithm, &curve.bound);
         let RGBColor(r, g, b) = colour(*a);
         let style = format!(
             "border-top:{}px {} rgb({r},{g},{b})",
@@ -306,7 +297,7 @@ pub fn chart(p: &ChartProps) -> Html {
             <li class={classes!((*a == p.plan.algorithm).then_some("shown"))}>
                 <span class="swatch-line" style={style}></span>
                 {a.name()}{ if *bound { format!(" {}", t!("bound")) } else { String::new() } }
-                { if let Some(j) = same[i] { format!(" = {}", curves[j].0.name()) } else { String::new() } }
+                { if let Some(j) = same[i] { format!(" = {}", curves[j].algorithm.name()) } else { String::new() } }
             </li>
         }
     });

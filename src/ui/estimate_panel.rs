@@ -23,6 +23,9 @@ pub struct EstimateProps {
     /// A lesson highlights the whole panel.
     #[prop_or_default]
     pub look_panel: bool,
+    /// The plan is the headline only: the ranking is being made.
+    #[prop_or_default]
+    pub pending: bool,
 }
 
 /// The estimate panel.
@@ -148,11 +151,15 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
                 {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>
             </p>
-            <table class="ranking">
-                <caption class="sr-only">{t!("ranking-caption")}</caption>
-                <thead><tr><th scope="col">{"#"}</th><th scope="col">{t!("th-algorithm")}</th><th scope="col" class="num">{t!("th-steps")}</th><th scope="col" class="num">{t!("th-time")}</th><th scope="col" class="num">{t!("th-busbw")}</th></tr></thead>
-                <tbody>{ for rows }</tbody>
-            </table>
+            if p.pending {
+                <p class="hint" id="ranking-pending" role="status">{t!("ranking-pending")}</p>
+            } else {
+                <table class="ranking">
+                    <caption class="sr-only">{t!("ranking-caption")}</caption>
+                    <thead><tr><th scope="col">{"#"}</th><th scope="col">{t!("th-algorithm")}</th><th scope="col" class="num">{t!("th-steps")}</th><th scope="col" class="num">{t!("th-time")}</th><th scope="col" class="num">{t!("th-busbw")}</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            }
             <p class="reason" id="auto-reason">{verdict}</p>
             <details class="why" id="estimate-details">
                 <summary>{t!("why-details")}</summary>

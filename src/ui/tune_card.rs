@@ -14,6 +14,10 @@ use yew::prelude::*;
 pub struct TuneCardProps {
     /// The page's current plan.
     pub plan: Option<Rc<Plan>>,
+    /// The plan is a headline being completed: show only a text already
+    /// made for this key, never make one now (the full plan's render will).
+    #[prop_or_default]
+    pub defer: bool,
 }
 
 fn sizes() -> Vec<u64> {
@@ -27,19 +31,43 @@ fn text_for(plan: &Plan, format: Format) -> Result<String, String> {
     tune::render(format, c, plan.topology.library, nodes, &choices)
 }
 
+/// What the tuning text depends on: the configuration without its size
+/// and algorithm, the machine's library, the NCCL format (CSV or env).
+type TuneKey = (Option<(crate::engine::config::Config, Library)>, bool);
+
 /// The tuning card.
 #[function_component(TuneCard)]
 pub fn tune_card(p: &TuneCardProps) -> Html {
     let nccl_csv = use_state(|| true);
     let copied = use_state(|| None::<String>);
-    // Eleven headline plans: only when the plan or the format changes, not
-    // on every re-render (playback redraws the page).
-    let text = use_memo((p.plan.clone(), *nccl_csv), |(plan, csv)| {
+    // Eleven headline plans: only when what the sweep reads changes (the
+    // configuration but its size and algorithm, which it sets itself; the
+    // machine's library), not on every re-render (playback redraws the
+    // page) nor on a size change.
+    let key = p.plan.as_ref().map(|plan| {
+        let mut c = plan.config.clone();
+        c.bytes = 0;
+        c.algo = crate::engine::config::AlgoChoice::Auto;
+        (c, plan.topology.library)
+    });
+    let plan = p.plan.clone();
+    let csv = *nccl_csv;
+    let key = (key, csv);
+    let cache = use_mut_ref(|| None::<(TuneKey, Option<Result<String, String>>)>);
+    let hit = cache
+        .borrow()
+        .as_ref()
+        .filter(|(k, _)| *k == key)
+        .map(|(_, v)| v.clone());
+    if hit.is_none() && p.defer {
+        return html! {};
+    }
+    let make = move || {
         let plan = plan.as_ref()?;
         let lib = plan.topology.library;
         let format = match lib {
             Library::Hccl => Some(Format::Hccl),
-            Library::Nccl if *csv => Some(Format::NcclTunerCsv),
+            Library::Nccl if csv => Some(Format::NcclTunerCsv),
             Library::Nccl => Some(Format::NcclEnv),
             _ => None,
         };
@@ -51,12 +79,20 @@ pub fn tune_card(p: &TuneCardProps) -> Html {
                 plan.config.topo
             )),
         })
-    });
+    };
+    let text = match hit {
+        Some(v) => v,
+        None => {
+            let v = make();
+            *cache.borrow_mut() = Some((key, v.clone()));
+            v
+        }
+    };
     let Some(plan) = p.plan.clone() else {
         return html! {};
     };
     let lib = plan.topology.library;
-    let Some(text) = (*text).clone() else {
+    let Some(text) = text else {
         return html! {};
     };
     let on_toggle = {

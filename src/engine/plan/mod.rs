@@ -38,8 +38,13 @@
 
 pub mod bound;
 pub mod holdout;
+pub mod sweep;
 
 pub use bound::{Bound, BoundWalk};
+pub use sweep::{
+    chart_sizes, sweep_curve, sweep_curves, sweep_key, Curve, SWEEP_REWALK_TRANSFERS,
+    SWEEP_SIM_TRANSFERS,
+};
 
 use super::algorithm::{self, Algorithm, Streamed};
 use super::calibrate::Profile;
@@ -454,16 +459,44 @@ pub fn estimate_source(
     slices: Slices,
     record: Record,
 ) -> Result<(Estimate, Method, f64, usize), PlanError> {
-    let model = |e: String| PlanError::Model(e);
-    let header = source.header();
     let budget = SimBudget {
         transfers: SIM_BUDGET_TRANSFERS,
         step_transfers: SIM_BUDGET_STEP_TRANSFERS,
     };
+    let w = estimate_walk(source, topo, bytes, dtype, slices, record, budget)?;
+    Ok((w.estimate, w.method, w.latency_us, w.steps))
+}
+
+/// What [`estimate_walk`] found.
+struct Walked {
+    estimate: Estimate,
+    method: Method,
+    latency_us: f64,
+    steps: usize,
+    /// The bound its walk made (valid for any size on this machine).
+    bound: Bound,
+    /// Transfers of the steps it was handed made ([`Next::Step`]): what
+    /// the walk cost.
+    made: usize,
+}
+
+/// [`estimate_source`] within `budget` of simulated transfers (the plan's,
+/// or the chart sweep's smaller one).
+fn estimate_walk(
+    source: &dyn StepSource,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+    record: Record,
+    budget: SimBudget,
+) -> Result<Walked, PlanError> {
+    let model = |e: String| PlanError::Model(e);
+    let header = source.header();
     let mut sim = cost::Streaming::new(header, topo, bytes, dtype, slices, record, Some(budget))
         .map_err(|e| model(e.to_string()))?;
     let mut walk = BoundWalk::new(topo);
-    let (mut total, mut widest, mut steps) = (0usize, 0usize, 0usize);
+    let (mut total, mut widest, mut steps, mut made) = (0usize, 0usize, 0usize, 0usize);
     // Transfers of the last step (a repeat has as many).
     let mut width = 0usize;
     let mut err = None;
@@ -471,6 +504,7 @@ pub fn estimate_source(
         let walked = match next {
             Next::Step(st) => {
                 width = st.transfers.len();
+                made += width;
                 walk.step(st).map_err(model).and_then(|()| match &mut sim {
                     Some(s) => s.step(st).map(|_| ()).map_err(|e| model(e.to_string())),
                     None => Ok(()),
@@ -498,18 +532,27 @@ pub fn estimate_source(
     if let Some(e) = err {
         return Err(e);
     }
-    let (b, latency_us, _) = walk.finish(header).estimate(bytes, dtype);
+    let bound = walk.finish(header);
+    let (b, latency_us, _) = bound.estimate(bytes, dtype);
     let simulated = match sim {
         Some(s) => s.finish(),
-        None if total <= SIM_BUDGET_TRANSFERS && widest <= SIM_BUDGET_STEP_TRANSFERS => Some(
+        None if total <= budget.transfers && widest <= budget.step_transfers => Some(
             cost::estimate_recorded(&source.to_schedule(), topo, bytes, dtype, slices, record)
                 .map_err(|e| model(e.to_string()))?,
         ),
         None => None,
     };
-    Ok(match simulated {
-        Some(e) => (e, Method::Simulated, latency_us, steps),
-        None => (b, Method::Bound, latency_us, steps),
+    let (estimate, method) = match simulated {
+        Some(e) => (e, Method::Simulated),
+        None => (b, Method::Bound),
+    };
+    Ok(Walked {
+        estimate,
+        method,
+        latency_us,
+        steps,
+        bound,
+        made,
     })
 }
 

@@ -1,0 +1,173 @@
+//! The chart's curves: every applicable algorithm's busbw at each message
+//! size, by the plan's own estimate ([`super::estimate_source`]) and
+//! within the plan's budgets, so the sweep costs at most one pass over a
+//! schedule's steps per size it simulates and one walk per machine it
+//! bounds, whatever the rank count (the page's chart, and the tests).
+
+use super::{
+    applicable, estimate_walk, machine, stream, transfers_upper, Bound, PlanError,
+    BUILD_BUDGET_TRANSFERS,
+};
+use crate::engine::algorithm::Algorithm;
+use crate::engine::config::{AlgoChoice, Config};
+use crate::engine::cost::{Record, SimBudget};
+use crate::engine::topology::Topology;
+
+/// Most transfers a curve simulates per size (counting, as the plan does,
+/// only the steps not equal to their predecessor); a schedule above it is
+/// drawn with its [`Bound`] (dashed), walked once per machine. 21 sizes ×
+/// 8 algorithms × this many transfers is what a chart costs at most in
+/// simulation; a ring AllReduce up to 2048 ranks (two steps made per
+/// loop) is within it.
+pub const SWEEP_SIM_TRANSFERS: usize = 4_096;
+
+/// Most transfers a curve's schedule may hand out made (not repeats) to be
+/// walked again at each size: a larger one (mesh on 1024 ranks, a million
+/// transfers a step) is walked once per machine and its [`Bound`] serves
+/// every size.
+pub const SWEEP_REWALK_TRANSFERS: usize = 65_536;
+
+/// One algorithm's busbw curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// `(bytes, busbw GB/s)` per size (a size whose machine does not
+    /// apply is left out).
+    pub points: Vec<(u64, f64)>,
+    /// Some point is the [`Bound`], not a simulation.
+    pub bound: bool,
+    /// Why the curve has no points: its schedule is above the plan's
+    /// budgets ([`BUILD_BUDGET_TRANSFERS`], [`super::WALK_BUDGET_TRANSFERS`]).
+    pub skipped: Option<String>,
+    /// Passes over the schedule's steps the curve took (a simulation or a
+    /// bound's walk each): at most one per size, and one per machine for a
+    /// schedule above [`SWEEP_REWALK_TRANSFERS`].
+    pub passes: usize,
+    /// Transfers the passes walked (made steps'), summed: the curve's work
+    /// (the tests check it stays bounded).
+    pub walked: usize,
+}
+
+/// The sizes the page's chart sweeps: 1 KiB, 2 KiB, … 1 GiB.
+pub fn chart_sizes() -> Vec<u64> {
+    (10..=30).map(|k| 1u64 << k).collect()
+}
+
+/// What the curves of `config` depend on: the configuration without its
+/// message size, algorithm choice, seed, reduce op and what-ifs (the
+/// chart's curves are uncompressed headline estimates, [`super::Plan::at`]).
+/// Equal keys, equal curves: the page sweeps again only when it changes.
+pub fn sweep_key(config: &Config) -> Config {
+    let d = Config::default();
+    Config {
+        bytes: d.bytes,
+        algo: AlgoChoice::Auto,
+        seed: d.seed,
+        redop: d.redop,
+        compress: d.compress,
+        placement: d.placement,
+        grad: d.grad,
+        fusion: d.fusion,
+        bucket: d.bucket,
+        compress_min: d.compress_min,
+        ..config.clone()
+    }
+}
+
+/// Every applicable algorithm's curve of `config` at `sizes`
+/// ([`sweep_curve`] each, in UI order); an algorithm whose schedule cannot
+/// be made for this call (e.g. not on these nodes) has no curve.
+///
+/// Errors: [`PlanError::NoAlgorithm`] (nothing applies).
+pub fn sweep_curves(config: &Config, sizes: &[u64]) -> Result<Vec<Curve>, PlanError> {
+    let mut out = Vec::new();
+    for a in applicable(config)? {
+        if let Some(c) = sweep_curve(config, a, sizes) {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Algorithm `a`'s curve of `config` at `sizes`, each point the plan's
+/// estimate of that size (its machine at the size, [`machine`]; uncompressed,
+/// with the configured slicing) simulated within [`SWEEP_SIM_TRANSFERS`],
+/// else the [`Bound`] of the one walk made on that machine. `None` if `a`
+/// cannot be made for this call.
+pub fn sweep_curve(config: &Config, a: Algorithm, sizes: &[u64]) -> Option<Curve> {
+    let mut curve = Curve {
+        algorithm: a,
+        points: Vec::with_capacity(sizes.len()),
+        bound: false,
+        skipped: None,
+        passes: 0,
+        walked: 0,
+    };
+    let (p, n) = (config.primitive, config.ranks);
+    if transfers_upper(a, p, n) > BUILD_BUDGET_TRANSFERS {
+        curve.skipped = Some(format!(
+            "{a} for {} on {n} ranks could hold {} transfers (at most {BUILD_BUDGET_TRANSFERS} are modelled per curve)",
+            p.title(),
+            transfers_upper(a, p, n)
+        ));
+        return Some(curve);
+    }
+    let budget = SimBudget {
+        transfers: SWEEP_SIM_TRANSFERS,
+        step_transfers: SWEEP_SIM_TRANSFERS,
+    };
+    let mut source = None;
+    // The last machine walked and its bound, once a pass was too large to
+    // repeat per size.
+    let mut walked: Option<(Topology, Bound)> = None;
+    for &b in sizes {
+        let mut at = config.clone();
+        at.bytes = b;
+        let Ok(topo) = machine(&at) else {
+            continue;
+        };
+        if source.is_none() {
+            match stream(config, &topo, a) {
+                Ok(s) => source = Some(s),
+                Err(PlanError::Algorithm(_)) => return None,
+                Err(e) => {
+                    curve.skipped = Some(e.to_string());
+                    return Some(curve);
+                }
+            }
+        }
+        let Some(st) = &source else {
+            return None;
+        };
+        if let Some((_, bound)) = walked.as_ref().filter(|(t, _)| *t == topo) {
+            curve
+                .points
+                .push((b, bound.estimate(b, config.dtype).0.busbw_gbps));
+            curve.bound = true;
+            continue;
+        }
+        curve.passes += 1;
+        let Ok(w) = estimate_walk(
+            st,
+            &topo,
+            b,
+            config.dtype,
+            config.slices,
+            Record::Steps,
+            budget,
+        ) else {
+            continue;
+        };
+        curve.walked += w.made;
+        curve.points.push((b, w.estimate.busbw_gbps));
+        if w.method == super::Method::Bound {
+            curve.bound = true;
+            if w.made > SWEEP_REWALK_TRANSFERS {
+                // Too large to walk per size: its bound from here on.
+                walked = Some((topo, w.bound));
+            }
+        }
+    }
+    Some(curve)
+}
