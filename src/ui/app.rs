@@ -134,8 +134,68 @@ pub enum Msg {
     FullPlan(u64),
 }
 
+/// The page's callbacks to its children, made once in `create`. yew
+/// re-renders a child only when its props changed, and a [`Callback`] is
+/// equal only to itself: made anew in every `view`, they re-rendered the
+/// controls and every card at every animation tick (30 ms at 64 ranks).
+struct Callbacks {
+    goto: Callback<usize>,
+    play: Callback<()>,
+    pause: Callback<()>,
+    forward: Callback<()>,
+    back: Callback<()>,
+    speed: Callback<f64>,
+    set_config: Callback<Config>,
+    bytes_text: Callback<String>,
+    bytes_commit: Callback<()>,
+    seed: Callback<String>,
+    rerun: Callback<()>,
+    topo_text: Callback<String>,
+    topo_file: Callback<String>,
+    use_topo: Callback<()>,
+    log_text: Callback<String>,
+    log_table: Callback<usize>,
+    use_profile: Callback<bool>,
+    lesson_stop: Callback<(&'static str, usize)>,
+    answer: Callback<bool>,
+    show_me: Callback<()>,
+    close_learn: Callback<()>,
+    learn_list: Callback<()>,
+}
+
+impl Callbacks {
+    fn new(link: &html::Scope<App>) -> Self {
+        Callbacks {
+            goto: link.callback(Msg::Goto),
+            play: link.callback(|_| Msg::Play),
+            pause: link.callback(|_| Msg::Pause),
+            forward: link.callback(|_| Msg::Forward),
+            back: link.callback(|_| Msg::Back),
+            speed: link.callback(Msg::Speed),
+            set_config: link.callback(Msg::SetConfig),
+            bytes_text: link.callback(Msg::BytesText),
+            bytes_commit: link.callback(|_| Msg::BytesCommit),
+            seed: link.callback(Msg::Seed),
+            rerun: link.callback(|_| Msg::Rerun),
+            topo_text: link.callback(Msg::TopoText),
+            topo_file: link.callback(Msg::TopoFile),
+            use_topo: link.callback(|_| Msg::UseTopo),
+            log_text: link.callback(Msg::LogText),
+            log_table: link.callback(Msg::LogTable),
+            use_profile: link.callback(Msg::UseProfile),
+            lesson_stop: link.callback(|(id, k)| Msg::LessonStop(id, k)),
+            answer: link.callback(Msg::Answer),
+            show_me: link.callback(|_| Msg::ShowMe),
+            close_learn: link.callback(|_| Msg::CloseLearn),
+            learn_list: link.callback(|_| Msg::LearnList),
+        }
+    }
+}
+
 /// The page.
 pub struct App {
+    /// Callbacks to the children, made once ([`Callbacks`]).
+    cb: Callbacks,
     config: Config,
     url_errors: Vec<ConfigError>,
     plan: Result<Rc<Plan>, String>,
@@ -521,6 +581,7 @@ impl Component for App {
         let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
             .any(|(k, _)| k == "stop");
         let mut app = App {
+            cb: Callbacks::new(ctx.link()),
             config,
             url_errors,
             plan: Err(String::new()),
@@ -892,6 +953,7 @@ impl Component for App {
     fn view(&self, ctx: &Context<Self>) -> Html {
         i18n::set_lang(self.lang);
         let link = ctx.link();
+        let cb = &self.cb;
         let plan = self.plan();
         let share = url::link_of(&self.query());
         let look = self.look();
@@ -957,9 +1019,9 @@ impl Component for App {
         let playback = |p: &Rc<Plan>| {
             html! {
             <Playback plan={p.clone()} step={self.step} t={self.frac.min(1.0)} playing={self.playing} speed={self.speed}
-                                        on_goto={link.callback(Msg::Goto)} on_play={link.callback(|_| Msg::Play)}
-                                        on_pause={link.callback(|_| Msg::Pause)} on_forward={link.callback(|_| Msg::Forward)}
-                                        on_back={link.callback(|_| Msg::Back)} on_speed={link.callback(Msg::Speed)} />
+                                        on_goto={cb.goto.clone()} on_play={cb.play.clone()}
+                                        on_pause={cb.pause.clone()} on_forward={cb.forward.clone()}
+                                        on_back={cb.back.clone()} on_speed={cb.speed.clone()} />
                         }
         };
         let stage = match &plan {
@@ -1007,9 +1069,9 @@ impl Component for App {
                         }
                     </section>
                     if !p.estimate.timeline.steps.is_empty() {
-                        <Gantt plan={p.clone()} step={self.step} t={self.frac.min(1.0)} on_goto={link.callback(Msg::Goto)} />
+                        <Gantt plan={p.clone()} step={self.step} t={self.frac.min(1.0)} on_goto={cb.goto.clone()} />
                     }
-                    <StepLog plan={p.clone()} step={self.step} on_goto={link.callback(Msg::Goto)} />
+                    <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                 </>
             },
             None => html! {
@@ -1030,11 +1092,11 @@ impl Component for App {
         let learn = if self.learn_open {
             html! {
                 <Learn at={self.lesson} off_stop={self.off_stop} answer={self.answer}
-                    on_stop={link.callback(|(id, k)| Msg::LessonStop(id, k))}
-                    on_answer={link.callback(Msg::Answer)}
-                    on_show_me={link.callback(|_| Msg::ShowMe)}
-                    on_close={link.callback(|_| Msg::CloseLearn)}
-                    on_list={link.callback(|_| Msg::LearnList)} />
+                    on_stop={cb.lesson_stop.clone()}
+                    on_answer={cb.answer.clone()}
+                    on_show_me={cb.show_me.clone()}
+                    on_close={cb.close_learn.clone()}
+                    on_list={cb.learn_list.clone()} />
             }
         } else {
             html! {}
@@ -1072,15 +1134,15 @@ impl Component for App {
                     bytes_text={AttrValue::from(self.bytes_text.clone())}
                     bytes_error={self.bytes_error.clone().map(AttrValue::from)}
                     seed_error={self.seed_error.clone().map(AttrValue::from)}
-                    on_change={link.callback(Msg::SetConfig)}
-                    on_bytes_text={link.callback(Msg::BytesText)}
-                    on_bytes_commit={link.callback(|_| Msg::BytesCommit)}
-                    on_seed={link.callback(Msg::Seed)} />
+                    on_change={cb.set_config.clone()}
+                    on_bytes_text={cb.bytes_text.clone()}
+                    on_bytes_commit={cb.bytes_commit.clone()}
+                    on_seed={cb.seed.clone()} />
                 <main class="layout">
                     <div class="col col-main">{stage}</div>
                     <div class="col col-side">
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                            on_rerun={link.callback(|_| Msg::Rerun)} />
+                            on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
                             <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} />
                         }
@@ -1088,11 +1150,11 @@ impl Component for App {
                 </main>
                 <div class="what-ifs">
                     <CompressionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                        on_change={link.callback(Msg::SetConfig)} />
+                        on_change={cb.set_config.clone()} />
                     <FusionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                        on_change={link.callback(Msg::SetConfig)} />
+                        on_change={cb.set_config.clone()} />
                     <FaultsCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                        on_change={link.callback(Msg::SetConfig)} />
+                        on_change={cb.set_config.clone()} />
                 </div>
                 <div class="layout measure">
                     <div class="col col-main">
@@ -1103,15 +1165,15 @@ impl Component for App {
                     <div class="col col-side">
                         <CustomTopologyPanel text={AttrValue::from(self.topo_text.clone())} error={self.topo_error.clone()}
                             in_use={self.config.custom.clone()}
-                            on_text={link.callback(Msg::TopoText)} on_file={link.callback(Msg::TopoFile)}
-                            on_use={link.callback(|_| Msg::UseTopo)} />
+                            on_text={cb.topo_text.clone()} on_file={cb.topo_file.clone()}
+                            on_use={cb.use_topo.clone()} />
                         <MscclCard plan={plan.clone()} />
                         <TuneCard plan={plan.clone()} defer={self.plan_partial} />
                         <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
-                            on_text={link.callback(Msg::LogText)} on_table={link.callback(Msg::LogTable)}
-                            on_use={link.callback(Msg::UseProfile)} />
+                            on_text={cb.log_text.clone()} on_table={cb.log_table.clone()}
+                            on_use={cb.use_profile.clone()} />
                     </div>
                 </div>
                 <footer class="foot">
