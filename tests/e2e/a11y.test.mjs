@@ -77,12 +77,20 @@ test('the animation works from the keyboard alone, with a visible focus', async 
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('#step-clock').dataset.step === '1');
   // The scrubber: a range input, arrows and End move it.
+  // (The page renders after the key's event, so wait for the clock: read
+  // at once, a loaded machine still showed the previous step.)
+  const clockAt = (want) => page.waitForFunction(
+    (w) => document.querySelector('#step-clock').dataset.step === w, want, { timeout: 10_000 });
   await page.focus('#scrub');
   await page.keyboard.press('ArrowRight');
+  await clockAt('2');
   assert.equal(await step(), '2');
   await page.keyboard.press('End');
-  assert.equal(await step(), await page.getAttribute('#step-clock', 'data-steps'));
+  const last = await page.getAttribute('#step-clock', 'data-steps');
+  await clockAt(last);
+  assert.equal(await step(), last);
   await page.keyboard.press('Home');
+  await clockAt('0');
   assert.equal(await step(), '0');
   // Speed: a select, changed by keyboard.
   await page.focus('#speed');
