@@ -665,6 +665,11 @@ impl Component for App {
                 self.full_plan();
                 self.step = step;
                 self.frac = frac;
+                // The full plan can fail where the headline did not (a
+                // ranking row, a what-if): the result panel says so too.
+                if self.plan.is_err() {
+                    self.schedule_run(ctx, 0);
+                }
             }
             Msg::Seed(text) => match text.trim().parse::<u64>() {
                 Ok(seed) => {

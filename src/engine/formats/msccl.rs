@@ -1075,9 +1075,13 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                                 }
                             };
                             // Inserted above for every thread block with a recv peer.
-                            if let Some((_, q)) = recvs.get_mut(&(peer, g.id, t.chan)) {
-                                q.push((id, to, kind, pre, st.cnt));
-                            }
+                            let Some((_, q)) = recvs.get_mut(&(peer, g.id, t.chan)) else {
+                                return err(
+                                    at(st.s),
+                                    "a receive with no connection (an importer bug)",
+                                );
+                            };
+                            q.push((id, to, kind, pre, st.cnt));
                         }
                         if st.kind.sends() {
                             let Some(peer) = t.send else {
@@ -1092,9 +1096,13 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
                                 _ => chunk(st.dst),
                             };
                             // Inserted above for every thread block with a send peer.
-                            if let Some((_, q)) = sends.get_mut(&(g.id, peer, t.chan)) {
-                                q.push((id, from, st.cnt));
-                            }
+                            let Some((_, q)) = sends.get_mut(&(g.id, peer, t.chan)) else {
+                                return err(
+                                    at(st.s),
+                                    "a send with no connection (an importer bug)",
+                                );
+                            };
+                            q.push((id, from, st.cnt));
                         }
                     }
                 }
@@ -1205,9 +1213,13 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
             Loc::Chunk(c) => Some((c, c + count)),
             Loc::Temp(_) => None,
         };
-        // Every action is made with one part or more.
+        // Every action is made with one part or more (an error, not a
+        // skip: its sides are indexed below).
         let Some(net) = a.parts.last() else {
-            continue;
+            return err(
+                "algo",
+                format!("action {ai} has no transfer (an importer bug)"),
+            );
         };
         if net.src == net.dst {
             action_sides[ai].push(sides.len());
