@@ -518,7 +518,9 @@ impl Simulator<'_> {
             }
             let tol = 1e-12 * now.abs().max(1.0);
             while heap.peek().is_some_and(|s| s.0 <= now + tol) {
-                let Least(at, id) = heap.pop().expect("peeked");
+                let Some(Least(at, id)) = heap.pop() else {
+                    break;
+                };
                 if remaining[id] <= 0.0 {
                     finished.push((at, id));
                 } else {
