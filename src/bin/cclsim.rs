@@ -1187,7 +1187,9 @@ mod cli {
             return Err(format!("-f {factor}: the step factor must be at least 2"));
         }
         let c = config(m, min, "-b")?;
-        let topo = Plan::headline(&c).map_err(|e| e.to_string())?.topology;
+        let library = ccl_playground::engine::plan::machine(&c)
+            .map_err(|e| e.to_string())?
+            .library;
         let mut sizes = Vec::new();
         let mut b = lo;
         while b <= hi {
@@ -1207,20 +1209,24 @@ mod cli {
             Some(f) => Format::parse(f).ok_or_else(|| {
                 format!("--format {f:?}: expected nccl-env, nccl-tuner-csv or hccl")
             })?,
-            None if topo.library == Library::Hccl => Format::Hccl,
+            None if library == Library::Hccl => Format::Hccl,
             None => Format::NcclTunerCsv,
         };
-        let choices = tune::sweep(&c, &sizes)?;
-        let nodes = topo.nodes_of(c.ranks).len();
-        let text = tune::render(fmt, &c, topo.library, nodes, &choices)?;
-        out(&text)
+        out(&tune::text(&c, fmt, &sizes)?)
     }
 
     fn msccl_export_cmd(m: &Machine, bytes: &str) -> Res<()> {
         use ccl_playground::engine::formats::msccl;
         let c = config(m, bytes, "--bytes")?;
         let p = Plan::new(&c).map_err(|e| e.to_string())?;
-        let xml = msccl::export(p.drawn_schedule()).map_err(|e| e.to_string())?;
+        // Above the drawn ranks a large schedule is streamed, never held.
+        let s = p.schedule.as_ref().ok_or_else(|| {
+            format!(
+                "{} ranks: MSCCL export takes 1..=64 (the schedule of {} on {} ranks is {} steps, streamed through the estimate, not held)",
+                c.ranks, p.algorithm, c.ranks, p.schedule_steps
+            )
+        })?;
+        let xml = msccl::export(s).map_err(|e| e.to_string())?;
         out(&xml)
     }
 

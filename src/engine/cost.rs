@@ -103,6 +103,17 @@ pub struct LinkBusy {
     pub flows: usize,
 }
 
+/// The load of one link direction over one buffer loop
+/// ([`Timeline::link_loads`]): what the topology drawing colours a link by
+/// before the first step, and all a model-only plan's drawing shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkLoad {
+    /// Most flows that crossed it in one step.
+    pub flows: usize,
+    /// Time it carried data, summed over the loop's steps, µs.
+    pub busy_us: f64,
+}
+
 /// The modelled run: every step and transfer with start and end.
 ///
 /// With buffer loops (`loops > 1`) the steps, transfers and link intervals
@@ -130,6 +141,22 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    /// Per link of a topology with `links` links, `[a -> b, b -> a]`: the
+    /// most flows of any one step and the busy time summed over the
+    /// recorded loop's [`Timeline::link_busy`] (all zero when it was not
+    /// recorded, [`Record::Steps`]).
+    pub fn link_loads(&self, links: usize) -> Vec<[LinkLoad; 2]> {
+        let mut v = vec![[LinkLoad::default(); 2]; links];
+        for b in &self.link_busy {
+            if let Some(l) = v.get_mut(b.link) {
+                let d = &mut l[usize::from(!b.forward)];
+                d.flows = d.flows.max(b.flows);
+                d.busy_us += b.end_us - b.start_us;
+            }
+        }
+        v
+    }
+
     /// The timeline of one buffer loop as a simulator records it: its
     /// steps, transfers and link intervals, and the routes when recorded
     /// (`None`: not asked for). `loops` and `loop_bytes` are set by the

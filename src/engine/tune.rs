@@ -36,9 +36,10 @@ use super::library::nccl::{Protocol, Shape};
 use super::library::{Call, Library};
 use super::plan::Plan;
 use super::units::format_bytes;
+use serde::{Deserialize, Serialize};
 
 /// What to write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Format {
     /// `NCCL_ALGO` / `NCCL_PROTO` lines.
     NcclEnv,
@@ -177,6 +178,20 @@ pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
         last.1 = last.1.max(u32::MAX as u64);
     }
     v
+}
+
+/// The tuning text of `config` over `sizes`: [`sweep`] on its machine
+/// ([`super::plan::machine`]), then [`render`] with the machine's library
+/// and node count. What `cclsim tune` prints and the page's tuning card
+/// shows.
+///
+/// Errors: the machine's or the plan's error, or [`render`]'s, as a
+/// sentence.
+pub fn text(config: &Config, format: Format, sizes: &[u64]) -> Result<String, String> {
+    let topo = super::plan::machine(config).map_err(|e| e.to_string())?;
+    let choices = sweep(config, sizes)?;
+    let nodes = topo.nodes_of(config.ranks).len();
+    render(format, config, topo.library, nodes, &choices)
 }
 
 /// Writes the choices in `format`'s syntax, commented with the per-size

@@ -9,7 +9,9 @@
 //! - [`host`]: several rank machines hosted by one worker, local delivery;
 //! - [`placement`]: which worker hosts which rank ([`placement::WorkerLayout`]);
 //! - [`protocol`]: the run's request and results, the JSON message headers;
-//! - [`fault`]: the test-only fault mini-language (`KIND:rank=R:step=K`).
+//! - [`fault`]: the test-only fault mini-language (`KIND:rank=R:step=K`);
+//! - [`planner`]: the planner worker's jobs and answers (the engine's slow
+//!   answers made off the page's main thread) and their CBOR encoding.
 //!
 //! The adapters that move the chunks:
 //! - `browser` (wasm only): the worker pool, the worker and the JS side of
@@ -27,6 +29,7 @@ pub mod fault;
 pub mod host;
 pub mod machine;
 pub mod placement;
+pub mod planner;
 pub mod protocol;
 
 #[cfg(target_arch = "wasm32")]

@@ -51,7 +51,7 @@ use super::calibrate::Profile;
 use super::collective::Primitive;
 use super::compressed::{self, CompressedEstimate, CompressedSetup, Placement};
 use super::config::{AlgoChoice, Config, MEASURED};
-use super::cost::{self, Estimate, Record, SimBudget, Slices, Timeline};
+use super::cost::{self, Estimate, LinkLoad, Record, SimBudget, Slices, Timeline};
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
@@ -60,6 +60,7 @@ use super::schedule::{Next, Schedule, StepSource};
 use super::topology::Topology;
 use super::units::format_bytes;
 use super::verify::{self, Verified};
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -127,7 +128,7 @@ pub enum PlanError {
 }
 
 /// How an estimate was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
     /// [`cost::estimate_sliced`]: event-driven, link-level, max-min fair.
     Simulated,
@@ -157,7 +158,7 @@ impl Method {
 }
 
 /// How the algorithm of a plan was decided.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Decision {
     /// `auto`: the library's own rule, with its reason.
     Library {
@@ -186,7 +187,7 @@ pub enum Decision {
 }
 
 /// One row of the ranking.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -212,7 +213,7 @@ impl Candidate {
 }
 
 /// The compression what-if of a plan.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CompressedPlan {
     /// Codec, placement, inputs.
     pub setup: CompressedSetup,
@@ -226,7 +227,7 @@ pub struct CompressedPlan {
 }
 
 /// The fusion what-if of a plan.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FusionView {
     /// The tensors AllReduced after a backward pass.
     pub tensors: Vec<Tensor>,
@@ -245,7 +246,7 @@ pub struct FusionView {
 }
 
 /// The model's view of one configuration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
     /// The configuration it was made from.
     pub config: Config,
@@ -257,10 +258,31 @@ pub struct Plan {
     pub algorithm: Algorithm,
     /// How it was decided.
     pub decision: Decision,
-    /// Its schedule (`None` for a model-only plan whose estimate needs none:
-    /// the measured curve above [`MAX_DRAWN_RANKS`] ranks).
+    /// Its schedule, held whole where something needs every step at once:
+    /// the drawn plans (up to [`MAX_DRAWN_RANKS`] ranks), compression, and
+    /// a full plan's schedule of at most [`MAX_RECORDED_TRANSFERS`]
+    /// transfers (by [`transfers_upper`]), whose timeline is recorded
+    /// transfer by transfer. `None` otherwise: the estimate and the
+    /// ranking stream the steps ([`Plan::schedule_steps`] and
+    /// [`Plan::schedule_chunks`] give its shape).
     pub schedule: Option<Schedule>,
-    /// Its symbolic trace; `None` above [`MAX_DRAWN_RANKS`] ranks.
+    /// Steps of its schedule, whether held ([`Plan::schedule`]) or only
+    /// streamed through the estimate (0 for the measured curve without a
+    /// schedule).
+    pub schedule_steps: usize,
+    /// Chunks per rank buffer of its schedule, held or streamed (0 without
+    /// one).
+    pub schedule_chunks: usize,
+    /// The headline timeline's load per link over one loop
+    /// ([`Timeline::link_loads`], by index into `topology.links`): what the
+    /// drawing colours links by before the first step and, above the
+    /// drawn ranks, all it shows (empty when the timeline was not
+    /// recorded link by link: no load known).
+    pub link_loads: Vec<[LinkLoad; 2]>,
+    /// Its symbolic trace; `None` above [`MAX_DRAWN_RANKS`] ranks. Not
+    /// serialized: a plan that crosses to the page from the planner
+    /// worker is a model-only one, which has none.
+    #[serde(skip)]
     pub verified: Option<Verified>,
     /// The headline estimate (configured slicing; compressed when
     /// compression is on). For a measured curve, time and bandwidths are
@@ -868,9 +890,17 @@ impl Plan {
         } else {
             None
         };
-        let keep = scope == Scope::Full
-            || config.ranks <= MAX_DRAWN_RANKS
-            || config.compresses(config.bytes);
+        // A model-only plan (above the drawn ranks) holds its schedule
+        // only when it is small enough to record transfer by transfer
+        // ([`MAX_RECORDED_TRANSFERS`], by its upper bound: a trace can be
+        // written of it); else the estimate and the ranking stream its
+        // steps (pipeline at 1024 ranks has 2.6 M transfers).
+        let drawn = config.ranks <= MAX_DRAWN_RANKS;
+        let keep = drawn
+            || config.compresses(config.bytes)
+            || (scope == Scope::Full
+                && transfers_upper(algorithm, config.primitive, config.ranks)
+                    <= MAX_RECORDED_TRANSFERS);
         let schedule = match (&streamed, keep) {
             (Some(st), true) => Some(st.build()),
             _ => None,
@@ -884,6 +914,8 @@ impl Plan {
             }
             _ => None,
         };
+        // The steps the estimate walked when it streamed them.
+        let mut walked_steps = 0;
         let (mut estimate, mut method, latency_us) = match (&schedule, measured) {
             (_, Some((p, segment))) => {
                 let t = p.predict_us(config.bytes);
@@ -927,7 +959,7 @@ impl Plan {
                 let st = streamed
                     .as_ref()
                     .ok_or_else(|| PlanError::Model("no schedule to estimate".into()))?;
-                let (e, m, l, _) = estimate_source(
+                let (e, m, l, steps) = estimate_source(
                     st,
                     &topology,
                     config.bytes,
@@ -935,6 +967,7 @@ impl Plan {
                     config.slices,
                     Record::Steps,
                 )?;
+                walked_steps = steps;
                 (e, m, l)
             }
             (None, None) => {
@@ -954,7 +987,7 @@ impl Plan {
                         runs_in_library: library.runs(a, config.primitive) && allowed(&topology, a),
                         estimate: Some(estimate.clone()),
                         method,
-                        steps: schedule.as_ref().map_or(0, |s| s.steps.len()),
+                        steps: schedule.as_ref().map_or(walked_steps, |s| s.steps.len()),
                         latency_us,
                     }
                 } else if let Some(r) = model_rows.iter().find(|r| r.algorithm == a) {
@@ -1017,8 +1050,20 @@ impl Plan {
             h.algo = AlgoChoice::Fixed(algorithm);
             Some(Plan::make(&h, Scope::Headline)?.estimate)
         };
+        let (schedule_steps, schedule_chunks) = match (&schedule, &streamed) {
+            (Some(s), _) => (s.steps.len(), s.chunks),
+            (None, Some(st)) => (walked_steps, st.header().chunks),
+            (None, None) => (0, 0),
+        };
         let mut plan = Plan {
             healthy,
+            schedule_steps,
+            schedule_chunks,
+            link_loads: if estimate.timeline.link_busy.is_empty() {
+                Vec::new()
+            } else {
+                estimate.timeline.link_loads(topology.links.len())
+            },
             config: config.clone(),
             library,
             algorithm,

@@ -12,6 +12,7 @@ use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{AlgoChoice, Config};
 use crate::engine::cost::{Record, SimBudget};
 use crate::engine::topology::Topology;
+use serde::{Deserialize, Serialize};
 
 /// Most transfers a curve simulates per size (counting, as the plan does,
 /// only the steps not equal to their predecessor); a schedule above it is
@@ -28,7 +29,7 @@ pub const SWEEP_SIM_TRANSFERS: usize = 4_096;
 pub const SWEEP_REWALK_TRANSFERS: usize = 65_536;
 
 /// One algorithm's busbw curve.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
     /// The algorithm.
     pub algorithm: Algorithm,

@@ -1,0 +1,223 @@
+//! The planner worker's jobs: the engine's slow answers the page needs
+//! (a model-only plan, the chart's busbw sweep, the tuning text, the
+//! determinism comparison), made in a web worker of their own so that no
+//! main-thread task runs them (issue 13: no main-thread task over 100 ms
+//! for any valid link). Pure Rust on every target: [`answer`] only calls
+//! the engine's own functions, the same ones `cclsim` calls, and is tested
+//! natively (`tests/planner.rs`); `browser::planner` carries [`Request`]s
+//! and [`Response`]s between the page and the worker as CBOR bytes
+//! ([`encode`], [`decode`]).
+//!
+//! A [`Job`] belongs to a [`Lane`]; the page keeps at most one job per lane
+//! queued or running, and a newer job of a lane cancels the older one (a
+//! running one by restarting the worker), so a stale answer never costs
+//! the user a wait.
+
+use crate::engine::algorithm::Algorithm;
+use crate::engine::config::Config;
+use crate::engine::determinism::{self, Comparison, Versus};
+use crate::engine::plan::{self, Curve, Plan, MAX_DRAWN_RANKS};
+use crate::engine::tune::{self, Format};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// What the page asks of the planner worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Job {
+    /// [`Plan::headline`], then [`Plan::new`]: two answers,
+    /// [`Answer::Headline`] then [`Answer::Full`] (the last). For a
+    /// model-only configuration (above [`MAX_DRAWN_RANKS`] ranks): a drawn
+    /// plan's symbolic trace is not sent ([`Plan::verified`] is not
+    /// serialized), so the page makes drawn plans itself.
+    Plan,
+    /// [`plan::sweep_curves`] at `sizes` (bytes), without the curves the
+    /// plan's budgets skip: [`Answer::Curves`].
+    Curves {
+        /// Message sizes, bytes.
+        sizes: Vec<u64>,
+    },
+    /// [`tune::text`] in `format` at `sizes` (bytes): [`Answer::Tune`].
+    Tune {
+        /// The syntax to write.
+        format: Format,
+        /// Message sizes, bytes.
+        sizes: Vec<u64>,
+    },
+    /// [`determinism::compare`] of `algorithm` against `versus`:
+    /// [`Answer::Determinism`].
+    Determinism {
+        /// The plan's algorithm.
+        algorithm: Algorithm,
+        /// What it is compared with.
+        versus: Versus,
+        /// Also the fixed-order (HCCL_DETERMINISTIC) variant.
+        fixed: bool,
+        /// The element whose two reduction orders are shown.
+        element: usize,
+    },
+}
+
+/// Which queue a [`Job`] waits in: one job per lane at a time, and the
+/// worker takes the lanes in this order (the estimate first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lane {
+    /// [`Job::Plan`].
+    Plan,
+    /// [`Job::Curves`].
+    Curves,
+    /// [`Job::Tune`].
+    Tune,
+    /// [`Job::Determinism`].
+    Determinism,
+}
+
+impl Job {
+    /// Its lane.
+    pub fn lane(&self) -> Lane {
+        match self {
+            Job::Plan => Lane::Plan,
+            Job::Curves { .. } => Lane::Curves,
+            Job::Tune { .. } => Lane::Tune,
+            Job::Determinism { .. } => Lane::Determinism,
+        }
+    }
+}
+
+/// One question: `job` about `config`. `id` is the page's, echoed in every
+/// [`Response`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The page's id of this request.
+    pub id: u64,
+    /// The configuration asked about.
+    pub config: Config,
+    /// What is asked.
+    pub job: Job,
+}
+
+/// An answer of a [`Job`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Answer {
+    /// The headline plan ([`Plan::headline`], [`for_page`]).
+    Headline(Box<Plan>),
+    /// The full plan ([`Plan::new`], [`for_page`]).
+    Full(Box<Plan>),
+    /// The chart's curves.
+    Curves(Vec<Curve>),
+    /// The tuning text.
+    Tune(String),
+    /// The determinism comparison.
+    Determinism(Box<Comparison>),
+}
+
+/// One message from the worker: an answer (or the job's error, in words)
+/// to request `id`. `last`: no more answers to that request follow.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Response {
+    /// The request's id.
+    pub id: u64,
+    /// The answer, or why there is none.
+    pub answer: Result<Answer, String>,
+    /// The request is done.
+    pub last: bool,
+}
+
+/// Answers `req`, handing each [`Response`] to `emit` as soon as it is
+/// made (a plan's headline before its ranking); the last one has `last`.
+/// Never panics on a configuration: every error is a [`Response`] with
+/// the engine's message.
+pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
+    let id = req.id;
+    let c = &req.config;
+    let done = |answer: Result<Answer, String>| Response {
+        id,
+        answer,
+        last: true,
+    };
+    match &req.job {
+        Job::Plan => match Plan::headline(c) {
+            Err(e) => emit(done(Err(e.to_string()))),
+            Ok(h) => {
+                emit(Response {
+                    id,
+                    answer: Ok(Answer::Headline(Box::new(for_page(h)))),
+                    last: false,
+                });
+                emit(done(
+                    Plan::new(c)
+                        .map(|p| Answer::Full(Box::new(for_page(p))))
+                        .map_err(|e| e.to_string()),
+                ));
+            }
+        },
+        Job::Curves { sizes } => emit(done(
+            plan::sweep_curves(c, sizes)
+                .map(|v| Answer::Curves(v.into_iter().filter(|c| c.skipped.is_none()).collect()))
+                .map_err(|e| e.to_string()),
+        )),
+        Job::Tune { format, sizes } => emit(done(tune::text(c, *format, sizes).map(Answer::Tune))),
+        Job::Determinism {
+            algorithm,
+            versus,
+            fixed,
+            element,
+        } => emit(done(
+            determinism::compare(c, *algorithm, *versus, *fixed, *element)
+                .map(|x| Answer::Determinism(Box::new(x))),
+        )),
+    }
+}
+
+/// A model-only plan (above [`MAX_DRAWN_RANKS`] ranks) as the page holds
+/// it: without its held schedule, its per-transfer and per-link records
+/// (`transfers`, `routes`, `link_busy`) and its ranking rows' timelines,
+/// which nothing on the page shows above the drawn ranks (the drawing
+/// colours links by [`Plan::link_loads`], the note gives
+/// [`Plan::schedule_steps`] and [`Plan::schedule_chunks`], a ranking row
+/// its time and busbw, the estimate panel the headline's steps); at 128
+/// ranks they are megabytes to carry from the worker and tens of ms to
+/// read on the page. A drawn plan is returned as it is.
+pub fn for_page(mut plan: Plan) -> Plan {
+    fn per_transfer(t: &mut crate::engine::cost::Timeline) {
+        t.transfers = Vec::new();
+        t.routes = Vec::new();
+        t.link_busy = Vec::new();
+    }
+    if plan.config.ranks > MAX_DRAWN_RANKS {
+        plan.schedule = None;
+        per_transfer(&mut plan.estimate.timeline);
+        for row in &mut plan.ranking {
+            if let Some(e) = row.estimate.as_mut() {
+                per_transfer(&mut e.timeline);
+                e.timeline.steps = Vec::new();
+                e.timeline.link_busy = Vec::new();
+            }
+        }
+        // A compressed plan's copy of the collective serves the run's
+        // check only (a model-only plan never runs).
+        if let Some(cp) = plan.compressed.as_mut() {
+            let cp = std::sync::Arc::make_mut(cp);
+            cp.collective.steps = Vec::new();
+            per_transfer(&mut cp.estimate.estimate.timeline);
+        }
+    }
+    plan
+}
+
+/// `value` as CBOR bytes (every `f64` kept bit for bit, NaN included).
+pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail; a type serde cannot write would be a
+    // bug of this module's types, reported as an empty message.
+    if ciborium::into_writer(value, &mut out).is_err() {
+        out.clear();
+    }
+    out
+}
+
+/// A value back from [`encode`]'s bytes.
+///
+/// Errors: the bytes are not a CBOR encoding of `T` (in words).
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    ciborium::from_reader(bytes).map_err(|e| format!("a planner message could not be read: {e}"))
+}

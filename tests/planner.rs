@@ -1,0 +1,307 @@
+//! The planner worker's jobs (`runtime::planner`), natively: every answer
+//! is the engine's own (the same figures `Plan::headline`, `Plan::new`,
+//! `plan::sweep_curves`, `tune::text` and `determinism::compare` give,
+//! which `cclsim` prints), it survives the CBOR trip to the page bit for
+//! bit, a model-only plan reaches the page without what the page does not
+//! show, and a configuration that cannot be planned is an answer with the
+//! engine's words, never a panic.
+
+use ccl_playground::engine::algorithm::Algorithm;
+use ccl_playground::engine::config::{AlgoChoice, Config};
+use ccl_playground::engine::determinism::{self, Versus};
+use ccl_playground::engine::plan::{self, Plan};
+use ccl_playground::engine::tune::{self, Format};
+use ccl_playground::runtime::planner::{
+    answer, decode, encode, for_page, Answer, Job, Lane, Request, Response,
+};
+use std::process::Command;
+
+fn config(q: &str) -> Config {
+    let (c, errors) = Config::from_query(q);
+    assert!(errors.is_empty(), "{q}: {errors:?}");
+    c
+}
+
+/// Every response to `job` about `q`, each through encode / decode (the
+/// page's view of it).
+fn ask(q: &str, job: Job) -> Vec<Response> {
+    ask_about(config(q), job)
+}
+
+/// [`ask`] about a configuration the link codec would not give.
+fn ask_about(config: Config, job: Job) -> Vec<Response> {
+    let req = Request { id: 7, config, job };
+    // The request crosses to the worker too.
+    let req: Request = decode(&encode(&req)).unwrap();
+    let mut out = Vec::new();
+    answer(&req, &mut |r| {
+        let bytes = encode(&r);
+        assert!(!bytes.is_empty());
+        let back: Response = decode(&bytes).unwrap();
+        // Nothing is lost on the way: the bytes of what arrives are the
+        // bytes of what left.
+        assert_eq!(encode(&back), bytes);
+        out.push(back);
+    });
+    assert!(out.iter().all(|r| r.id == 7));
+    assert!(out.last().unwrap().last, "the last response says so");
+    assert!(out[..out.len() - 1].iter().all(|r| !r.last));
+    out
+}
+
+#[test]
+fn a_model_only_plan_comes_as_its_headline_then_the_full_plan() {
+    let q = "topo=910b-16x8&ranks=128&bytes=1GiB&op=allreduce";
+    let r = ask(q, Job::Plan);
+    assert_eq!(r.len(), 2);
+    let (h, f) = match (&r[0].answer, &r[1].answer) {
+        (Ok(Answer::Headline(h)), Ok(Answer::Full(f))) => (h, f),
+        other => panic!("{other:?}"),
+    };
+    let c = config(q);
+    let (want_h, want_f) = (Plan::headline(&c).unwrap(), Plan::new(&c).unwrap());
+    // The same decision and figures, to the bit.
+    assert_eq!(h.algorithm, want_h.algorithm);
+    assert_eq!(
+        h.estimate.time_us.to_bits(),
+        want_h.estimate.time_us.to_bits()
+    );
+    assert_eq!(h.verdict, want_h.verdict);
+    assert!(h.ranking.is_empty());
+    assert_eq!(f.algorithm, want_f.algorithm);
+    // The ranking's figures; its rows' timelines stay behind.
+    assert_eq!(f.ranking.len(), want_f.ranking.len());
+    for (a, b) in f.ranking.iter().zip(&want_f.ranking) {
+        assert_eq!(
+            (a.algorithm, a.method, a.steps),
+            (b.algorithm, b.method, b.steps)
+        );
+        assert_eq!(a.time_us().to_bits(), b.time_us().to_bits());
+        let (x, y) = (a.estimate.as_ref(), b.estimate.as_ref());
+        assert_eq!(x.map(|e| e.busbw_gbps), y.map(|e| e.busbw_gbps));
+        assert!(x.is_none_or(|e| e.timeline.steps.is_empty() && e.timeline.transfers.is_empty()));
+    }
+    assert_eq!(f.verdict, want_f.verdict);
+    assert_eq!(f.details, want_f.details);
+    assert_eq!(f.estimate.timeline.steps, want_f.estimate.timeline.steps);
+    // The drawing's load per link: what the page colours links by.
+    assert_eq!(f.link_loads, want_f.link_loads);
+    assert!(f
+        .link_loads
+        .iter()
+        .flatten()
+        .any(|l| l.flows > 0 && l.busy_us > 0.0));
+    assert_eq!(f.estimate.time_us, h.estimate.time_us);
+    // What the page does not show above the drawn ranks stays behind; the
+    // schedule's shape comes along.
+    assert!(f.schedule.is_none() && f.verified.is_none());
+    assert!(f.estimate.timeline.transfers.is_empty());
+    assert!(f.estimate.timeline.routes.is_empty());
+    assert!(f.estimate.timeline.link_busy.is_empty());
+    assert!(!want_f.estimate.timeline.link_busy.is_empty());
+    assert_eq!(f.schedule_steps, want_f.drawn_schedule().steps.len());
+    assert_eq!(f.schedule_chunks, want_f.drawn_schedule().chunks);
+    assert!(f.schedule_steps > 0 && f.schedule_chunks > 0);
+}
+
+#[test]
+fn at_1024_ranks_the_schedule_is_streamed_not_held() {
+    // pipeline on 128 servers holds 2.6 M transfers; the plan walks them
+    // and keeps the shape only.
+    let c = config("topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce");
+    let p = Plan::new(&c).unwrap();
+    assert_eq!(p.algorithm, Algorithm::Pipeline);
+    assert!(p.schedule.is_none());
+    assert_eq!(p.schedule_chunks, 1024);
+    let row = p
+        .ranking
+        .iter()
+        .find(|r| r.algorithm == p.algorithm)
+        .unwrap();
+    assert_eq!(p.schedule_steps, row.steps);
+    assert!(p.schedule_steps > 0);
+    // for_page keeps a drawn plan as it is.
+    let drawn = Plan::new(&config("ranks=8")).unwrap();
+    let kept = for_page(drawn.clone());
+    assert_eq!(kept.schedule, drawn.schedule);
+    assert_eq!(kept.estimate, drawn.estimate);
+}
+
+#[test]
+fn the_chart_tuning_and_determinism_answers_are_the_engines() {
+    let q = "topo=910b-8&ranks=8&op=allreduce&bytes=1MiB&dtype=fp16";
+    let c = config(q);
+    let sizes = plan::chart_sizes();
+    let r = ask(
+        q,
+        Job::Curves {
+            sizes: sizes.clone(),
+        },
+    );
+    let Ok(Answer::Curves(curves)) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    let want: Vec<_> = plan::sweep_curves(&c, &sizes)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.skipped.is_none())
+        .collect();
+    assert_eq!(*curves, want);
+    assert!(curves.len() >= 3);
+
+    let tune_sizes: Vec<u64> = (0..11).map(|i| 1024u64 << (2 * i)).collect();
+    let r = ask(
+        "topo=h100-8&ranks=8&op=allreduce",
+        Job::Tune {
+            format: Format::NcclTunerCsv,
+            sizes: tune_sizes.clone(),
+        },
+    );
+    let Ok(Answer::Tune(text)) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    assert_eq!(
+        *text,
+        tune::text(
+            &config("topo=h100-8&ranks=8&op=allreduce"),
+            Format::NcclTunerCsv,
+            &tune_sizes
+        )
+        .unwrap()
+    );
+    assert!(text.contains("allreduce,"), "{text}");
+
+    let job = Job::Determinism {
+        algorithm: Algorithm::Mesh,
+        versus: Versus::Algorithm(Algorithm::Ring),
+        fixed: true,
+        element: 3,
+    };
+    let r = ask(q, job);
+    let Ok(Answer::Determinism(d)) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    let want = determinism::compare(
+        &c,
+        Algorithm::Mesh,
+        Versus::Algorithm(Algorithm::Ring),
+        true,
+        3,
+    )
+    .unwrap();
+    assert_eq!(**d, want);
+}
+
+#[test]
+fn what_cannot_be_planned_is_an_answer_in_the_engines_words() {
+    // ring does not implement AlltoAll (a link falls back to auto; a
+    // configuration made otherwise must not panic): the plan's own error,
+    // one response.
+    let mut c = config("topo=910b-16x8&ranks=128&op=alltoall");
+    c.algo = AlgoChoice::Fixed(Algorithm::Ring);
+    let r = ask_about(c.clone(), Job::Plan);
+    assert_eq!(r.len(), 1);
+    let Err(e) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    let want = Plan::headline(&c).unwrap_err().to_string();
+    assert_eq!(*e, want);
+    assert!(e.contains("ring"), "{e}");
+    // The determinism card's refusal above the compared ranks.
+    let r = ask(
+        "topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce",
+        Job::Determinism {
+            algorithm: Algorithm::Pipeline,
+            versus: Versus::Algorithm(Algorithm::Ring),
+            fixed: false,
+            element: 0,
+        },
+    );
+    let Err(e) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    assert!(
+        e.starts_with("ranks=1024: the determinism comparison runs on 2..=64 ranks"),
+        "{e}"
+    );
+    // Bytes that are not a request: an error, no panic.
+    assert!(decode::<Request>(&[0xff, 0x00, 0x13]).is_err());
+    assert!(decode::<Request>(&[]).is_err());
+}
+
+#[test]
+fn every_f64_crosses_bit_for_bit() {
+    // JSON would turn these into null (and fail to read them back).
+    for x in [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        5e-324,
+        0.1,
+    ] {
+        let back: f64 = decode(&encode(&x)).unwrap();
+        assert_eq!(back.to_bits(), x.to_bits(), "{x}");
+    }
+}
+
+#[test]
+fn the_lanes_go_plan_first() {
+    let mut lanes = vec![
+        Job::Determinism {
+            algorithm: Algorithm::Ring,
+            versus: Versus::Fp32,
+            fixed: false,
+            element: 0,
+        }
+        .lane(),
+        Job::Tune {
+            format: Format::Hccl,
+            sizes: vec![],
+        }
+        .lane(),
+        Job::Curves { sizes: vec![] }.lane(),
+        Job::Plan.lane(),
+    ];
+    lanes.sort();
+    assert_eq!(
+        lanes,
+        [Lane::Plan, Lane::Curves, Lane::Tune, Lane::Determinism]
+    );
+}
+
+#[test]
+fn cclsim_tune_prints_the_text_the_card_shows() {
+    let out = Command::new(env!("CARGO_BIN_EXE_cclsim"))
+        .args([
+            "tune",
+            "--topo",
+            "h100-8",
+            "--op",
+            "allreduce",
+            "-b",
+            "1K",
+            "-e",
+            "1G",
+            "-f",
+            "4",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sizes: Vec<u64> = (0..11).map(|i| 1024u64 << (2 * i)).collect();
+    let want = tune::text(
+        &config("topo=h100-8&op=allreduce&bytes=1K"),
+        Format::NcclTunerCsv,
+        &sizes,
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        want.trim_end()
+    );
+}
