@@ -46,6 +46,8 @@ function instrument() {
   } catch (e) { window.__longtasks = null; }
   const mark = (k) => { if (window.__marks[k] === undefined) window.__marks[k] = performance.now(); };
   const look = () => {
+    // The page drew while its plan was made in the planner worker.
+    if (document.querySelector('#planning')) mark('planning');
     const est = document.querySelector('#estimate-us')?.textContent ?? '';
     if (/\d/.test(est)) mark('estimate');
     const s = document.querySelector('#run-result')?.getAttribute('data-state');
@@ -150,6 +152,7 @@ export async function measureLink(browser, base, name, query, { timeout = 180_00
     state: snap.state,
     estimateUs: number(snap.estimate),
     estimateMs: snap.marks.estimate,
+    planningMs: snap.marks.planning,
     finalMs: Math.max(snap.marks.final, snap.marks.estimate),
     load: longest(tasks, 0, snap.marks.estimate),
     run: longest(tasks, snap.marks.estimate, Infinity),

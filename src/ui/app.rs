@@ -31,12 +31,14 @@ use crate::engine::algorithm::Algorithm;
 use crate::engine::check::RankReport;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
-use crate::engine::plan::Plan;
+use crate::engine::plan::{Plan, MAX_DRAWN_RANKS};
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
 use crate::i18n::{self, Lang};
 use crate::lessons::{self, Lesson, Look};
+use crate::runtime::browser::planner::Planner;
+use crate::runtime::planner::{Answer, Job, Lane, Response};
 use crate::runtime::{RunError, RunSummary};
 use crate::t;
 use gloo_timers::callback::{Interval, Timeout};
@@ -129,9 +131,10 @@ pub enum Msg {
     ShowMe,
     /// Back / Forward: restore the page from the address bar.
     PopState,
-    /// Make the full plan (ranking, what-ifs) of plan `id`, whose headline
-    /// is shown; dropped if the configuration changed since.
-    FullPlan(u64),
+    /// The planner worker answered plan request `id` (a model-only
+    /// configuration's headline, then its full plan); dropped if the
+    /// configuration changed since.
+    Planned(u64, Response),
 }
 
 /// The page's callbacks to its children, made once in `create`. yew
@@ -202,11 +205,17 @@ pub struct App {
     /// The shown plan is only the headline (a model-only plan whose
     /// ranking and what-ifs are being made, [`Msg::FullPlan`]).
     plan_partial: bool,
-    /// Id of the latest plan asked for: a full plan made for an older
+    /// Id of the latest plan asked for: a plan made for an older
     /// configuration is dropped.
     plan_seq: u64,
-    /// The pending full plan (dropping it cancels it).
-    pending_plan: Option<Timeout>,
+    /// The configuration's plan is being made in the planner worker (a
+    /// model-only configuration): the plan shown, if any, is the previous
+    /// configuration's, shown dimmed until the answer comes.
+    planning: bool,
+    /// The planner worker: model-only plans, the chart's sweep, the tuning
+    /// text and the determinism comparison, off the main thread (also the
+    /// cards' context).
+    planner: Planner,
     bytes_text: String,
     bytes_error: Option<String>,
     seed_error: Option<String>,
@@ -324,39 +333,30 @@ impl App {
     }
 
     /// Re-plans after a configuration change and resets the playback.
-    /// A model-only configuration (above the drawn ranks) shows its
-    /// headline at once ([`Plan::headline`]: the decision and the estimate,
-    /// the same figures) and makes the full plan (ranking, what-ifs) in a
-    /// task of its own after the page has shown it; a newer configuration
-    /// drops it ([`Msg::FullPlan`]).
+    /// A drawn configuration (up to [`MAX_DRAWN_RANKS`] ranks) is planned
+    /// here ([`Plan::new`]: tens of ms, and the drawing needs its symbolic
+    /// trace). A model-only one is planned in the planner worker
+    /// ([`Job::Plan`]: seconds of wasm at 1024 ranks): its headline
+    /// (decision and estimate, the same figures) comes first, then the full
+    /// plan (ranking, what-ifs) replaces it ([`Msg::Planned`]); a newer
+    /// configuration cancels the request.
     fn replan(&mut self, ctx: &Context<Self>) {
         self.plan_seq += 1;
-        self.pending_plan = None;
         self.plan_partial = false;
-        if self.config.ranks > crate::engine::plan::MAX_DRAWN_RANKS {
-            self.plan = Plan::headline(&self.config)
+        if self.config.ranks > MAX_DRAWN_RANKS {
+            self.planning = true;
+            let (link, id) = (ctx.link().clone(), self.plan_seq);
+            self.planner.ask(&self.config, Job::Plan, move |r| {
+                link.send_message(Msg::Planned(id, r))
+            });
+        } else {
+            self.planner.cancel(Lane::Plan);
+            self.planning = false;
+            self.plan = Plan::new(&self.config)
                 .map(Rc::new)
                 .map_err(|e| e.to_string());
-            if self.plan.is_ok() {
-                self.plan_partial = true;
-                let (link, id) = (ctx.link().clone(), self.plan_seq);
-                self.pending_plan = Some(Timeout::new(0, move || {
-                    link.send_message(Msg::FullPlan(id))
-                }));
-            }
-        } else {
-            self.full_plan();
         }
         self.reset_playback();
-    }
-
-    /// Makes the full plan of the configuration ([`Plan::new`]).
-    fn full_plan(&mut self) {
-        self.pending_plan = None;
-        self.plan_partial = false;
-        self.plan = Plan::new(&self.config)
-            .map(Rc::new)
-            .map_err(|e| e.to_string());
     }
 
     /// The playback and the typed size after a new plan.
@@ -378,6 +378,8 @@ impl App {
         self.pending_run = None;
         let ranks = self.config.ranks;
         self.run = Rc::new(match &self.plan {
+            // Planned in the worker: model-only (above the executed ranks).
+            _ if self.planning => RunView::new(id, RunState::ModelOnly, ranks),
             Err(e) => {
                 let mut v = RunView::new(id, RunState::Error, ranks);
                 v.error = Some(e.clone());
@@ -587,7 +589,8 @@ impl Component for App {
             plan: Err(String::new()),
             plan_partial: false,
             plan_seq: 0,
-            pending_plan: None,
+            planning: false,
+            planner: Planner::new(),
             bytes_text: String::new(),
             bytes_error: None,
             seed_error: None,
@@ -655,18 +658,30 @@ impl Component for App {
                 self.bytes_error = None;
             }
             Msg::BytesCommit => self.commit_bytes(ctx),
-            Msg::FullPlan(id) => {
-                if id != self.plan_seq || !self.plan_partial {
+            Msg::Planned(id, r) => {
+                if id != self.plan_seq {
                     return false;
                 }
-                // The same configuration: only the ranking, the what-ifs
-                // and the recorded timeline are new (the step stays).
-                let (step, frac) = (self.step, self.frac);
-                self.full_plan();
-                self.step = step;
-                self.frac = frac;
-                // The full plan can fail where the headline did not (a
-                // ranking row, a what-if): the result panel says so too.
+                self.planning = false;
+                match r.answer {
+                    Ok(Answer::Headline(p)) => {
+                        self.plan = Ok(Rc::new(*p));
+                        self.plan_partial = true;
+                    }
+                    // The same configuration: only the ranking and the
+                    // what-ifs are new (the step stays).
+                    Ok(Answer::Full(p)) => {
+                        self.plan = Ok(Rc::new(*p));
+                        self.plan_partial = false;
+                    }
+                    Ok(_) => return false,
+                    Err(e) => {
+                        self.plan = Err(e);
+                        self.plan_partial = false;
+                    }
+                }
+                // A failed plan (the headline, or the full plan's ranking
+                // or what-ifs) is said in the result panel too.
                 if self.plan.is_err() {
                     self.schedule_run(ctx, 0);
                 }
@@ -1040,7 +1055,7 @@ impl Component for App {
                         <strong>{t!("model-only")}{" "}</strong>
                         {t!(
                             "model-only-text",
-                            ranks = p.config.ranks, drawn = crate::engine::plan::MAX_DRAWN_RANKS, steps = p.drawn_schedule().steps.len(), chunks = p.drawn_schedule().chunks,
+                            ranks = p.config.ranks, drawn = crate::engine::plan::MAX_DRAWN_RANKS, steps = p.schedule_steps, chunks = p.schedule_chunks,
                             executed = crate::engine::config::MAX_EXECUTED_RANKS
                         )}{" "}
                         { if p.method == crate::engine::plan::Method::Bound { t!("model-only-bound") } else { t!("model-only-sim") } }
@@ -1079,6 +1094,12 @@ impl Component for App {
                     <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                 </>
             },
+            None if self.planning => html! {
+                <section class="card stage model-only" id="stage" aria-busy="true">
+                    <div class="card-head"><h2>{t!("topology")}</h2></div>
+                    <p class="hint" id="planning" role="status">{t!("planning", ranks = self.config.ranks)}</p>
+                </section>
+            },
             None => html! {
                 <section class="card stage">
                     <h2>{t!("topology")}</h2>
@@ -1108,6 +1129,7 @@ impl Component for App {
         };
         html! {
             <ContextProvider<Lang> context={self.lang}>
+            <ContextProvider<Planner> context={self.planner.clone()}>
             <div class="app">
                 <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
                 <header class="top">
@@ -1149,7 +1171,7 @@ impl Component for App {
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                             on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} />
+                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
                         }
                     </div>
                 </main>
@@ -1164,7 +1186,7 @@ impl Component for App {
                 <div class="layout measure">
                     <div class="col col-main">
                         if let Some(p) = &plan {
-                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} defer={self.plan_partial} />
+                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
                         }
                     </div>
                     <div class="col col-side">
@@ -1173,7 +1195,7 @@ impl Component for App {
                             on_text={cb.topo_text.clone()} on_file={cb.topo_file.clone()}
                             on_use={cb.use_topo.clone()} />
                         <MscclCard plan={plan.clone()} />
-                        <TuneCard plan={plan.clone()} defer={self.plan_partial} />
+                        <TuneCard plan={plan.clone()} />
                         <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
@@ -1185,6 +1207,7 @@ impl Component for App {
                     <p>{t!("footer")}</p>
                 </footer>
             </div>
+            </ContextProvider<Planner>>
             </ContextProvider<Lang>>
         }
     }

@@ -4,9 +4,11 @@
 //! into an SVG string (its SVG backend), injected as markup: the string is
 //! generated here from numbers and fixed labels only, never from user text.
 
+use super::planned::use_planned;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::plan::{self, Curve, Plan};
 use crate::engine::units::format_bytes;
+use crate::runtime::planner::{Answer, Job};
 use crate::t;
 use plotters::prelude::*;
 use std::rc::Rc;
@@ -31,11 +33,6 @@ pub struct ChartProps {
     /// A lesson's highlighted point: an algorithm's curve at a size.
     #[prop_or_default]
     pub look: Option<(Algorithm, u64)>,
-    /// The plan is a headline being completed: draw only curves already
-    /// swept (a size change), never sweep now (the full plan's render
-    /// will), so the estimate shows first.
-    #[prop_or_default]
-    pub defer: bool,
 }
 
 /// One colour per algorithm, in [`Algorithm::ALL`] order.
@@ -225,36 +222,34 @@ pub fn chart(p: &ChartProps) -> Html {
     let c = &p.plan.config;
     // The curves depend on the configuration without its size, algorithm
     // and what-ifs (`plan::sweep_key`): a size or algorithm change does not
-    // sweep again.
-    let cache = use_mut_ref(|| None::<(crate::engine::config::Config, Rc<Vec<Curve>>)>);
-    let key = plan::sweep_key(c);
-    let hit = cache
-        .borrow()
-        .as_ref()
-        .filter(|(k, _)| *k == key)
-        .map(|(_, v)| v.clone());
-    let curves = match hit {
-        Some(v) => v,
-        None if p.defer => {
+    // sweep again. The planner worker sweeps (up to seconds at 1024 ranks),
+    // leaving out the curves the plan's budgets skip.
+    let answer = use_planned(
+        plan::sweep_key(c),
+        Some((
+            c.clone(),
+            Job::Curves {
+                sizes: plan::chart_sizes(),
+            },
+        )),
+    );
+    let curves: Rc<Vec<Curve>> = match answer.as_deref() {
+        Some(Ok(Answer::Curves(v))) => Rc::new(v.clone()),
+        Some(Err(e)) => {
+            return html! {
+                <section class="card chart-card" id="busbw-chart" aria-label={t!("chart-label")}>
+                    <div class="card-head"><h2>{t!("chart")}</h2></div>
+                    <p class="inline-error">{t!("chart-not-drawn", why = e.clone())}</p>
+                </section>
+            }
+        }
+        _ => {
             return html! {
                 <section class="card chart-card" id="busbw-chart" aria-label={t!("chart-label")}>
                     <div class="card-head"><h2>{t!("chart")}</h2></div>
                     <p class="hint" id="chart-pending" role="status">{t!("chart-pending")}</p>
                 </section>
             }
-        }
-        None => {
-            // Curves the plan's budgets leave out (too large to model) are
-            // not drawn; nothing applicable: no curves.
-            let v: Rc<Vec<Curve>> = Rc::new(
-                plan::sweep_curves(c, &plan::chart_sizes())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|c| c.skipped.is_none())
-                    .collect(),
-            );
-            *cache.borrow_mut() = Some((key, v.clone()));
-            v
         }
     };
     let svg = render(&p.plan, &curves, p.overlay.as_deref(), p.look);

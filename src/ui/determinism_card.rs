@@ -5,10 +5,12 @@
 //! and a fixed-order switch with its modelled cost. Self-contained; the
 //! app passes only the current plan.
 
+use super::planned::use_planned;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
-use crate::engine::determinism::{compare, Versus};
+use crate::engine::determinism::{Comparison, Versus};
 use crate::engine::plan::Plan;
+use crate::runtime::planner::{Answer, Job};
 use crate::t;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
@@ -45,26 +47,45 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
     let versus = use_state(|| None::<String>);
     let fixed = use_state(|| false);
     let element = use_state(|| 0usize);
-    // Two executor runs: only when the plan or a choice changes, not on
-    // every re-render (playback redraws the page). Hooks before any return.
-    let result = use_memo(
-        (p.plan.clone(), (*versus).clone(), *fixed, *element),
-        |(plan, versus, fixed, element)| {
-            let plan = plan.as_ref()?;
-            if plan.config.primitive != Primitive::AllReduce {
-                return None;
-            }
-            Some(
-                Versus::from_name(&chosen_of(plan, versus))
-                    .and_then(|v| compare(&plan.config, plan.algorithm, v, *fixed, *element)),
-            )
-        },
-    );
-    let Some(plan) = p.plan.clone() else {
+    // Two executor runs (a second at 64 ranks), in the planner worker:
+    // only when the configuration or a choice changes. Hooks before any
+    // return.
+    let allreduce = p
+        .plan
+        .as_ref()
+        .filter(|plan| plan.config.primitive == Primitive::AllReduce);
+    let side = allreduce.map(|plan| Versus::from_name(&chosen_of(plan, &versus)));
+    let key = allreduce.map(|plan| {
+        (
+            plan.config.clone(),
+            plan.algorithm,
+            chosen_of(plan, &versus),
+            *fixed,
+            *element,
+        )
+    });
+    let ask = match (allreduce, &side) {
+        (Some(plan), Some(Ok(v))) => Some((
+            plan.config.clone(),
+            Job::Determinism {
+                algorithm: plan.algorithm,
+                versus: *v,
+                fixed: *fixed,
+                element: *element,
+            },
+        )),
+        _ => None,
+    };
+    let answer = use_planned(key, ask);
+    let Some(plan) = allreduce.cloned() else {
         return html! {};
     };
-    let Some(result) = (*result).clone() else {
-        return html! {};
+    // `None`: being compared.
+    let result: Option<Result<Comparison, String>> = match (side, answer.as_deref()) {
+        (Some(Err(e)), _) => Some(Err(e)),
+        (_, Some(Ok(Answer::Determinism(r)))) => Some(Ok((**r).clone())),
+        (_, Some(Err(e))) => Some(Err(e.clone())),
+        _ => None,
     };
     let c = &plan.config;
     let others = others(&plan);
@@ -102,8 +123,9 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
         })
     };
     let body = match &result {
-        Err(e) => html! { <p class="inline-error" id="det-error" lang="en">{e.clone()}</p> },
-        Ok(r) => {
+        None => html! { <p class="hint" id="det-pending" role="status">{t!("det-pending")}</p> },
+        Some(Err(e)) => html! { <p class="inline-error" id="det-error" lang="en">{e.clone()}</p> },
+        Some(Ok(r)) => {
             let top = r.histogram.iter().map(|h| h.2).max().unwrap_or(1).max(1) as f64;
             html! {
                 <>

@@ -26,6 +26,10 @@ pub struct EstimateProps {
     /// The plan is the headline only: the ranking is being made.
     #[prop_or_default]
     pub pending: bool,
+    /// The plan is the previous configuration's: the new one is being
+    /// made in the planner worker (the figures are dimmed and say so).
+    #[prop_or_default]
+    pub stale: bool,
 }
 
 /// The estimate panel.
@@ -114,11 +118,14 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         .max()
         .unwrap_or(1);
     html! {
-        <section class={classes!("card", "estimate", p.look_panel.then_some("lesson-look"))} id="estimate" aria-label={t!("estimate-label")}>
+        <section class={classes!("card", "estimate", p.look_panel.then_some("lesson-look"), p.stale.then_some("stale"))} id="estimate" aria-label={t!("estimate-label")} aria-busy={p.stale.to_string()}>
             <div class="card-head">
                 <h2>{t!("estimate")}</h2>
                 <span class="muted">{t!("estimate-sub")}</span>
             </div>
+            if p.stale {
+                <p class="hint" id="estimate-updating" role="status">{t!("estimate-updating")}</p>
+            }
             <div class="metrics">
                 <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span></div>
                 <div class="metric" title={t!("algbw-title")}><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>

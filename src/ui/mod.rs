@@ -26,6 +26,7 @@
 //! | [`download`] | saving text the page made as a file |
 //! | [`determinism_card`] | two reduction orders of the same inputs compared: differing elements, ulps, an element's two orders |
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
+//! | [`planned`] | the cards' hook onto the planner worker (`use_planned`) |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
 //! | [`learn`] | learn mode: the lesson list, a stop's narration, look, question |
@@ -50,6 +51,7 @@ pub mod lang;
 pub mod learn;
 pub mod log_import;
 pub mod msccl_card;
+pub mod planned;
 pub mod playback;
 pub mod result_panel;
 pub mod run;

@@ -238,7 +238,14 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
             let Some(plan) = plan.as_ref() else {
                 return;
             };
-            let s = plan.drawn_schedule();
+            // A model-only plan's schedule is streamed, not held.
+            let Some(s) = plan.schedule.as_ref() else {
+                export_error.set(Some(format!(
+                    "{} ranks: MSCCL export takes 1..=64 (the schedule of {} on {} ranks is streamed through the estimate, not held)",
+                    plan.config.ranks, plan.algorithm, plan.config.ranks
+                )));
+                return;
+            };
             let r = msccl::export(s).map_err(|e| e.to_string()).and_then(|xml| {
                 let name = format!(
                     "{}_{}_{}gpu.xml",

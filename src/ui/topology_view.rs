@@ -51,8 +51,22 @@ fn kind_class(k: LinkKind) -> &'static str {
 }
 
 /// Per link, `[forward, backward]` load in step `step` (1-based) or, for
-/// step 0, over one whole loop.
+/// step 0, over one whole loop ([`Plan::link_loads`]: all a model-only
+/// plan carries to the page).
 fn loads(plan: &Plan, step: usize) -> Vec<[Load; 2]> {
+    if step == 0 {
+        let load = |l: &crate::engine::cost::LinkLoad| Load {
+            flows: l.flows,
+            busy_us: l.busy_us,
+        };
+        let mut v: Vec<[Load; 2]> = plan
+            .link_loads
+            .iter()
+            .map(|[f, b]| [load(f), load(b)])
+            .collect();
+        v.resize(plan.topology.links.len(), [Load::default(); 2]);
+        return v;
+    }
     let mut v = vec![[Load::default(); 2]; plan.topology.links.len()];
     for b in &plan.estimate.timeline.link_busy {
         if step > 0 && b.step + 1 != step {

@@ -3,9 +3,11 @@
 //! the machine's library's own settings ([`crate::engine::tune`]), with a
 //! copy button. Self-contained; the app passes only the current plan.
 
+use super::planned::use_planned;
 use crate::engine::library::Library;
 use crate::engine::plan::Plan;
-use crate::engine::tune::{self, Format, LABEL};
+use crate::engine::tune::{Format, LABEL};
+use crate::runtime::planner::{Answer, Job};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -14,86 +16,76 @@ use yew::prelude::*;
 pub struct TuneCardProps {
     /// The page's current plan.
     pub plan: Option<Rc<Plan>>,
-    /// The plan is a headline being completed: show only a text already
-    /// made for this key, never make one now (the full plan's render will).
-    #[prop_or_default]
-    pub defer: bool,
 }
 
 fn sizes() -> Vec<u64> {
     (0..11).map(|i| 1024u64 << (2 * i)).collect()
 }
 
-fn text_for(plan: &Plan, format: Format) -> Result<String, String> {
-    let c = &plan.config;
-    let choices = tune::sweep(c, &sizes())?;
-    let nodes = plan.topology.nodes_of(c.ranks).len();
-    tune::render(format, c, plan.topology.library, nodes, &choices)
+/// The syntax the card writes for `library` (`csv`: NCCL's tuner plugin
+/// CSV rather than `NCCL_ALGO` / `NCCL_PROTO`), or why there is none.
+fn format_of(plan: &Plan, csv: bool) -> Result<Format, String> {
+    match plan.topology.library {
+        Library::Hccl => Ok(Format::Hccl),
+        Library::Nccl if csv => Ok(Format::NcclTunerCsv),
+        Library::Nccl => Ok(Format::NcclEnv),
+        lib => Err(format!(
+            "{} has no tuning variables to write ({} machine)",
+            lib.title(),
+            plan.config.topo
+        )),
+    }
 }
-
-/// What the tuning text depends on: the configuration without its size
-/// and algorithm, the machine's library, the NCCL format (CSV or env).
-type TuneKey = (Option<(crate::engine::config::Config, Library)>, bool);
 
 /// The tuning card.
 #[function_component(TuneCard)]
 pub fn tune_card(p: &TuneCardProps) -> Html {
     let nccl_csv = use_state(|| true);
     let copied = use_state(|| None::<String>);
-    // Eleven headline plans: only when what the sweep reads changes (the
-    // configuration but its size and algorithm, which it sets itself; the
-    // machine's library), not on every re-render (playback redraws the
-    // page) nor on a size change.
+    // Eleven headline plans, in the planner worker: only when what the
+    // sweep reads changes (the configuration but its size and algorithm,
+    // which it sets itself; the machine's library; the format), not on a
+    // size change.
+    let csv = *nccl_csv;
     let key = p.plan.as_ref().map(|plan| {
         let mut c = plan.config.clone();
         c.bytes = 0;
         c.algo = crate::engine::config::AlgoChoice::Auto;
-        (c, plan.topology.library)
+        (c, plan.topology.library, csv)
     });
-    let plan = p.plan.clone();
-    let csv = *nccl_csv;
-    let key = (key, csv);
-    let cache = use_mut_ref(|| None::<(TuneKey, Option<Result<String, String>>)>);
-    let hit = cache
-        .borrow()
-        .as_ref()
-        .filter(|(k, _)| *k == key)
-        .map(|(_, v)| v.clone());
-    if hit.is_none() && p.defer {
-        return html! {};
-    }
-    let make = move || {
-        let plan = plan.as_ref()?;
-        let lib = plan.topology.library;
-        let format = match lib {
-            Library::Hccl => Some(Format::Hccl),
-            Library::Nccl if csv => Some(Format::NcclTunerCsv),
-            Library::Nccl => Some(Format::NcclEnv),
-            _ => None,
-        };
-        Some(match format {
-            Some(f) => text_for(plan, f),
-            None => Err(format!(
-                "{} has no tuning variables to write ({} machine)",
-                lib.title(),
-                plan.config.topo
-            )),
-        })
+    let format = p.plan.as_ref().map(|plan| format_of(plan, csv));
+    let ask = match (&p.plan, &format) {
+        (Some(plan), Some(Ok(f))) => Some((
+            plan.config.clone(),
+            Job::Tune {
+                format: *f,
+                sizes: sizes(),
+            },
+        )),
+        _ => None,
     };
-    let text = match hit {
-        Some(v) => v,
-        None => {
-            let v = make();
-            *cache.borrow_mut() = Some((key, v.clone()));
-            v
-        }
+    let answer = use_planned(key, ask);
+    let text: Option<Result<String, String>> = match (format, answer.as_deref()) {
+        (None, _) => None,
+        (Some(Err(e)), _) => Some(Err(e)),
+        (Some(Ok(_)), Some(Ok(Answer::Tune(t)))) => Some(Ok(t.clone())),
+        (Some(Ok(_)), Some(Err(e))) => Some(Err(e.clone())),
+        (Some(Ok(_)), _) => None,
     };
     let Some(plan) = p.plan.clone() else {
         return html! {};
     };
     let lib = plan.topology.library;
     let Some(text) = text else {
-        return html! {};
+        return html! {
+            <section class="card tune" id="tune" aria-label="Tuning you can paste">
+                <div class="card-head">
+                    <h2>{"Tuning you can paste"}</h2>
+                    <span class="muted">{LABEL}</span>
+                </div>
+                <p class="hint" id="tune-pending" role="status">{"Sweeping 11 sizes in the planner worker…"}</p>
+            </section>
+        };
     };
     let on_toggle = {
         let v = nccl_csv.clone();

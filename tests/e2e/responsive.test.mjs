@@ -50,6 +50,9 @@ test('1024 ranks loads: estimate, ranking, chart, and no error', async () => {
   assert.equal(r.timedOut, undefined);
   assert.equal(r.state, 'model-only');
   assert.ok(r.estimateUs > 0);
+  // The plan is made in the planner worker: the page drew its placeholder
+  // first, then the estimate replaced it.
+  assert.ok(r.planningMs !== undefined && r.planningMs < r.estimateMs, `planning ${r.planningMs}, estimate ${r.estimateMs}`);
   assert.deepEqual(r.problems, []);
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();

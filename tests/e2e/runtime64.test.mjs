@@ -62,7 +62,10 @@ test('above 64 ranks the page is model-only with the visible note', async () => 
   const { page, problems } = await open('?v=1&op=allreduce&algo=ring&topo=910b-16x8&ranks=128&bytes=1MiB');
   const r = await finalState(page);
   assert.equal(r.state, 'model-only', JSON.stringify(r));
+  // The result panel says model-only at once; the plan (and with it the
+  // note) comes from the planner worker.
   const note = page.locator('#model-only-note');
+  await note.waitFor({ timeout: 60_000 });
   assert.ok(await note.isVisible(), 'the note is visible');
   const text = await note.innerText();
   assert.match(text, /128 ranks/);

@@ -467,16 +467,19 @@ pub async fn run_on_workers(
     // `pool` drops here on every path: workers terminated, handlers released.
 }
 
-/// A `blob:` URL of the worker bootstrap script; revoked on drop.
-struct Bootstrap {
-    url: String,
+/// A `blob:` URL of the worker bootstrap script; revoked on drop. Also
+/// the planner worker's ([`super::planner`]).
+pub(crate) struct Bootstrap {
+    /// The script's `blob:` URL.
+    pub(crate) url: String,
 }
 
 impl Bootstrap {
     /// `js` and `wasm` are resolved against the page's URL. The bootstrap
     /// reports a failed wasm load as [`crate::runtime::protocol::ToPage::Failed`] (a
-    /// rejected promise would not reach the page's `onerror`).
-    fn new(js: &str, wasm: &str) -> Result<Bootstrap, RunError> {
+    /// rejected promise would not reach the page's `onerror`): a message
+    /// `{h}` whose JSON header has `kind: "failed"`.
+    pub(crate) fn new(js: &str, wasm: &str) -> Result<Bootstrap, RunError> {
         let spawn = |what: &str, e: JsValue| RunError::Spawn(format!("{what}: {}", js_text(&e)));
         let base = web_sys::window()
             .ok_or_else(|| RunError::Spawn("no window".into()))?
@@ -523,7 +526,7 @@ fn now_ms() -> f64 {
         .map_or_else(js_sys::Date::now, |p| p.now())
 }
 
-fn js_text(v: &JsValue) -> String {
+pub(crate) fn js_text(v: &JsValue) -> String {
     v.as_string()
         .or_else(|| {
             v.dyn_ref::<js_sys::Error>()
