@@ -12,7 +12,7 @@ use ccl_playground::engine::determinism::{self, Versus};
 use ccl_playground::engine::plan::{self, Plan};
 use ccl_playground::engine::tune::{self, Format};
 use ccl_playground::runtime::planner::{
-    answer, decode, encode, for_page, Answer, Job, Lane, Request, Response,
+    answer, decode, encode, for_page, Answer, Carried, Job, Lane, Request, Response,
 };
 use std::process::Command;
 
@@ -58,8 +58,15 @@ fn a_model_only_plan_comes_as_its_headline_then_the_full_plan() {
         (Ok(Answer::Headline(h)), Ok(Answer::Full(f))) => (h, f),
         other => panic!("{other:?}"),
     };
+    let (h, f) = (
+        (**h).clone().arrive().unwrap(),
+        (**f).clone().arrive().unwrap(),
+    );
     let c = config(q);
     let (want_h, want_f) = (Plan::headline(&c).unwrap(), Plan::new(&c).unwrap());
+    // The machine is made again on arrival: the same one.
+    assert_eq!(f.topology, want_f.topology);
+    assert_eq!(h.topology, want_h.topology);
     // The same decision and figures, to the bit.
     assert_eq!(h.algorithm, want_h.algorithm);
     assert_eq!(
@@ -102,6 +109,31 @@ fn a_model_only_plan_comes_as_its_headline_then_the_full_plan() {
     assert_eq!(f.schedule_steps, want_f.drawn_schedule().steps.len());
     assert_eq!(f.schedule_chunks, want_f.drawn_schedule().chunks);
     assert!(f.schedule_steps > 0 && f.schedule_chunks > 0);
+}
+
+#[test]
+fn a_plan_arrives_on_the_machine_it_was_made_on() {
+    // A fitted profile's link figures at this size, a degraded machine, a
+    // custom topology: the machine made again on the page is the plan's.
+    let custom = r#"{"devices":[{"id":"g0"},{"id":"g1"},{"id":"g2"}],"switches":[{"id":"sw"}],"links":[{"a":"g0","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g1","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g2","b":"sw","bandwidth_gbps":50,"latency_us":1}]}"#;
+    let custom = format!(
+        "topo=custom&topology={}",
+        form_urlencoded::byte_serialize(custom.as_bytes()).collect::<String>()
+    );
+    for q in [
+        "topo=910b-16x8&ranks=128&bytes=1MiB&slow=3:0.5&down=0-1",
+        "topo=910b-8&ranks=8&bytes=4MiB&late=2:30",
+        custom.as_str(),
+    ] {
+        let p = Plan::new(&config(q)).unwrap();
+        let back: Carried = decode(&encode(&Carried::new(p.clone()))).unwrap();
+        let back = back.arrive().unwrap();
+        assert_eq!(back.topology, p.topology, "{q}");
+        assert_eq!(
+            back.estimate.time_us.to_bits(),
+            p.estimate.time_us.to_bits()
+        );
+    }
 }
 
 #[test]

@@ -126,7 +126,8 @@ pub enum Library {
 }
 
 /// A machine: devices, links and the model's figures with their sources.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The default is the empty machine (no devices, no links).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
     /// URL name (`910b-8`).
     pub name: String,

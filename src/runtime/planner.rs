@@ -17,6 +17,7 @@ use crate::engine::algorithm::Algorithm;
 use crate::engine::config::Config;
 use crate::engine::determinism::{self, Comparison, Versus};
 use crate::engine::plan::{self, Curve, Plan, MAX_DRAWN_RANKS};
+use crate::engine::topology::Topology;
 use crate::engine::tune::{self, Format};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -95,13 +96,40 @@ pub struct Request {
     pub job: Job,
 }
 
+/// A plan on its way to the page: [`for_page`]'s plan without its
+/// machine, which the page makes again from the configuration
+/// ([`Carried::arrive`]: the same [`plan::machine`] the plan was made on;
+/// at 1024 ranks the machine is three quarters of the bytes, and reading
+/// it in wasm takes longer than making it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Carried(Plan);
+
+impl Carried {
+    /// `plan`, ready to cross ([`for_page`], its machine left behind).
+    pub fn new(plan: Plan) -> Carried {
+        let mut p = for_page(plan);
+        p.topology = Topology::default();
+        Carried(p)
+    }
+
+    /// The plan as the page holds it: its machine made again.
+    ///
+    /// Errors: the machine's error (never for a configuration the worker
+    /// planned: the same function made it there).
+    pub fn arrive(self) -> Result<Plan, String> {
+        let mut p = self.0;
+        p.topology = plan::machine(&p.config).map_err(|e| e.to_string())?;
+        Ok(p)
+    }
+}
+
 /// An answer of a [`Job`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Answer {
-    /// The headline plan ([`Plan::headline`], [`for_page`]).
-    Headline(Box<Plan>),
-    /// The full plan ([`Plan::new`], [`for_page`]).
-    Full(Box<Plan>),
+    /// The headline plan ([`Plan::headline`]).
+    Headline(Box<Carried>),
+    /// The full plan ([`Plan::new`]).
+    Full(Box<Carried>),
     /// The chart's curves.
     Curves(Vec<Curve>),
     /// The tuning text.
@@ -140,12 +168,12 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
             Ok(h) => {
                 emit(Response {
                     id,
-                    answer: Ok(Answer::Headline(Box::new(for_page(h)))),
+                    answer: Ok(Answer::Headline(Box::new(Carried::new(h)))),
                     last: false,
                 });
                 emit(done(
                     Plan::new(c)
-                        .map(|p| Answer::Full(Box::new(for_page(p))))
+                        .map(|p| Answer::Full(Box::new(Carried::new(p))))
                         .map_err(|e| e.to_string()),
                 ));
             }

@@ -665,13 +665,13 @@ impl Component for App {
                 self.planning = false;
                 match r.answer {
                     Ok(Answer::Headline(p)) => {
-                        self.plan = Ok(Rc::new(*p));
-                        self.plan_partial = true;
+                        self.plan = p.arrive().map(Rc::new);
+                        self.plan_partial = self.plan.is_ok();
                     }
                     // The same configuration: only the ranking and the
                     // what-ifs are new (the step stays).
                     Ok(Answer::Full(p)) => {
-                        self.plan = Ok(Rc::new(*p));
+                        self.plan = p.arrive().map(Rc::new);
                         self.plan_partial = false;
                     }
                     Ok(_) => return false,
