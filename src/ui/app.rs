@@ -28,7 +28,6 @@ use super::tune_card::TuneCard;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
-use crate::engine::check::RankReport;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
 use crate::engine::plan::{Plan, MAX_DRAWN_RANKS};
@@ -70,8 +69,8 @@ pub enum Msg {
     StartRun(u64),
     /// Run the current configuration again.
     Rerun,
-    /// Rank report of run `id`.
-    Report(u64, RankReport, Vec<Vec<Option<f64>>>),
+    /// The ranks of run `id` checked in one slice of checking.
+    Report(u64, Vec<run::Checked>),
     /// The compressed run `id`'s error and wire bytes.
     Compressed(
         u64,
@@ -714,7 +713,7 @@ impl Component for App {
                         id,
                         plan,
                         self.current_run.clone(),
-                        move |id, rep, samples| l1.send_message(Msg::Report(id, rep, samples)),
+                        move |id, checked| l1.send_message(Msg::Report(id, checked)),
                         move |id, r| l3.send_message(Msg::Compressed(id, r)),
                         move |id, res| l2.send_message(Msg::Done(id, res)),
                     );
@@ -724,11 +723,14 @@ impl Component for App {
             Msg::Rerun => {
                 self.schedule_run(ctx, 0);
             }
-            Msg::Report(id, rep, samples) => {
+            Msg::Report(id, checked) => {
                 if id != self.current_run.get() {
                     return false;
                 }
-                Rc::make_mut(&mut self.run).add(rep, samples);
+                let run = Rc::make_mut(&mut self.run);
+                for (rep, samples) in checked {
+                    run.add(rep, samples);
+                }
             }
             Msg::Compressed(id, r) => {
                 if id != self.current_run.get() {

@@ -230,14 +230,20 @@ pub fn timeout_ms(bytes: u64) -> u32 {
     (20_000 + bytes / 10_000).min(u32::MAX as u64) as u32
 }
 
-/// Starts run `id` of `plan` on the workers. `on_report` gets each rank's
-/// check (with its samples) as it arrives, `on_done` the run's end. Both
+/// One checked rank: its report and its `RankOutput::samples`.
+pub type Checked = (RankReport, Vec<Vec<Option<f64>>>);
+
+/// Starts run `id` of `plan` on the workers. `on_report` gets the ranks
+/// checked in one slice of checking (with their samples), once per slice:
+/// the page re-renders once for all of them, not once per rank (at 64
+/// ranks, most ranks finish checking in the same slice: after the first,
+/// their expected values are cached). `on_done` gets the run's end. Both
 /// are only called while `current.get() == id`.
 pub fn start(
     id: u64,
     plan: Rc<Plan>,
     current: Rc<Cell<u64>>,
-    on_report: impl Fn(u64, RankReport, Vec<Vec<Option<f64>>>) + 'static,
+    on_report: impl Fn(u64, Vec<Checked>) + 'static,
     on_compressed: impl Fn(u64, Result<CompressedReport, String>) + 'static,
     on_done: impl FnOnce(u64, Result<RunSummary, RunError>) + 'static,
 ) {
@@ -367,14 +373,11 @@ pub fn start(
             let ready = !compressed || compressed_check.is_some();
             if ready && (checking.is_some() || !queue.is_empty()) {
                 let t0 = js_sys::Date::now();
+                let mut checked: Vec<Checked> = Vec::new();
                 while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
                     if let Some(chk) = &compressed_check {
                         let Some(out) = queue.pop_front() else { break };
-                        on_report(
-                            id,
-                            compressed_report(chk, out.rank, &out.buffer),
-                            out.samples,
-                        );
+                        checked.push((compressed_report(chk, out.rank, &out.buffer), out.samples));
                         continue;
                     }
                     if checking.is_none() {
@@ -385,10 +388,13 @@ pub fn start(
                     if let Some((out, c)) = checking.as_mut() {
                         if checker.advance(c, &out.buffer) {
                             if let Some((out, c)) = checking.take() {
-                                on_report(id, c.report, out.samples);
+                                checked.push((c.report, out.samples));
                             }
                         }
                     }
+                }
+                if !checked.is_empty() {
+                    on_report(id, checked);
                 }
                 yew::platform::time::sleep(std::time::Duration::ZERO).await;
                 continue;
