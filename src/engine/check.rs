@@ -142,11 +142,25 @@ pub struct Checker<'a> {
     cache: HashMap<(ExprId, usize, usize), Reference>,
 }
 
-/// Elements of one piece of a check: the unit [`Checker::advance`] checks
-/// (a few ms natively; the page yields between pieces, so checking a large
-/// output never blocks it for long). Pieces start at multiples of it from
-/// their chunk's start, so ranks holding the same expression share them.
+/// Most elements of one piece of a check: the unit [`Checker::advance`]
+/// checks (a few ms natively; the page yields between pieces, so checking
+/// a large output never blocks it for long). Pieces start at multiples of
+/// the piece length ([`piece_elems`]) from their chunk's start, so ranks
+/// holding the same expression share them.
 pub const CHECK_PIECE_ELEMS: usize = 1 << 16;
+
+/// Input elements one piece may read to make its expected values: a full
+/// [`CHECK_PIECE_ELEMS`] piece of an 8-rank reduction. The expected value
+/// of a reduced element reads one input per contributing rank, so a piece
+/// of a 64-rank AllReduce at full length cost 8 times as much (a trace of
+/// the 64-rank page showed checking tasks of 400 ms).
+pub const CHECK_PIECE_WORK: usize = 8 * CHECK_PIECE_ELEMS;
+
+/// Elements of one piece of a check on `ranks` ranks:
+/// [`CHECK_PIECE_WORK`] / `ranks`, within 1024 ..= [`CHECK_PIECE_ELEMS`].
+pub fn piece_elems(ranks: usize) -> usize {
+    (CHECK_PIECE_WORK / ranks.max(1)).clamp(1024, CHECK_PIECE_ELEMS)
+}
 
 /// One rank's check in progress ([`Checker::begin`], [`Checker::advance`]).
 #[derive(Clone, Debug)]
@@ -296,7 +310,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Checks the next piece (at most [`CHECK_PIECE_ELEMS`] elements) of
+    /// Checks the next piece ([`piece_elems`] of the schedule's ranks) of
     /// `check`'s rank's `output` (the buffer given to [`Self::begin`]);
     /// `true` once the whole output is checked (`check.report` is then
     /// [`Self::check_rank`]'s).
@@ -307,7 +321,8 @@ impl<'a> Checker<'a> {
         };
         let rank = check.report.rank;
         let range = self.schedule.chunk_elems(self.elems, chunk);
-        let part = check.next_offset..(check.next_offset + CHECK_PIECE_ELEMS).min(range.len());
+        let piece = piece_elems(self.schedule.ranks);
+        let part = check.next_offset..(check.next_offset + piece).min(range.len());
         if part.end >= range.len() {
             check.next_chunk += 1;
             check.next_offset = 0;
@@ -478,5 +493,29 @@ mod tests {
         assert_eq!(rep.mismatched_elements, 1);
         assert_eq!(rep.first_mismatch.unwrap().element, at);
         assert_eq!(c.check_rank(3, &bad[4..]).mismatched_elements, elems);
+    }
+
+    #[test]
+    fn a_piece_reads_about_the_same_inputs_at_any_rank_count() {
+        assert_eq!(piece_elems(2), CHECK_PIECE_ELEMS);
+        assert_eq!(piece_elems(8), CHECK_PIECE_ELEMS);
+        assert_eq!(piece_elems(64), CHECK_PIECE_ELEMS / 8);
+        assert_eq!(piece_elems(1 << 20), 1024);
+        // 64 ranks: more, shorter pieces, the same verdict and counts.
+        let (n, dtype, op) = (64, DType::Fp32, ReduceOp::Sum);
+        let elems = n * (piece_elems(n) + 17);
+        let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let v = verify(&ring).unwrap();
+        let outs = reference_run(&ring, dtype, op, 9, elems);
+        let mut c = Checker::new(&ring, &v, dtype, op, 9, elems);
+        let mut k = c.begin(5, &outs[5]);
+        let mut pieces = 1;
+        while !c.advance(&mut k, &outs[5]) {
+            pieces += 1;
+        }
+        assert_eq!(pieces, 2 * n, "two pieces per chunk");
+        assert!(k.report.ok(), "{:?}", k.report);
+        assert_eq!(k.report.checked_elements, elems);
+        assert_eq!(k.report, c.check_rank(5, &outs[5]));
     }
 }

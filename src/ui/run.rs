@@ -186,7 +186,7 @@ enum Event {
 
 /// Most main-thread time one slice of checking takes before it yields to
 /// the event loop, ms (one piece,
-/// [`crate::engine::check::CHECK_PIECE_ELEMS`] elements, may overrun it).
+/// [`crate::engine::check::piece_elems`] elements, may overrun it).
 const CHECK_SLICE_MS: f64 = 20.0;
 
 /// One rank's check against the compressed reference (bit for bit on its
