@@ -6,6 +6,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launchChromium } from './browser.mjs';
 import { measureLink, table } from '../../scripts/measure-page.mjs';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let browser;
 before(async () => { browser = await launchChromium(); });
@@ -85,6 +91,44 @@ test('1024 ranks, nb, slices=2: the work budget caps it, estimate and ranking ar
   assert.ok(await page.locator('table.ranking tbody tr').count() >= 3);
   assert.match(await page.textContent('body'),
     /slices=2, as set; capped to 1: the pipelined simulation of 2 slices needs more than 2000000 flow updates/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// A model-only plan is made in the planner worker; a newer configuration
+// cancels the request for the older one (the worker is restarted if it was
+// busy with it). Dragging the size slider through ten sizes at 1024 ranks
+// ends on exactly what cclsim answers for the last size, never on a stale
+// answer, and the page shows no error.
+test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim gives it', async () => {
+  const bin = [join(ROOT, 'target/debug/cclsim'), join(ROOT, 'target/release/cclsim')].find(existsSync);
+  assert.ok(bin, 'cclsim is built (cargo test builds it)');
+  const want = JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-128x8', '--ranks', '1024',
+    '--op', 'allreduce', '--bytes', '1MiB', '--json'], { encoding: 'utf8' }));
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.goto(`${BASE}/?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce`);
+  await page.waitForSelector('table.ranking tbody tr', { timeout: 600_000 });
+  await page.evaluate(async () => {
+    const el = document.querySelector('#bytes-slider');
+    for (const v of ['29', '28', '27', '26', '25', '24', '23', '22', '21', '20']) {
+      el.value = v;
+      el.dispatchEvent(new InputEvent('input', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 40));
+    }
+  });
+  await page.waitForFunction(() => !document.querySelector('#estimate-updating, #ranking-pending')
+    && document.querySelector('table.ranking tbody tr'), null, { timeout: 600_000, polling: 100 });
+  assert.match(await page.inputValue('#bytes'), /^1 ?MiB$/);
+  // As the page rounds (ui/format.rs `us`).
+  const t = want.time_us;
+  const rounded = t < 10 ? t.toFixed(2) : t < 1000 ? t.toFixed(1) : t.toFixed(0);
+  const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
+  assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
+  assert.match(await page.textContent('#estimate'), new RegExp(want.algorithm));
   assert.deepEqual(problems, []);
   await context.close();
 });
