@@ -371,6 +371,9 @@ impl App {
     /// Starts a new run of the current plan after `delay_ms` (superseding
     /// any older run).
     fn schedule_run(&mut self, ctx: &Context<Self>, delay_ms: u32) {
+        // The cards' planner jobs wait while a run's workers compute
+        // (`Msg::StartRun` holds them, the run's end lets them go).
+        self.planner.hold(false);
         self.run_seq += 1;
         let id = self.run_seq;
         self.current_run.set(id);
@@ -705,6 +708,7 @@ impl Component for App {
                 }
                 self.pending_run = None;
                 if let Some(plan) = self.plan() {
+                    self.planner.hold(true);
                     let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
                     if let Some(f) = self.fault.take() {
                         crate::runtime::browser::pool::arm_fault(f);
@@ -746,6 +750,7 @@ impl Component for App {
                 if id != self.current_run.get() {
                     return false;
                 }
+                self.planner.hold(false);
                 Rc::make_mut(&mut self.run).finish(res);
             }
             Msg::Goto(k) => {

@@ -8,7 +8,8 @@
 //!   answers each request it is sent ([`planner::answer`]), one at a time.
 //! - The page side, [`Planner`]: one worker, spawned on first use; at most
 //!   one job per [`Lane`] queued or running; the lanes go in their order
-//!   (the plan first). A newer job of a lane replaces a queued one and
+//!   (the plan first; while the page [`Planner::hold`]s, the plan only).
+//!   A newer job of a lane replaces a queued one and
 //!   cancels a running one by terminating the worker and starting a fresh
 //!   one (a worker cannot be interrupted; a stale answer is never waited
 //!   for). A worker that throws or fails to load fails its running job with
@@ -106,6 +107,8 @@ struct State {
     next_id: u64,
     /// Failures since the last answer.
     failures: u32,
+    /// Only [`Lane::Plan`] jobs start ([`Planner::hold`]).
+    held: bool,
 }
 
 /// The page's handle on the planner worker (cheap to clone; equal to its
@@ -162,6 +165,22 @@ impl Planner {
         id
     }
 
+    /// While `held`, only [`Lane::Plan`] jobs start; the others wait in
+    /// their lanes (a job already running finishes). The page holds the
+    /// cards' jobs while a real run's workers compute, so that they do not
+    /// share the cores with it (a determinism comparison of 8 × 64 MiB is
+    /// seconds of work).
+    pub fn hold(&self, held: bool) {
+        let release = {
+            let mut st = self.state.borrow_mut();
+            let was = std::mem::replace(&mut st.held, held);
+            was && !held
+        };
+        if release {
+            self.pump();
+        }
+    }
+
     /// Drops the job of `lane`: a queued one is forgotten, a running one
     /// stops with its worker (a fresh worker takes the other lanes).
     pub fn cancel(&self, lane: Lane) {
@@ -203,7 +222,11 @@ impl Planner {
                 }
             }
             if st.ready && st.running.is_none() {
-                if let Some(k) = (0..st.queue.len()).min_by_key(|&k| st.queue[k].lane) {
+                let held = st.held;
+                if let Some(k) = (0..st.queue.len())
+                    .filter(|&k| !held || st.queue[k].lane == Lane::Plan)
+                    .min_by_key(|&k| st.queue[k].lane)
+                {
                     let p = st.queue.remove(k);
                     let arr = js_sys::Uint8Array::from(p.bytes.as_slice());
                     let sent = st.spawned.as_ref().map(|s| {
