@@ -202,7 +202,7 @@ pub struct App {
     url_errors: Vec<ConfigError>,
     plan: Result<Rc<Plan>, String>,
     /// The shown plan is only the headline (a model-only plan whose
-    /// ranking and what-ifs are being made, [`Msg::FullPlan`]).
+    /// ranking and what-ifs are being made, [`Msg::Planned`]).
     plan_partial: bool,
     /// Id of the latest plan asked for: a plan made for an older
     /// configuration is dropped.
