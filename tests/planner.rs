@@ -12,7 +12,7 @@ use ccl_playground::engine::determinism::{self, Versus};
 use ccl_playground::engine::plan::{self, Plan};
 use ccl_playground::engine::tune::{self, Format};
 use ccl_playground::runtime::planner::{
-    answer, decode, encode, for_page, Answer, Carried, Job, Lane, Request, Response,
+    answer, decode, encode, for_page, Answer, Carried, Job, Lane, Request, Response, WORKERS,
 };
 use std::process::Command;
 
@@ -50,11 +50,11 @@ fn ask_about(config: Config, job: Job) -> Vec<Response> {
 }
 
 #[test]
-fn a_model_only_plan_comes_as_its_headline_then_the_full_plan() {
+fn a_model_only_plan_comes_as_its_headline_and_its_full_plan() {
     let q = "topo=910b-16x8&ranks=128&bytes=1GiB&op=allreduce";
-    let r = ask(q, Job::Plan);
-    assert_eq!(r.len(), 2);
-    let (h, f) = match (&r[0].answer, &r[1].answer) {
+    let (rh, rf) = (ask(q, Job::Headline), ask(q, Job::Full));
+    assert_eq!((rh.len(), rf.len()), (1, 1));
+    let (h, f) = match (&rh[0].answer, &rf[0].answer) {
         (Ok(Answer::Headline(h)), Ok(Answer::Full(f))) => (h, f),
         other => panic!("{other:?}"),
     };
@@ -231,14 +231,17 @@ fn what_cannot_be_planned_is_an_answer_in_the_engines_words() {
     // one response.
     let mut c = config("topo=910b-16x8&ranks=128&op=alltoall");
     c.algo = AlgoChoice::Fixed(Algorithm::Ring);
-    let r = ask_about(c.clone(), Job::Plan);
-    assert_eq!(r.len(), 1);
-    let Err(e) = &r[0].answer else {
-        panic!("{:?}", r[0].answer)
-    };
     let want = Plan::headline(&c).unwrap_err().to_string();
-    assert_eq!(*e, want);
-    assert!(e.contains("ring"), "{e}");
+    for job in [Job::Headline, Job::Full] {
+        let r = ask_about(c.clone(), job);
+        assert_eq!(r.len(), 1);
+        let Err(e) = &r[0].answer else {
+            panic!("{:?}", r[0].answer)
+        };
+        // One sentence from both (the page says it once).
+        assert_eq!(*e, want);
+        assert!(e.contains("ring"), "{e}");
+    }
     // The determinism card's refusal above the compared ranks.
     let r = ask(
         "topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce",
@@ -278,7 +281,7 @@ fn every_f64_crosses_bit_for_bit() {
 }
 
 #[test]
-fn the_lanes_go_plan_first() {
+fn the_lanes_go_headline_first_and_the_headline_has_a_worker_of_its_own() {
     let mut lanes = vec![
         Job::Determinism {
             algorithm: Algorithm::Ring,
@@ -293,13 +296,24 @@ fn the_lanes_go_plan_first() {
         }
         .lane(),
         Job::Curves { sizes: vec![] }.lane(),
-        Job::Plan.lane(),
+        Job::Full.lane(),
+        Job::Headline.lane(),
     ];
     lanes.sort();
     assert_eq!(
         lanes,
-        [Lane::Plan, Lane::Curves, Lane::Tune, Lane::Determinism]
+        [
+            Lane::Headline,
+            Lane::Full,
+            Lane::Curves,
+            Lane::Tune,
+            Lane::Determinism
+        ]
     );
+    // No slow job shares the headline's worker, so none delays it.
+    let workers: Vec<usize> = lanes.iter().map(|l| l.worker()).collect();
+    assert_eq!(workers, [0, 1, 1, 1, 1]);
+    assert!(workers.iter().all(|&w| w < WORKERS));
 }
 
 #[test]

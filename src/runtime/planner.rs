@@ -10,8 +10,10 @@
 //!
 //! A [`Job`] belongs to a [`Lane`]; the page keeps at most one job per lane
 //! queued or running, and a newer job of a lane cancels the older one (a
-//! running one by restarting the worker), so a stale answer never costs
-//! the user a wait.
+//! running one by restarting its worker), so a stale answer never costs
+//! the user a wait. The headline has a worker of its own
+//! ([`Lane::worker`]): no slow job (a ranking, a sweep) stands between a
+//! control change and its estimate.
 
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::Config;
@@ -25,12 +27,15 @@ use serde::{Deserialize, Serialize};
 /// What the page asks of the planner worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Job {
-    /// [`Plan::headline`], then [`Plan::new`]: two answers,
-    /// [`Answer::Headline`] then [`Answer::Full`] (the last). For a
-    /// model-only configuration (above [`MAX_DRAWN_RANKS`] ranks): a drawn
-    /// plan's symbolic trace is not sent ([`Plan::verified`] is not
+    /// [`Plan::headline`] (decision and estimate): [`Answer::Headline`].
+    /// For a model-only configuration (above [`MAX_DRAWN_RANKS`] ranks): a
+    /// drawn plan's symbolic trace is not sent ([`Plan::verified`] is not
     /// serialized), so the page makes drawn plans itself.
-    Plan,
+    Headline,
+    /// [`Plan::new`] (the headline's figures, the ranking, the what-ifs):
+    /// [`Answer::Full`]. Asked beside [`Job::Headline`], on the other
+    /// worker.
+    Full,
     /// [`plan::sweep_curves`] at `sizes` (bytes), without the curves the
     /// plan's budgets skip: [`Answer::Curves`].
     Curves {
@@ -58,12 +63,14 @@ pub enum Job {
     },
 }
 
-/// Which queue a [`Job`] waits in: one job per lane at a time, and the
-/// worker takes the lanes in this order (the estimate first).
+/// Which queue a [`Job`] waits in: one job per lane at a time, and a
+/// worker takes its lanes in this order (the estimate first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Lane {
-    /// [`Job::Plan`].
-    Plan,
+    /// [`Job::Headline`].
+    Headline,
+    /// [`Job::Full`].
+    Full,
     /// [`Job::Curves`].
     Curves,
     /// [`Job::Tune`].
@@ -72,11 +79,29 @@ pub enum Lane {
     Determinism,
 }
 
+/// How many planner workers the page keeps ([`Lane::worker`]).
+pub const WORKERS: usize = 2;
+
+impl Lane {
+    /// The worker (`0..WORKERS`) that takes this lane's jobs: the headline
+    /// has worker 0 to itself (tens of ms, and what a control change
+    /// waits for); the slow jobs share worker 1 (a full plan at 1024 ranks
+    /// ranks every algorithm: about a second of wasm; the sweep, seconds).
+    /// A cancelled job restarts only its own worker.
+    pub fn worker(self) -> usize {
+        match self {
+            Lane::Headline => 0,
+            Lane::Full | Lane::Curves | Lane::Tune | Lane::Determinism => 1,
+        }
+    }
+}
+
 impl Job {
     /// Its lane.
     pub fn lane(&self) -> Lane {
         match self {
-            Job::Plan => Lane::Plan,
+            Job::Headline => Lane::Headline,
+            Job::Full => Lane::Full,
             Job::Curves { .. } => Lane::Curves,
             Job::Tune { .. } => Lane::Tune,
             Job::Determinism { .. } => Lane::Determinism,
@@ -151,7 +176,7 @@ pub struct Response {
 }
 
 /// Answers `req`, handing each [`Response`] to `emit` as soon as it is
-/// made (a plan's headline before its ranking); the last one has `last`.
+/// made; the last one has `last` (every job has one answer today).
 /// Never panics on a configuration: every error is a [`Response`] with
 /// the engine's message.
 pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
@@ -163,21 +188,16 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
         last: true,
     };
     match &req.job {
-        Job::Plan => match Plan::headline(c) {
-            Err(e) => emit(done(Err(e.to_string()))),
-            Ok(h) => {
-                emit(Response {
-                    id,
-                    answer: Ok(Answer::Headline(Box::new(Carried::new(h)))),
-                    last: false,
-                });
-                emit(done(
-                    Plan::new(c)
-                        .map(|p| Answer::Full(Box::new(Carried::new(p))))
-                        .map_err(|e| e.to_string()),
-                ));
-            }
-        },
+        Job::Headline => emit(done(
+            Plan::headline(c)
+                .map(|h| Answer::Headline(Box::new(Carried::new(h))))
+                .map_err(|e| e.to_string()),
+        )),
+        Job::Full => emit(done(
+            Plan::new(c)
+                .map(|p| Answer::Full(Box::new(Carried::new(p))))
+                .map_err(|e| e.to_string()),
+        )),
         Job::Curves { sizes } => emit(done(
             plan::sweep_curves(c, sizes)
                 .map(|v| Answer::Curves(v.into_iter().filter(|c| c.skipped.is_none()).collect()))

@@ -130,10 +130,10 @@ pub enum Msg {
     ShowMe,
     /// Back / Forward: restore the page from the address bar.
     PopState,
-    /// The planner worker answered plan request `id` (a model-only
-    /// configuration's headline, then its full plan); dropped if the
-    /// configuration changed since.
-    Planned(u64, Response),
+    /// The planner worker answered plan request `id` of a lane (a
+    /// model-only configuration's headline, or its full plan); dropped if
+    /// the configuration changed since.
+    Planned(u64, Lane, Response),
 }
 
 /// The page's callbacks to its children, made once in `create`. yew
@@ -334,22 +334,26 @@ impl App {
     /// Re-plans after a configuration change and resets the playback.
     /// A drawn configuration (up to [`MAX_DRAWN_RANKS`] ranks) is planned
     /// here ([`Plan::new`]: tens of ms, and the drawing needs its symbolic
-    /// trace). A model-only one is planned in the planner worker
-    /// ([`Job::Plan`]: seconds of wasm at 1024 ranks): its headline
-    /// (decision and estimate, the same figures) comes first, then the full
-    /// plan (ranking, what-ifs) replaces it ([`Msg::Planned`]); a newer
-    /// configuration cancels the request.
+    /// trace). A model-only one is planned in the planner workers: its
+    /// headline ([`Job::Headline`]: decision and estimate, the same
+    /// figures) on a worker of its own, and beside it the full plan
+    /// ([`Job::Full`]: ranking, what-ifs, about a second of wasm at 1024
+    /// ranks), which replaces the headline when it comes
+    /// ([`Msg::Planned`]); a newer configuration cancels both requests.
     fn replan(&mut self, ctx: &Context<Self>) {
         self.plan_seq += 1;
         self.plan_partial = false;
         if self.config.ranks > MAX_DRAWN_RANKS {
             self.planning = true;
-            let (link, id) = (ctx.link().clone(), self.plan_seq);
-            self.planner.ask(&self.config, Job::Plan, move |r| {
-                link.send_message(Msg::Planned(id, r))
-            });
+            for job in [Job::Headline, Job::Full] {
+                let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
+                self.planner.ask(&self.config, job, move |r| {
+                    link.send_message(Msg::Planned(id, lane, r))
+                });
+            }
         } else {
-            self.planner.cancel(Lane::Plan);
+            self.planner.cancel(Lane::Headline);
+            self.planner.cancel(Lane::Full);
             self.planning = false;
             self.plan = Plan::new(&self.config)
                 .map(Rc::new)
@@ -660,8 +664,13 @@ impl Component for App {
                 self.bytes_error = None;
             }
             Msg::BytesCommit => self.commit_bytes(ctx),
-            Msg::Planned(id, r) => {
+            Msg::Planned(id, lane, r) => {
                 if id != self.plan_seq {
+                    return false;
+                }
+                // The headline is late when the full plan (the same
+                // figures and more) came first.
+                if lane == Lane::Headline && !self.planning {
                     return false;
                 }
                 self.planning = false;
@@ -677,6 +686,9 @@ impl Component for App {
                         self.plan_partial = false;
                     }
                     Ok(_) => return false,
+                    // The full plan's error after the headline's is the
+                    // same sentence: said once.
+                    Err(e) if self.plan.as_ref().err() == Some(&e) => return false,
                     Err(e) => {
                         self.plan = Err(e);
                         self.plan_partial = false;

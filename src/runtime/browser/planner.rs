@@ -6,24 +6,28 @@
 //! - The worker side, [`serve`] (`src/bin/planner.rs`, built by trunk as
 //!   `planner.js` + `planner_bg.wasm`): posts the string `"ready"`, then
 //!   answers each request it is sent ([`planner::answer`]), one at a time.
-//! - The page side, [`Planner`]: one worker, spawned on first use; at most
-//!   one job per [`Lane`] queued or running; the lanes go in their order
-//!   (the plan first; while the page [`Planner::hold`]s, the plan only).
-//!   A newer job of a lane replaces a queued one and
-//!   cancels a running one by terminating the worker and starting a fresh
-//!   one (a worker cannot be interrupted; a stale answer is never waited
-//!   for). A worker that throws or fails to load fails its running job with
-//!   the reason and is replaced; after [`MAX_FAILURES`] failures in a row
-//!   the queued jobs fail too, until the next ask.
+//! - The page side, [`Planner`]: [`WORKERS`] workers, each spawned on
+//!   first use, each taking the lanes [`Lane::worker`] gives it (the
+//!   headline one to itself, so a control change never waits behind a
+//!   ranking or a sweep); at most one job per [`Lane`] queued or running;
+//!   a worker takes its lanes in their order (while the page
+//!   [`Planner::hold`]s, the headline only; while a headline is made, the
+//!   other worker starts nothing). A newer job of a lane
+//!   replaces a queued one and cancels a running one by terminating its
+//!   worker and starting a fresh one (a worker cannot be interrupted; a
+//!   stale answer is never waited for; the other worker goes on). A worker
+//!   that throws or fails to load fails its running job with the reason and
+//!   is replaced; after [`MAX_FAILURES`] failures in a row the queued jobs
+//!   fail too, until the next ask.
 //!
 //! Messages: requests and responses are CBOR bytes ([`planner::encode`])
-//! in a transferred `Uint8Array`; the page sends the next request only
-//! after the last response of the previous one, so the job running is
-//! always known.
+//! in a transferred `Uint8Array`; the page sends a worker its next request
+//! only after the last response of the previous one, so the job running
+//! on each worker is always known.
 
 use super::pool::{js_text, Bootstrap};
 use crate::engine::config::Config;
-use crate::runtime::planner::{self, Job, Lane, Request, Response};
+use crate::runtime::planner::{self, Job, Lane, Request, Response, WORKERS};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
@@ -96,22 +100,29 @@ impl Drop for Spawned {
     }
 }
 
+/// One planner worker and the job it runs.
 #[derive(Default)]
-struct State {
+struct Slot {
     spawned: Option<Spawned>,
     /// The worker said `"ready"`.
     ready: bool,
     running: Option<Pending>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Worker `w` takes the lanes whose [`Lane::worker`] is `w`.
+    slots: [Slot; WORKERS],
     /// At most one job per lane.
     queue: Vec<Pending>,
     next_id: u64,
     /// Failures since the last answer.
     failures: u32,
-    /// Only [`Lane::Plan`] jobs start ([`Planner::hold`]).
+    /// Only [`Lane::Headline`] jobs start ([`Planner::hold`]).
     held: bool,
 }
 
-/// The page's handle on the planner worker (cheap to clone; equal to its
+/// The page's handle on the planner workers (cheap to clone; equal to its
 /// clones only, so it can be a yew context).
 #[derive(Clone)]
 pub struct Planner {
@@ -131,7 +142,8 @@ impl Default for Planner {
 }
 
 impl Planner {
-    /// A planner; its worker starts on the first [`Planner::ask`].
+    /// A planner; a worker starts on the first [`Planner::ask`] of one of
+    /// its lanes.
     pub fn new() -> Planner {
         Planner {
             state: Rc::new(RefCell::new(State::default())),
@@ -165,7 +177,7 @@ impl Planner {
         id
     }
 
-    /// While `held`, only [`Lane::Plan`] jobs start; the others wait in
+    /// While `held`, only [`Lane::Headline`] jobs start; the others wait in
     /// their lanes (a job already running finishes). The page holds the
     /// cards' jobs while a real run's workers compute, so that they do not
     /// share the cores with it (a determinism comparison of 8 × 64 MiB is
@@ -182,15 +194,15 @@ impl Planner {
     }
 
     /// Drops the job of `lane`: a queued one is forgotten, a running one
-    /// stops with its worker (a fresh worker takes the other lanes).
+    /// stops with its worker (a fresh worker takes that worker's other
+    /// lanes; the other worker goes on).
     pub fn cancel(&self, lane: Lane) {
         let restart = {
             let mut st = self.state.borrow_mut();
             st.queue.retain(|p| p.lane != lane);
-            if st.running.as_ref().is_some_and(|r| r.lane == lane) {
-                st.running = None;
-                st.spawned = None;
-                st.ready = false;
+            let slot = &mut st.slots[lane.worker()];
+            if slot.running.as_ref().is_some_and(|r| r.lane == lane) {
+                *slot = Slot::default();
                 true
             } else {
                 false
@@ -201,43 +213,65 @@ impl Planner {
         }
     }
 
-    /// Starts the worker if needed and sends it the next job when it is
-    /// free.
+    /// Starts the workers that have jobs waiting, and sends each free one
+    /// its next job.
     fn pump(&self) {
         let mut failed: Vec<(Pending, String)> = Vec::new();
         {
             let mut st = self.state.borrow_mut();
-            if st.queue.is_empty() && st.running.is_none() {
-                return;
-            }
-            if st.spawned.is_none() {
-                match self.spawn() {
-                    Ok(s) => {
-                        st.spawned = Some(s);
-                        st.ready = false;
-                    }
-                    Err(why) => {
-                        failed.extend(st.queue.drain(..).map(|p| (p, why.clone())));
+            let st = &mut *st;
+            // While a headline is made, the slow lanes neither start nor
+            // restart their worker: the headline has the cores to itself
+            // (2 here), and on a drag of the size slider nothing slow
+            // starts before the last size's headline.
+            let headline = Lane::Headline.worker();
+            let making = st.slots[headline].running.is_some()
+                || st.queue.iter().any(|p| p.lane == Lane::Headline);
+            for w in 0..WORKERS {
+                let mine = |p: &Pending| p.lane.worker() == w;
+                let slot = &mut st.slots[w];
+                if slot.running.is_none() && !st.queue.iter().any(mine) {
+                    continue;
+                }
+                if w != headline && making && slot.running.is_none() {
+                    continue;
+                }
+                if slot.spawned.is_none() {
+                    match self.spawn(w) {
+                        Ok(s) => {
+                            slot.spawned = Some(s);
+                            slot.ready = false;
+                        }
+                        Err(why) => {
+                            let (theirs, rest): (Vec<Pending>, Vec<Pending>) =
+                                st.queue.drain(..).partition(mine);
+                            st.queue = rest;
+                            failed.extend(theirs.into_iter().map(|p| (p, why.clone())));
+                            continue;
+                        }
                     }
                 }
-            }
-            if st.ready && st.running.is_none() {
+                if !slot.ready || slot.running.is_some() {
+                    continue;
+                }
                 let held = st.held;
-                if let Some(k) = (0..st.queue.len())
-                    .filter(|&k| !held || st.queue[k].lane == Lane::Plan)
+                let Some(k) = (0..st.queue.len())
+                    .filter(|&k| mine(&st.queue[k]))
+                    .filter(|&k| !held || st.queue[k].lane == Lane::Headline)
                     .min_by_key(|&k| st.queue[k].lane)
-                {
-                    let p = st.queue.remove(k);
-                    let arr = js_sys::Uint8Array::from(p.bytes.as_slice());
-                    let sent = st.spawned.as_ref().map(|s| {
-                        s.worker
-                            .post_message_with_transfer(&arr, &js_sys::Array::of1(&arr.buffer()))
-                    });
-                    match sent {
-                        Some(Ok(())) => st.running = Some(p),
-                        Some(Err(e)) => failed.push((p, js_text(&e))),
-                        None => st.queue.insert(k, p),
-                    }
+                else {
+                    continue;
+                };
+                let p = st.queue.remove(k);
+                let arr = js_sys::Uint8Array::from(p.bytes.as_slice());
+                let sent = slot.spawned.as_ref().map(|s| {
+                    s.worker
+                        .post_message_with_transfer(&arr, &js_sys::Array::of1(&arr.buffer()))
+                });
+                match sent {
+                    Some(Ok(())) => slot.running = Some(p),
+                    Some(Err(e)) => failed.push((p, js_text(&e))),
+                    None => st.queue.insert(k, p),
                 }
             }
         }
@@ -250,13 +284,14 @@ impl Planner {
         }
     }
 
-    fn spawn(&self) -> Result<Spawned, String> {
+    /// Starts worker `w` (its messages and errors are told with `w`).
+    fn spawn(&self, w: usize) -> Result<Spawned, String> {
         let boot = Bootstrap::new(PLANNER_JS, PLANNER_WASM).map_err(|e| e.to_string())?;
         let worker = Worker::new(&boot.url)
             .map_err(|e| format!("new Worker({}): {}", boot.url, js_text(&e)))?;
         let me = Rc::downgrade(&self.state);
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-            received(&me, ev.data());
+            received(&me, w, ev.data());
         });
         let me = Rc::downgrade(&self.state);
         let on_error = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
@@ -265,7 +300,7 @@ impl Planner {
                 _ => "the planner worker's script failed to load or threw".to_string(),
             };
             ev.prevent_default();
-            failed(&me, why);
+            failed(&me, w, why);
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -278,12 +313,12 @@ impl Planner {
     }
 }
 
-/// A message from the worker.
-fn received(me: &Weak<RefCell<State>>, data: JsValue) {
+/// A message from worker `w`.
+fn received(me: &Weak<RefCell<State>>, w: usize, data: JsValue) {
     let Some(state) = me.upgrade() else { return };
     let planner = Planner { state };
     if data.as_string().as_deref() == Some("ready") {
-        planner.state.borrow_mut().ready = true;
+        planner.state.borrow_mut().slots[w].ready = true;
         planner.pump();
         return;
     }
@@ -294,22 +329,24 @@ fn received(me: &Weak<RefCell<State>>, data: JsValue) {
                 .ok()
                 .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(String::from))
                 .unwrap_or(h);
-            return failed(me, why);
+            return failed(me, w, why);
         }
     }
     let bytes = js_sys::Uint8Array::new(&data).to_vec();
     let response = match planner::decode::<Response>(&bytes) {
         Ok(r) => r,
-        Err(e) => return failed(me, e),
+        Err(e) => return failed(me, w, e),
     };
     let deliver = {
         let mut st = planner.state.borrow_mut();
-        match st.running.as_ref() {
+        let st = &mut *st;
+        let slot = &mut st.slots[w];
+        match slot.running.as_ref() {
             Some(r) if r.id == response.id || response.id == 0 => {
                 let on = r.on.clone();
                 st.failures = 0;
                 if response.last {
-                    st.running = None;
+                    slot.running = None;
                 }
                 Some(on)
             }
@@ -326,19 +363,20 @@ fn received(me: &Weak<RefCell<State>>, data: JsValue) {
     }
 }
 
-/// The worker threw or could not load: its running job fails with `why`,
-/// and a fresh worker takes the queue (unless it failed too often).
-fn failed(me: &Weak<RefCell<State>>, why: String) {
+/// Worker `w` threw or could not load: its running job fails with `why`,
+/// and a fresh worker takes its lanes (unless workers failed too often:
+/// then its queued jobs fail too).
+fn failed(me: &Weak<RefCell<State>>, w: usize, why: String) {
     let Some(state) = me.upgrade() else { return };
     let planner = Planner { state };
     let (running, given_up) = {
         let mut st = planner.state.borrow_mut();
-        st.spawned = None;
-        st.ready = false;
+        let running = std::mem::take(&mut st.slots[w]).running;
         st.failures += 1;
-        let running = st.running.take();
         let given_up: Vec<Pending> = if st.failures >= MAX_FAILURES {
-            st.queue.drain(..).collect()
+            let (theirs, rest) = st.queue.drain(..).partition(|p| p.lane.worker() == w);
+            st.queue = rest;
+            theirs
         } else {
             Vec::new()
         };
