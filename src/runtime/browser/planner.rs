@@ -11,8 +11,8 @@
 //!   headline one to itself, so a control change never waits behind a
 //!   ranking or a sweep); at most one job per [`Lane`] queued or running;
 //!   a worker takes its lanes in their order (while the page
-//!   [`Planner::hold`]s, the headline only; while a headline is made, the
-//!   other worker starts nothing). A newer job of a lane
+//!   [`Planner::hold`]s, the headline only; while a headline is made and
+//!   for [`SETTLE_MS`] after its answer, the other worker starts nothing). A newer job of a lane
 //!   replaces a queued one and cancels a running one by terminating its
 //!   worker and starting a fresh one (a worker cannot be interrupted; a
 //!   stale answer is never waited for; the other worker goes on). A worker
@@ -42,6 +42,13 @@ pub const PLANNER_WASM: &str = "./planner_bg.wasm";
 /// Failures in a row (a throw or a failed load) after which the queued jobs
 /// fail with the last reason instead of waiting for yet another worker.
 pub const MAX_FAILURES: u32 = 3;
+/// After a headline's answer, the slow worker waits this long (ms) before
+/// it starts (or restarts, after a cancel) on the same configuration: a
+/// user's next change (a drag of the size slider, keys on a select) then
+/// finds the cores free, instead of shared with a fresh worker's compile
+/// and a ranking that change cancels at once. The ranking arrives that
+/// much later (it takes about a second of wasm at 1024 ranks).
+pub const SETTLE_MS: u32 = 200;
 
 /// The worker's entry point: installs the message handler, then posts
 /// `"ready"` (a request posted before the wasm loaded would be lost, so
@@ -120,6 +127,9 @@ struct State {
     failures: u32,
     /// Only [`Lane::Headline`] jobs start ([`Planner::hold`]).
     held: bool,
+    /// Set after a headline's answer: the slow worker waits until it fires
+    /// ([`SETTLE_MS`]).
+    settle: Option<gloo_timers::callback::Timeout>,
 }
 
 /// The page's handle on the planner workers (cheap to clone; equal to its
@@ -220,13 +230,15 @@ impl Planner {
         {
             let mut st = self.state.borrow_mut();
             let st = &mut *st;
-            // While a headline is made, the slow lanes neither start nor
-            // restart their worker: the headline has the cores to itself
-            // (2 here), and on a drag of the size slider nothing slow
-            // starts before the last size's headline.
+            // While a headline is made (and for SETTLE_MS after it), the
+            // slow lanes neither start nor restart their worker: the
+            // headline has the cores to itself (2 here), and on a drag of
+            // the size slider nothing slow starts before the last size's
+            // headline.
             let headline = Lane::Headline.worker();
             let making = st.slots[headline].running.is_some()
-                || st.queue.iter().any(|p| p.lane == Lane::Headline);
+                || st.queue.iter().any(|p| p.lane == Lane::Headline)
+                || st.settle.is_some();
             for w in 0..WORKERS {
                 let mine = |p: &Pending| p.lane.worker() == w;
                 let slot = &mut st.slots[w];
@@ -358,6 +370,16 @@ fn received(me: &Weak<RefCell<State>>, w: usize, data: JsValue) {
         let last = response.last;
         on(response);
         if last {
+            if w == Lane::Headline.worker() {
+                let me = me.clone();
+                let settle = gloo_timers::callback::Timeout::new(SETTLE_MS, move || {
+                    if let Some(state) = me.upgrade() {
+                        state.borrow_mut().settle = None;
+                        Planner { state }.pump();
+                    }
+                });
+                planner.state.borrow_mut().settle = Some(settle);
+            }
             planner.pump();
         }
     }
