@@ -194,10 +194,16 @@ fn page_codec_round_trips() {
     };
     let w = encode_to_page(&done, Some(&[1, 2, 3]));
     match decode_to_page(&w.message).unwrap() {
-        PageEvent::Done(out, stamps) => {
+        PageEvent::Done(out, stamps, bytes) => {
             assert_eq!(stamps, (Some(2.5), Some(12.5)));
             assert_eq!(out.rank, 2);
-            assert_eq!(out.buffer, vec![1, 2, 3]);
+            // The buffer stays in JS memory until the pool takes it in.
+            assert!(out.buffer.is_empty());
+            assert_eq!(bytes.len(), 3);
+            assert_eq!(bytes.to_vec(), vec![1, 2, 3]);
+            let mut part = [0u8; 2];
+            bytes.copy_part(1, &mut part);
+            assert_eq!(part, [2, 3]);
             assert_eq!(samples_to_bits(&out.samples), samples_to_bits(&samples));
         }
         other => panic!("{other:?}"),

@@ -239,9 +239,10 @@ pub fn encode_to_page(msg: &ToPage, buffer: Option<&[u8]>) -> Wire {
 pub enum PageEvent {
     /// See [`ToPage::Ready`].
     Ready,
-    /// A finished rank, with its buffer copied into wasm memory, and
-    /// [`ToPage::Done`]'s `(started_ms, finished_ms)`.
-    Done(RankOutput, (Option<f64>, Option<f64>)),
+    /// A finished rank (its `buffer` still empty), [`ToPage::Done`]'s
+    /// `(started_ms, finished_ms)`, and its final buffer still in JS
+    /// memory ([`DoneBytes`]: the page copies it in piece by piece).
+    Done(RankOutput, (Option<f64>, Option<f64>), DoneBytes),
     /// See [`ToPage::Failed`].
     Failed {
         /// The rank, if the worker knew it.
@@ -257,8 +258,41 @@ pub enum PageEvent {
     Working(usize),
 }
 
-/// Decodes a worker -> page message (copying a done rank's buffer into a
-/// `Vec<u8>`: one copy).
+/// A done rank's final buffer as it arrived (a transferred `ArrayBuffer`),
+/// not yet copied into wasm memory: at 128 MiB a rank, one copy is a
+/// main-thread task of 0.2–0.6 s on this machine, so the pool copies it
+/// [`DoneBytes::copy_part`] by part between tasks.
+#[derive(Debug)]
+pub struct DoneBytes(Uint8Array);
+
+impl DoneBytes {
+    /// Its length, bytes.
+    pub fn len(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    /// Is it empty?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Copies bytes `offset..offset + dst.len()` into `dst` (panics, as
+    /// `copy_to` does, if the range is outside: callers pass parts of
+    /// [`DoneBytes::len`]).
+    pub fn copy_part(&self, offset: usize, dst: &mut [u8]) {
+        self.0
+            .subarray(offset as u32, (offset + dst.len()) as u32)
+            .copy_to(dst);
+    }
+
+    /// The whole buffer in one copy.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.0.to_vec()
+    }
+}
+
+/// Decodes a worker -> page message (a done rank's buffer is left in JS
+/// memory: [`DoneBytes`]).
 ///
 /// Errors: [`CodecError`] if `h` is malformed or a done message has no `b`.
 pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
@@ -272,10 +306,11 @@ pub fn decode_to_page(msg: &JsValue) -> Result<PageEvent, CodecError> {
         } => PageEvent::Done(
             RankOutput {
                 rank,
-                buffer: bytes(msg, "done")?.to_vec(),
+                buffer: Vec::new(),
                 samples: samples_from_bits(&samples),
             },
             (started_ms, finished_ms),
+            DoneBytes(bytes(msg, "done")?),
         ),
         ToPage::Failed { rank, message } => PageEvent::Failed { rank, message },
         ToPage::Waiting { rank, from, step } => PageEvent::Waiting(rank, from, step),
