@@ -6,6 +6,7 @@
 
 use super::colors;
 use super::format;
+use super::motion::use_progress;
 use super::playback::model_time;
 use crate::engine::degrade::{self, StepWait};
 use crate::engine::formats::trace::chrome_trace;
@@ -22,8 +23,6 @@ pub struct GanttProps {
     pub plan: Rc<Plan>,
     /// Current step, 1-based (0 = initial state).
     pub step: usize,
-    /// Progress of the current step, 0..=1.
-    pub t: f64,
     /// Go to a step.
     pub on_goto: Callback<usize>,
 }
@@ -188,6 +187,27 @@ fn gantt_rows(p: &RowsProps) -> Html {
     }
 }
 
+/// Props of [`GanttCursor`].
+#[derive(Properties, PartialEq)]
+struct CursorProps {
+    plan: Rc<Plan>,
+    step: usize,
+    /// The chart's height.
+    h: f64,
+}
+
+/// The current animation time as a vertical line: the one part of the
+/// chart that changes every frame ([`use_progress`]).
+#[function_component(GanttCursor)]
+fn gantt_cursor(p: &CursorProps) -> Html {
+    let t = use_progress();
+    let span = p.plan.loop_us().max(1e-9);
+    let x = LABEL_W + model_time(&p.plan, p.step, t) / span * PLOT_W;
+    html! {
+        <line class="gcursor" x1={f(x)} x2={f(x)} y1={f(AXIS_H - 6.0)} y2={f(p.h)} />
+    }
+}
+
 /// The Gantt card.
 #[function_component(Gantt)]
 pub fn gantt(p: &GanttProps) -> Html {
@@ -204,11 +224,11 @@ pub fn gantt(p: &GanttProps) -> Html {
         By::Rank
     });
     let span = plan.loop_us().max(1e-9);
-    let x = |us: f64| LABEL_W + us / span * PLOT_W;
     let rows = row_count(plan, by_now);
     let h = AXIS_H + rows as f64 * ROW_H + 6.0;
     let w = LABEL_W + PLOT_W + 10.0;
-    let now = model_time(plan, p.step, p.t);
+    let view_box = format!("0 0 {} {}", f(w), f(h));
+    let max_height = format!("max-height:{}px", (h * 1.2).min(520.0));
     let on_click = {
         let (cb, starts) = (
             p.on_goto.clone(),
@@ -276,12 +296,19 @@ pub fn gantt(p: &GanttProps) -> Html {
             </div>
             { for trace_error.as_ref().map(|e| html! { <p class="error" role="alert">{e.clone()}</p> }) }
             <div class="gantt-scroll">
-                <svg class="gantt" viewBox={format!("0 0 {} {}", f(w), f(h))} style={format!("max-height:{}px", (h * 1.2).min(520.0))}
+                // The cursor moves every frame: a layer of its own (an SVG
+                // with the same box and viewBox over the chart), so a frame
+                // repaints one line, not the bars.
+                <div class="gantt-layers">
+                <svg class="gantt" viewBox={view_box.clone()} style={max_height.clone()}
                     onclick={on_click} data-rows={rows.to_string()} role="img"
                     aria-label={t!("gantt-rows", rows = rows)}>
                     <GanttRows plan={plan.clone()} step={p.step} by={by_now} />
-                    <line class="gcursor" x1={f(x(now))} x2={f(x(now))} y1={f(AXIS_H - 6.0)} y2={f(h)} />
                 </svg>
+                <svg class="gantt-cursor" viewBox={view_box} style={max_height} aria-hidden="true" focusable="false">
+                    <GanttCursor plan={plan.clone()} step={p.step} h={h} />
+                </svg>
+                </div>
             </div>
             <p class="hint">
                 { match by_now {
