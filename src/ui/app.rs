@@ -18,6 +18,7 @@ use super::format;
 use super::gantt::Gantt;
 use super::learn::Learn;
 use super::log_import::{Import, LogImport};
+use super::motion::{self, Clock, Frames};
 use super::msccl_card::MscclCard;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
@@ -40,7 +41,7 @@ use crate::runtime::browser::planner::Planner;
 use crate::runtime::planner::{Answer, Job, Lane, Response};
 use crate::runtime::{RunError, RunSummary};
 use crate::t;
-use gloo_timers::callback::{Interval, Timeout};
+use gloo_timers::callback::Timeout;
 use std::cell::Cell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -49,8 +50,6 @@ use yew::prelude::*;
 const STEP_MS: f64 = 1400.0;
 /// Progress value past 1 that a played step rests at before the next starts.
 const DWELL: f64 = 1.3;
-/// Animation frame interval, ms.
-const FRAME_MS: u32 = 30;
 /// Delay between a control change and the worker run, ms (the estimate
 /// updates at once; dragging the size slider does not start a run per tick).
 const RUN_DEBOUNCE_MS: u32 = 250;
@@ -90,8 +89,8 @@ pub enum Msg {
     Back,
     /// Animation speed factor.
     Speed(f64),
-    /// Animation frame.
-    Tick,
+    /// Animation frame (its `requestAnimationFrame` timestamp, ms).
+    Tick(f64),
     /// Copy the share link.
     CopyLink,
     /// The clipboard answered.
@@ -226,9 +225,13 @@ pub struct App {
     step: usize,
     /// Progress of the current step (0..=DWELL; >= 1 means done).
     frac: f64,
+    /// `frac` up to 1, for the components that move ([`motion::use_progress`]):
+    /// a frame sets it and re-renders only them, not the App.
+    clock: Clock,
     playing: bool,
     speed: f64,
-    ticker: Option<Interval>,
+    /// The playback clock's animation frames (one asked for while it runs).
+    frames: Frames,
     last_tick: f64,
     copy_status: Option<Result<(), String>>,
     /// The document's keydown listener (Space, ←, →, Home, End), kept alive.
@@ -264,10 +267,6 @@ pub struct App {
     reduced_motion: bool,
     /// The window's popstate listener, kept alive.
     popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
-}
-
-fn now_ms() -> f64 {
-    js_sys::Date::now()
 }
 
 impl App {
@@ -317,7 +316,7 @@ impl App {
             self.schedule_run(ctx, 0);
         }
         self.playing = false;
-        self.ticker = None;
+        self.frames.cancel();
         self.step = stop.step.min(self.steps());
         self.frac = DWELL;
         self.store(push);
@@ -367,7 +366,7 @@ impl App {
         self.step = 0;
         self.frac = DWELL;
         self.playing = false;
-        self.ticker = None;
+        self.frames.cancel();
         self.bytes_text = format::bytes_field(self.config.bytes);
         self.bytes_error = None;
     }
@@ -435,23 +434,24 @@ impl App {
         }
     }
 
-    fn ensure_ticker(&mut self, ctx: &Context<Self>) {
-        if self.ticker.is_none() {
-            let link = ctx.link().clone();
-            self.last_tick = now_ms();
-            self.ticker = Some(Interval::new(FRAME_MS, move || {
-                link.send_message(Msg::Tick)
-            }));
+    fn ensure_ticker(&mut self) {
+        if !self.frames.running() {
+            self.last_tick = motion::now_ms();
+            self.frames.request();
         }
     }
 
-    /// Advances the playback clock; returns whether anything changed.
-    fn tick(&mut self) -> bool {
-        let now = now_ms();
+    /// Advances the playback clock to frame time `now` (ms) and asks for
+    /// the next frame while it runs. Returns whether the App re-renders:
+    /// only when the step, its end state (what the buffers show) or
+    /// play / pause changed; the progress in between reaches the moving
+    /// parts through the [`Clock`].
+    fn tick(&mut self, now: f64) -> bool {
+        let before = (self.step, self.frac >= 1.0, self.playing);
         let dt = (now - self.last_tick).clamp(0.0, 200.0);
         self.last_tick = now;
         let total = self.steps();
-        if self.frac < DWELL && (self.frac < 1.0 || self.playing) {
+        let more = if self.frac < DWELL && (self.frac < 1.0 || self.playing) {
             // Reduced motion: a step shows its end state at once (no gliding
             // tokens); playing still dwells on each step.
             if self.reduced_motion && self.frac < 1.0 {
@@ -460,18 +460,22 @@ impl App {
             self.frac = (self.frac + dt * self.speed / STEP_MS).min(DWELL);
             if !self.playing && self.frac >= 1.0 {
                 self.frac = DWELL;
-                self.ticker = None;
+                false
+            } else {
+                true
             }
-            return true;
-        }
-        if self.playing && self.step < total {
+        } else if self.playing && self.step < total {
             self.step += 1;
             self.frac = 0.0;
-            return true;
+            true
+        } else {
+            self.playing = false;
+            false
+        };
+        if more {
+            self.frames.request();
         }
-        self.playing = false;
-        self.ticker = None;
-        true
+        before != (self.step, self.frac >= 1.0, self.playing)
     }
 
     fn commit_bytes(&mut self, ctx: &Context<Self>) {
@@ -574,86 +578,10 @@ impl App {
     }
 }
 
-impl Component for App {
-    type Message = Msg;
-    type Properties = ();
-
-    fn create(ctx: &Context<Self>) -> Self {
-        let (config, mut url_errors) = url::load();
-        let query = url::current_query();
-        // The language first: the link banner's words are in it.
-        let (ui, _) = url::load_ui(&query);
-        i18n::set_lang(ui.lang);
-        let (ui, ui_errors) = url::load_ui(&query);
-        url_errors.extend(ui_errors);
-        let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
-            .any(|(k, _)| k == "stop");
-        let mut app = App {
-            cb: Callbacks::new(ctx.link()),
-            config,
-            url_errors,
-            plan: Err(String::new()),
-            plan_partial: false,
-            plan_seq: 0,
-            planning: false,
-            planner: Planner::new(),
-            bytes_text: String::new(),
-            bytes_error: None,
-            seed_error: None,
-            run: Rc::new(RunView::new(0, RunState::Idle, 0)),
-            run_seq: 0,
-            current_run: Rc::new(Cell::new(0)),
-            pending_run: None,
-            step: 0,
-            frac: DWELL,
-            playing: false,
-            speed: 1.0,
-            ticker: None,
-            last_tick: 0.0,
-            copy_status: None,
-            keys: None,
-            fault: url::load_fault(),
-            fault_banner: url::load_fault().map(|f| f.describe()),
-            log_text: String::new(),
-            log_table: None,
-            import: Rc::new(Import::new("", None, Config::default().primitive, 8)),
-            topo_text: String::new(),
-            topo_error: None,
-            lang: ui.lang,
-            learn_open: ui.lesson.is_some(),
-            lesson: ui.lesson,
-            off_stop: ui.lesson.is_some() && !stop_given,
-            answer: false,
-            show_me: false,
-            reduced_motion: web_sys::window()
-                .and_then(|w| {
-                    w.match_media("(prefers-reduced-motion: reduce)")
-                        .ok()
-                        .flatten()
-                })
-                .is_some_and(|m| m.matches()),
-            popstate: None,
-        };
-        if let Some(t) = &app.config.custom {
-            app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
-        }
-        app.replan(ctx);
-        // A lesson stop's link shows that stop (its configuration and step).
-        if let (Some((l, k)), true) = (ui.lesson, stop_given) {
-            app.go_stop(ctx, l, k, false);
-        }
-        // A clean link (or none) is rewritten to the full configuration, so
-        // the address bar always reproduces the run; a link with errors is
-        // left as the user gave it (nothing they had is lost).
-        if app.url_errors.is_empty() {
-            app.store(false);
-        }
-        // The page runs its configuration once on load.
-        app.schedule_run(ctx, 0);
-        app
-    }
-
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+impl App {
+    /// [`Component::update`] but the [`Clock`]'s: handles `msg`, returns
+    /// whether the App re-renders.
+    fn handle(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::SetConfig(c) => {
                 self.seed_error = None;
@@ -770,10 +698,10 @@ impl Component for App {
                 self.step = k.min(self.steps());
                 if self.step == 0 {
                     self.frac = DWELL;
-                    self.ticker = None;
+                    self.frames.cancel();
                 } else {
                     self.frac = 0.0;
-                    self.ensure_ticker(ctx);
+                    self.ensure_ticker();
                 }
             }
             Msg::Play => {
@@ -782,15 +710,15 @@ impl Component for App {
                     self.frac = DWELL;
                 }
                 self.playing = true;
-                self.ensure_ticker(ctx);
+                self.ensure_ticker();
             }
             Msg::Pause => {
                 self.playing = false;
                 if self.frac < 1.0 {
-                    self.ensure_ticker(ctx); // finish the step in flight
+                    self.ensure_ticker(); // finish the step in flight
                 } else {
                     self.frac = DWELL;
-                    self.ticker = None;
+                    self.frames.cancel();
                 }
             }
             Msg::Forward => {
@@ -798,17 +726,17 @@ impl Component for App {
                 if self.step < self.steps() {
                     self.step += 1;
                     self.frac = 0.0;
-                    self.ensure_ticker(ctx);
+                    self.ensure_ticker();
                 }
             }
             Msg::Back => {
                 self.playing = false;
-                self.ticker = None;
+                self.frames.cancel();
                 self.step = self.step.saturating_sub(1);
                 self.frac = DWELL;
             }
             Msg::Speed(s) => self.speed = s.clamp(0.05, 16.0),
-            Msg::Tick => return self.tick(),
+            Msg::Tick(now) => return self.tick(now),
             Msg::CopyLink => {
                 let link = url::link_of(&self.query());
                 let scope = ctx.link().clone();
@@ -822,9 +750,9 @@ impl Component for App {
             Msg::DismissUrlErrors => self.url_errors.clear(),
             Msg::TogglePlay => {
                 let msg = if self.playing { Msg::Pause } else { Msg::Play };
-                return Component::update(self, ctx, msg);
+                return self.handle(ctx, msg);
             }
-            Msg::Last => return Component::update(self, ctx, Msg::Goto(self.steps())),
+            Msg::Last => return self.handle(ctx, Msg::Goto(self.steps())),
             Msg::LogText(text) => {
                 if text != self.log_text {
                     self.log_text = text;
@@ -859,7 +787,7 @@ impl Component for App {
             }
             Msg::TopoFile(text) => {
                 self.topo_text = text;
-                return Component::update(self, ctx, Msg::UseTopo);
+                return self.handle(ctx, Msg::UseTopo);
             }
             Msg::UseTopo => match CustomTopology::parse(&self.topo_text) {
                 Ok(t) => {
@@ -930,6 +858,96 @@ impl Component for App {
             }
         }
         true
+    }
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let (config, mut url_errors) = url::load();
+        let query = url::current_query();
+        // The language first: the link banner's words are in it.
+        let (ui, _) = url::load_ui(&query);
+        i18n::set_lang(ui.lang);
+        let (ui, ui_errors) = url::load_ui(&query);
+        url_errors.extend(ui_errors);
+        let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
+            .any(|(k, _)| k == "stop");
+        let mut app = App {
+            cb: Callbacks::new(ctx.link()),
+            config,
+            url_errors,
+            plan: Err(String::new()),
+            plan_partial: false,
+            plan_seq: 0,
+            planning: false,
+            planner: Planner::new(),
+            bytes_text: String::new(),
+            bytes_error: None,
+            seed_error: None,
+            run: Rc::new(RunView::new(0, RunState::Idle, 0)),
+            run_seq: 0,
+            current_run: Rc::new(Cell::new(0)),
+            pending_run: None,
+            step: 0,
+            frac: DWELL,
+            clock: Clock::new(1.0),
+            playing: false,
+            speed: 1.0,
+            frames: {
+                let link = ctx.link().clone();
+                Frames::new(move |ts| link.send_message(Msg::Tick(ts)))
+            },
+            last_tick: 0.0,
+            copy_status: None,
+            keys: None,
+            fault: url::load_fault(),
+            fault_banner: url::load_fault().map(|f| f.describe()),
+            log_text: String::new(),
+            log_table: None,
+            import: Rc::new(Import::new("", None, Config::default().primitive, 8)),
+            topo_text: String::new(),
+            topo_error: None,
+            lang: ui.lang,
+            learn_open: ui.lesson.is_some(),
+            lesson: ui.lesson,
+            off_stop: ui.lesson.is_some() && !stop_given,
+            answer: false,
+            show_me: false,
+            reduced_motion: web_sys::window()
+                .and_then(|w| {
+                    w.match_media("(prefers-reduced-motion: reduce)")
+                        .ok()
+                        .flatten()
+                })
+                .is_some_and(|m| m.matches()),
+            popstate: None,
+        };
+        if let Some(t) = &app.config.custom {
+            app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
+        }
+        app.replan(ctx);
+        // A lesson stop's link shows that stop (its configuration and step).
+        if let (Some((l, k)), true) = (ui.lesson, stop_given) {
+            app.go_stop(ctx, l, k, false);
+        }
+        // A clean link (or none) is rewritten to the full configuration, so
+        // the address bar always reproduces the run; a link with errors is
+        // left as the user gave it (nothing they had is lost).
+        if app.url_errors.is_empty() {
+            app.store(false);
+        }
+        // The page runs its configuration once on load.
+        app.schedule_run(ctx, 0);
+        app
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        let render = self.handle(ctx, msg);
+        self.clock.set(self.frac.min(1.0));
+        render
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
@@ -1057,7 +1075,7 @@ impl Component for App {
         };
         let playback = |p: &Rc<Plan>| {
             html! {
-            <Playback plan={p.clone()} step={self.step} t={self.frac.min(1.0)} playing={self.playing} speed={self.speed}
+            <Playback plan={p.clone()} step={self.step} playing={self.playing} speed={self.speed}
                                         on_goto={cb.goto.clone()} on_play={cb.play.clone()}
                                         on_pause={cb.pause.clone()} on_forward={cb.forward.clone()}
                                         on_back={cb.back.clone()} on_speed={cb.speed.clone()} />
@@ -1079,7 +1097,7 @@ impl Component for App {
                         )}{" "}
                         { if p.method == crate::engine::plan::Method::Bound { t!("model-only-bound") } else { t!("model-only-sim") } }
                     </p>
-                    <TopologyView plan={p.clone()} step={0} t={1.0} />
+                    <TopologyView plan={p.clone()} step={0} />
                     <div id="drawing-text" class="sr-only">{t!("transfers-none")}</div>
                 </section>
             },
@@ -1097,7 +1115,7 @@ impl Component for App {
                                 if p.config.ranks > 16 {
                                     {playback(p)}
                                 }
-                                <TopologyView plan={p.clone()} step={self.step} t={self.frac.min(1.0)} look_link={look_link} />
+                                <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
                                 {drawing_text(p, self.step)}
                             </div>
                             <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
@@ -1108,7 +1126,7 @@ impl Component for App {
                         }
                     </section>
                     if !p.estimate.timeline.steps.is_empty() {
-                        <Gantt plan={p.clone()} step={self.step} t={self.frac.min(1.0)} on_goto={cb.goto.clone()} />
+                        <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                     }
                     <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                 </>
@@ -1149,6 +1167,7 @@ impl Component for App {
         html! {
             <ContextProvider<Lang> context={self.lang}>
             <ContextProvider<Planner> context={self.planner.clone()}>
+            <ContextProvider<Clock> context={self.clock.clone()}>
             <div class="app">
                 <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
                 <header class="top">
@@ -1226,6 +1245,7 @@ impl Component for App {
                     <p>{t!("footer")}</p>
                 </footer>
             </div>
+            </ContextProvider<Clock>>
             </ContextProvider<Planner>>
             </ContextProvider<Lang>>
         }

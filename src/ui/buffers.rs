@@ -10,6 +10,8 @@ use super::lang::use_lang;
 use super::run::RunView;
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
+use crate::engine::verify::RankSet;
+use crate::i18n::Lang;
 use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -33,10 +35,160 @@ pub struct BuffersProps {
     pub look_panel: bool,
 }
 
+/// What the marked step does to one cell.
+#[derive(Clone, Copy, Default)]
+struct Marks {
+    /// Receives a copy / a reduction.
+    copy: bool,
+    reduce: bool,
+    /// The (last listed) transfer it receives: sender and kind.
+    from: Option<(usize, TransferKind)>,
+    /// Is sent.
+    send: bool,
+}
+
+/// Props of [`Cell`]: everything one chunk cell shows, so a step
+/// re-renders only the cells whose state or marks changed.
+#[derive(Properties, PartialEq)]
+struct CellProps {
+    /// The page's language (the tooltip's words).
+    lang: Lang,
+    /// Rank count.
+    n: usize,
+    /// The rank's device label.
+    device: AttrValue,
+    chunk: usize,
+    /// Whose contributions the chunk holds.
+    set: RankSet,
+    /// The workers' value of its first element: `None` not arrived yet,
+    /// `Some(None)` no value.
+    sample: Option<Option<f64>>,
+    /// Above 16 ranks: colour only.
+    compact: bool,
+    /// Received in the marked step: from whom (label), how.
+    from: Option<(AttrValue, TransferKind)>,
+    copy: bool,
+    reduce: bool,
+    send: bool,
+    /// Part of the collective's output.
+    is_output: bool,
+    /// Faded: scratch, once the collective is done.
+    scratch: bool,
+    /// A lesson's highlighted cell.
+    look: bool,
+}
+
+/// One chunk cell. Its colour and tooltip are made only when what it
+/// holds, its value, its receive or the language change.
+#[function_component(Cell)]
+fn cell(p: &CellProps) -> Html {
+    let looks = use_memo(
+        (
+            p.lang,
+            p.n,
+            p.device.clone(),
+            p.chunk,
+            p.set.clone(),
+            p.sample,
+            p.from.clone(),
+            p.is_output,
+        ),
+        |(_, n, device, chunk, set, sample, from, is_output)| {
+            let (n, chunk) = (*n, *chunk);
+            let colour = colors::cell(set, n);
+            let style = colour
+                .as_ref()
+                .map(|(bg, fg)| format!("background:{bg};color:{fg};"))
+                .unwrap_or_default();
+            let role = from
+                .as_ref()
+                .map(|(src, kind)| {
+                    format!(
+                        " · {}",
+                        t!(
+                            "buf-receives",
+                            src = src.to_string(),
+                            kind = if *kind == TransferKind::Copy {
+                                t!("kind-copy")
+                            } else {
+                                t!("kind-reduce")
+                            }
+                        )
+                    )
+                })
+                .unwrap_or_default();
+            let title = format!(
+                "{}{}{}{}",
+                t!(
+                    "buf-holds",
+                    device = device.to_string(),
+                    chunk = chunk,
+                    ranks = holds_words(set, n)
+                ),
+                match sample {
+                    Some(Some(v)) => format!(" · {}", t!("buf-first", value = v.to_string())),
+                    _ => String::new(),
+                },
+                role,
+                if *is_output {
+                    String::new()
+                } else {
+                    format!(" · {}", t!("buf-not-output"))
+                }
+            );
+            CellLooks {
+                empty: colour.is_none(),
+                complete: colour.is_some() && set.len() == n && n > 1,
+                style: AttrValue::from(style),
+                title: AttrValue::from(title),
+                ranks: AttrValue::from(format::ranks(set.iter())),
+            }
+        },
+    );
+    let n = p.n;
+    let label = match p.sample {
+        _ if p.compact => String::new(),
+        Some(Some(v)) => format::sample(v),
+        Some(None) => "–".to_string(),
+        None => "…".to_string(),
+    };
+    let class = classes!(
+        "cell",
+        looks.empty.then_some("empty"),
+        looks.complete.then_some("complete"),
+        p.copy.then_some("recv-copy"),
+        p.reduce.then_some("recv-reduce"),
+        p.send.then_some("send"),
+        p.scratch.then_some("scratch"),
+        p.look.then_some("lesson-look")
+    );
+    // One pip per rank; above 16 ranks the colour alone says it
+    // (64 × 64 cells × 64 pips would be 262 144 elements).
+    let pips = (0..if n <= 16 { n } else { 0 }).map(|q| {
+        let on = p.set.contains(q);
+        html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
+    });
+    html! {
+        <div class={class} style={looks.style.clone()} title={looks.title.clone()} data-ranks={looks.ranks.clone()} data-chunk={p.chunk.to_string()}>
+            <span class="val">{label}</span>
+            <span class="pips">{ for pips }</span>
+        </div>
+    }
+}
+
+/// A cell's colour and words, made once per content ([`Cell`]).
+struct CellLooks {
+    empty: bool,
+    complete: bool,
+    style: AttrValue,
+    title: AttrValue,
+    ranks: AttrValue,
+}
+
 /// The buffer view with its legend.
 #[function_component(Buffers)]
 pub fn buffers(p: &BuffersProps) -> Html {
-    let _lang = use_lang();
+    let lang = use_lang();
     let plan = &p.plan;
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
@@ -73,77 +225,52 @@ pub fn buffers(p: &BuffersProps) -> Html {
             }) }
         </div>
     };
+    // The marked step's receivers and senders, per (rank, chunk): once
+    // per render, not once per cell.
+    let at = |r: usize, c: usize| r * chunks + c;
+    let mut marks = vec![Marks::default(); n * chunks];
+    if let Some(s) = step {
+        for t in &s.transfers {
+            if t.dst < n {
+                for c in t.dst_chunks().filter(|&c| c < chunks) {
+                    let m = &mut marks[at(t.dst, c)];
+                    match t.kind {
+                        TransferKind::Copy => m.copy = true,
+                        TransferKind::Reduce => m.reduce = true,
+                    }
+                    m.from = Some((t.src, t.kind));
+                }
+            }
+            if t.src < n {
+                for c in t.chunks().filter(|&c| c < chunks) {
+                    marks[at(t.src, c)].send = true;
+                }
+            }
+        }
+    }
+    let labels: Vec<AttrValue> = (0..plan.topology.devices.len().max(n))
+        .map(|r| AttrValue::from(plan.topology.node_label(r).to_string()))
+        .collect();
+    let done = shown == plan.steps();
     let rows = (0..n).map(|r| {
         let cells = (0..chunks).map(|c| {
-            let set = &state[r][c];
             let sample = p.run.samples.get(r).and_then(|s| s.as_ref()).and_then(|s| s.get(shown)).and_then(|row| row.get(c).copied());
-            let label = match sample {
-                _ if compact => String::new(),
-                Some(Some(v)) => format::sample(v),
-                Some(None) => "–".to_string(),
-                None => "…".to_string(),
-            };
-            let mut class = classes!("cell");
-            let mut style = String::new();
-            match colors::cell(set, n) {
-                None => class.push("empty"),
-                Some((bg, fg)) => {
-                    style = format!("background:{bg};color:{fg};");
-                    if set.len() == n && n > 1 {
-                        class.push("complete");
-                    }
-                }
-            }
-            let mut role = String::new();
-            if let Some(s) = step {
-                for t in &s.transfers {
-                    if t.dst == r && t.dst_chunks().contains(&c) {
-                        class.push(match t.kind {
-                            TransferKind::Copy => "recv-copy",
-                            TransferKind::Reduce => "recv-reduce",
-                        });
-                        role = format!(" · {}", t!("buf-receives", src = plan.topology.node_label(t.src).to_string(), kind = if t.kind == TransferKind::Copy { t!("kind-copy") } else { t!("kind-reduce") }));
-                    }
-                    if t.src == r && t.chunks().contains(&c) {
-                        class.push("send");
-                    }
-                }
-            }
+            let m = &marks[at(r, c)];
             let is_output = plan.drawn_schedule().expected_after(r, c).is_some();
-            // Scratch blocks carry partial results mid-run; fade them only
-            // once the collective is done.
-            if !is_output && shown == plan.steps() {
-                class.push("scratch");
-            }
-            let title = format!(
-                "{}{}{}{}",
-                t!("buf-holds", device = plan.topology.node_label(r).to_string(), chunk = c, ranks = holds_words(set, n)),
-                match sample {
-                    Some(Some(v)) => format!(" · {}", t!("buf-first", value = v.to_string())),
-                    _ => String::new(),
-                },
-                role,
-                if is_output { String::new() } else { format!(" · {}", t!("buf-not-output")) }
-            );
-            // One pip per rank; above 16 ranks the colour alone says it
-            // (64 × 64 cells × 64 pips would be 262 144 elements).
-            let pips = (0..if n <= 16 { n } else { 0 }).map(|q| {
-                let on = set.contains(q);
-                html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
-            });
-            if lesson_cell == Some((r, c)) {
-                class.push("lesson-look");
-            }
             html! {
-                <div class={class} style={style} title={title} data-ranks={format::ranks(set.iter())} data-chunk={c.to_string()}>
-                    <span class="val">{label}</span>
-                    <span class="pips">{ for pips }</span>
-                </div>
+                <Cell lang={lang} n={n} device={labels[r].clone()} chunk={c} set={state[r][c].clone()}
+                    sample={sample} compact={compact}
+                    from={m.from.map(|(src, k)| (labels[src].clone(), k))}
+                    copy={m.copy} reduce={m.reduce} send={m.send} is_output={is_output}
+                    // Scratch blocks carry partial results mid-run; fade
+                    // them only once the collective is done.
+                    scratch={!is_output && done}
+                    look={lesson_cell == Some((r, c))} />
             }
         });
         html! {
             <div class="buf-row" data-rank={r.to_string()}>
-                <div class="buf-label"><span class="swatch" style={format!("background:{}", colors::rank(r))}></span>{plan.topology.node_label(r).to_string()}</div>
+                <div class="buf-label"><span class="swatch" style={format!("background:{}", colors::rank(r))}></span>{labels[r].clone()}</div>
                 { for cells }
             </div>
         }

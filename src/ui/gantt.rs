@@ -6,12 +6,13 @@
 
 use super::colors;
 use super::format;
+use super::motion::use_progress;
 use super::playback::model_time;
 use crate::engine::degrade::{self, StepWait};
 use crate::engine::formats::trace::chrome_trace;
 use crate::engine::plan::Plan;
 use crate::t;
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -22,8 +23,6 @@ pub struct GanttProps {
     pub plan: Rc<Plan>,
     /// Current step, 1-based (0 = initial state).
     pub step: usize,
-    /// Progress of the current step, 0..=1.
-    pub t: f64,
     /// Go to a step.
     pub on_goto: Callback<usize>,
 }
@@ -42,10 +41,45 @@ enum By {
     Rank,
 }
 
+/// What the chart needs of a plan beyond its timeline, made once per
+/// plan (not per frame or step).
+#[derive(PartialEq)]
+struct Shape {
+    /// The link directions that carry traffic, in row order (sorted).
+    links: Vec<(usize, bool)>,
+    /// Who waits for whom on a degraded machine.
+    waits: Vec<StepWait>,
+}
+
+impl Shape {
+    fn of(plan: &Plan) -> Shape {
+        let links: BTreeSet<(usize, bool)> = plan
+            .estimate
+            .timeline
+            .link_busy
+            .iter()
+            .map(|b| (b.link, b.forward))
+            .collect();
+        Shape {
+            links: links.into_iter().collect(),
+            waits: fault_waits(plan),
+        }
+    }
+
+    /// Number of rows of the chart by `by`.
+    fn rows(&self, plan: &Plan, by: By) -> usize {
+        match by {
+            By::Link => self.links.len(),
+            By::Rank => plan.config.ranks,
+        }
+    }
+}
+
 /// Props of [`GanttRows`].
 #[derive(Properties, PartialEq)]
 struct RowsProps {
     plan: Rc<Plan>,
+    shape: Rc<Shape>,
     step: usize,
     by: By,
 }
@@ -63,108 +97,39 @@ fn fault_waits(plan: &Plan) -> Vec<StepWait> {
     )
 }
 
-/// Number of rows of the chart by `by`.
-fn row_count(plan: &Plan, by: By) -> usize {
-    match by {
-        By::Link => link_rows(plan).len(),
-        By::Rank => plan.config.ranks,
-    }
-}
-
-fn link_rows(plan: &Plan) -> BTreeMap<(usize, bool), ()> {
-    plan.estimate
-        .timeline
-        .link_busy
-        .iter()
-        .map(|b| ((b.link, b.forward), ()))
-        .collect()
-}
-
-/// The labels and bars: re-rendered only when the step or the plan
-/// changes (not on every animation frame).
+/// The axis, labels and step lines, and the bars step by step
+/// ([`StepBars`]): a step change re-renders the lines and the bars of
+/// the two steps whose highlight changed.
 #[function_component(GanttRows)]
 fn gantt_rows(p: &RowsProps) -> Html {
     let plan = &p.plan;
     let tl = &plan.estimate.timeline;
-    let topo = &plan.topology;
-    let link_rows = link_rows(plan);
-    let by_now = p.by;
     let span = plan.loop_us().max(1e-9);
     let x = |us: f64| LABEL_W + us / span * PLOT_W;
-    let ranks = plan.config.ranks;
-    // Rows and their bars.
-    let (labels, bars): (Vec<String>, Vec<Html>) = match by_now {
-        By::Link => {
-            let index: BTreeMap<(usize, bool), usize> =
-                link_rows.keys().enumerate().map(|(i, k)| (*k, i)).collect();
-            let labels = link_rows
-                .keys()
+    let labels = use_memo((plan.clone(), p.by), |(plan, by)| {
+        let topo = &plan.topology;
+        match by {
+            By::Link => p
+                .shape
+                .links
+                .iter()
                 .map(|&(l, fwd)| {
                     let lk = &topo.links[l];
                     let (a, b) = if fwd { (lk.a, lk.b) } else { (lk.b, lk.a) };
                     format!("{}→{}", topo.node_label(a), topo.node_label(b))
                 })
-                .collect();
-            let bars = tl
-                .link_busy
-                .iter()
-                .map(|b| {
-                    let row = index[&(b.link, b.forward)];
-                    let shared = b.flows > 1;
-                    let cur = b.step + 1 == p.step;
-                    html! {
-                        <rect class={classes!("gbar", shared.then_some("shared"), cur.then_some("current"))}
-                            x={f(x(b.start_us))} y={f(AXIS_H + row as f64 * ROW_H + 2.0)}
-                            width={f((x(b.end_us) - x(b.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                            <title>{format!("step {}: {} flow{} · {}–{} µs", b.step + 1, b.flows, if b.flows == 1 { "" } else { "s" }, format::us(b.start_us), format::us(b.end_us))}</title>
-                        </rect>
-                    }
-                })
-                .collect();
-            (labels, bars)
-        }
-        By::Rank => {
-            let faults = &plan.config.faults;
-            let labels = (0..ranks)
+                .collect::<Vec<String>>(),
+            By::Rank => (0..plan.config.ranks)
                 .map(|r| {
-                    if faults.impairs(r) {
+                    if plan.config.faults.impairs(r) {
                         format!("{} rank {r} sends", t!("gantt-slow-mark"))
                     } else {
                         format!("rank {r} sends")
                     }
                 })
-                .collect();
-            let bars = tl
-                .transfers
-                .iter()
-                .filter_map(|t| {
-                    let tr = plan.drawn_schedule().steps.get(t.step)?.transfers.get(t.index)?;
-                    let cur = t.step + 1 == p.step;
-                    let slow = faults.impairs(tr.src);
-                    Some(html! {
-                        <rect class={classes!("gbar", "rank", cur.then_some("current"), slow.then_some("slow"))} fill={colors::rank(tr.src)}
-                            x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
-                            width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::units::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
-                        </rect>
-                    })
-                })
-                .collect::<Vec<Html>>();
-            // Who waits for whom: each waiting rank's idle time before the
-            // step ends, hatched on its row.
-            let waits = fault_waits(plan).into_iter().flat_map(|w| {
-                let end = tl.steps.get(w.step).map_or(0.0, |s| s.end_us);
-                let cur = w.step + 1 == p.step;
-                w.waits.iter().map(move |&(r, us)| html! {
-                    <rect class={classes!("gwait", cur.then_some("current"))} x={f(x(end - us))} y={f(AXIS_H + r as f64 * ROW_H + 2.0)}
-                        width={f((x(end) - x(end - us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                        <title>{t!("gantt-wait-title", step = w.step + 1, r = r, us = format::us(us), b = w.blame)}</title>
-                    </rect>
-                }).collect::<Vec<_>>()
-            });
-            (labels, bars.into_iter().chain(waits).collect())
+                .collect(),
         }
-    };
+    });
     let h = AXIS_H + labels.len() as f64 * ROW_H + 6.0;
     let steps = tl.steps.iter().enumerate().map(|(i, s)| {
         html! {
@@ -178,13 +143,108 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let label_rows = labels.iter().enumerate().map(|(i, l)| {
         html! { <text class="glabel" x={f(LABEL_W - 6.0)} y={f(AXIS_H + i as f64 * ROW_H + ROW_H - 3.0)} text-anchor="end">{l.clone()}</text> }
     });
+    let bars = (0..tl.steps.len()).map(|i| {
+        html! { <StepBars plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
+    });
     html! {
         <g class="grows">
             <g class="gsteps">{ for steps }</g>
             { for ticks }
             { for label_rows }
-            <g class="gbars">{ for bars.into_iter() }</g>
+            <g class="gbars">{ for bars }</g>
         </g>
+    }
+}
+
+/// Props of [`StepBars`].
+#[derive(Properties, PartialEq)]
+struct StepBarsProps {
+    plan: Rc<Plan>,
+    shape: Rc<Shape>,
+    by: By,
+    /// The step (0-based).
+    index: usize,
+    /// It is the current step (highlighted).
+    current: bool,
+}
+
+/// One step's bars (and, by rank, its waits).
+#[function_component(StepBars)]
+fn step_bars(p: &StepBarsProps) -> Html {
+    let plan = &p.plan;
+    let tl = &plan.estimate.timeline;
+    let span = plan.loop_us().max(1e-9);
+    let x = |us: f64| LABEL_W + us / span * PLOT_W;
+    let cur = p.current;
+    let bars: Html = match p.by {
+        By::Link => tl
+            .link_busy
+            .iter()
+            .filter(|b| b.step == p.index)
+            .map(|b| {
+                let row = p.shape.links.binary_search(&(b.link, b.forward)).unwrap_or(0);
+                let shared = b.flows > 1;
+                html! {
+                    <rect class={classes!("gbar", shared.then_some("shared"), cur.then_some("current"))}
+                        x={f(x(b.start_us))} y={f(AXIS_H + row as f64 * ROW_H + 2.0)}
+                        width={f((x(b.end_us) - x(b.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                        <title>{format!("step {}: {} flow{} · {}–{} µs", b.step + 1, b.flows, if b.flows == 1 { "" } else { "s" }, format::us(b.start_us), format::us(b.end_us))}</title>
+                    </rect>
+                }
+            })
+            .collect(),
+        By::Rank => {
+            let faults = &plan.config.faults;
+            let bars = tl
+                .transfers
+                .iter()
+                .filter(|t| t.step == p.index)
+                .filter_map(|t| {
+                    let tr = plan.drawn_schedule().steps.get(t.step)?.transfers.get(t.index)?;
+                    let slow = faults.impairs(tr.src);
+                    Some(html! {
+                        <rect class={classes!("gbar", "rank", cur.then_some("current"), slow.then_some("slow"))} fill={colors::rank(tr.src)}
+                            x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
+                            width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::units::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
+                        </rect>
+                    })
+                });
+            // Who waits for whom: each waiting rank's idle time before the
+            // step ends, hatched on its row.
+            let waits = p.shape.waits.iter().filter(|w| w.step == p.index).flat_map(|w| {
+                let end = tl.steps.get(w.step).map_or(0.0, |s| s.end_us);
+                w.waits.iter().map(move |&(r, us)| html! {
+                    <rect class={classes!("gwait", cur.then_some("current"))} x={f(x(end - us))} y={f(AXIS_H + r as f64 * ROW_H + 2.0)}
+                        width={f((x(end) - x(end - us)).max(1.0))} height={f(ROW_H - 4.0)}>
+                        <title>{t!("gantt-wait-title", step = w.step + 1, r = r, us = format::us(us), b = w.blame)}</title>
+                    </rect>
+                })
+            });
+            bars.chain(waits).collect()
+        }
+    };
+    html! { <g class="gstep-bars">{bars}</g> }
+}
+
+/// Props of [`GanttCursor`].
+#[derive(Properties, PartialEq)]
+struct CursorProps {
+    plan: Rc<Plan>,
+    step: usize,
+    /// The chart's height.
+    h: f64,
+}
+
+/// The current animation time as a vertical line: the one part of the
+/// chart that changes every frame ([`use_progress`]).
+#[function_component(GanttCursor)]
+fn gantt_cursor(p: &CursorProps) -> Html {
+    let t = use_progress();
+    let span = p.plan.loop_us().max(1e-9);
+    let x = LABEL_W + model_time(&p.plan, p.step, t) / span * PLOT_W;
+    html! {
+        <line class="gcursor" x1={f(x)} x2={f(x)} y1={f(AXIS_H - 6.0)} y2={f(p.h)} />
     }
 }
 
@@ -195,20 +255,21 @@ pub fn gantt(p: &GanttProps) -> Html {
     let plan = &p.plan;
     let tl = &plan.estimate.timeline;
     let by = use_state(|| None::<By>);
+    let shape = use_memo(plan.clone(), |plan| Shape::of(plan));
     // A degraded machine shows ranks first: that is where the waits are.
     let by_now = by.unwrap_or(if !plan.config.faults.is_none() {
         By::Rank
-    } else if link_rows(plan).len() <= 40 {
+    } else if shape.links.len() <= 40 {
         By::Link
     } else {
         By::Rank
     });
     let span = plan.loop_us().max(1e-9);
-    let x = |us: f64| LABEL_W + us / span * PLOT_W;
-    let rows = row_count(plan, by_now);
+    let rows = shape.rows(plan, by_now);
     let h = AXIS_H + rows as f64 * ROW_H + 6.0;
     let w = LABEL_W + PLOT_W + 10.0;
-    let now = model_time(plan, p.step, p.t);
+    let view_box = format!("0 0 {} {}", f(w), f(h));
+    let max_height = format!("max-height:{}px", (h * 1.2).min(520.0));
     let on_click = {
         let (cb, starts) = (
             p.on_goto.clone(),
@@ -260,10 +321,7 @@ pub fn gantt(p: &GanttProps) -> Html {
             );
         })
     };
-    let waits: Vec<StepWait> = fault_waits(plan)
-        .into_iter()
-        .filter(|w| !w.waits.is_empty())
-        .collect();
+    let waits: Vec<&StepWait> = shape.waits.iter().filter(|w| !w.waits.is_empty()).collect();
     html! {
         <section class="card gantt-card" id="gantt" aria-label={t!("gantt-label")}>
             <div class="card-head">
@@ -276,12 +334,19 @@ pub fn gantt(p: &GanttProps) -> Html {
             </div>
             { for trace_error.as_ref().map(|e| html! { <p class="error" role="alert">{e.clone()}</p> }) }
             <div class="gantt-scroll">
-                <svg class="gantt" viewBox={format!("0 0 {} {}", f(w), f(h))} style={format!("max-height:{}px", (h * 1.2).min(520.0))}
+                // The cursor moves every frame: a layer of its own (an SVG
+                // with the same box and viewBox over the chart), so a frame
+                // repaints one line, not the bars.
+                <div class="gantt-layers">
+                <svg class="gantt" viewBox={view_box.clone()} style={max_height.clone()}
                     onclick={on_click} data-rows={rows.to_string()} role="img"
                     aria-label={t!("gantt-rows", rows = rows)}>
-                    <GanttRows plan={plan.clone()} step={p.step} by={by_now} />
-                    <line class="gcursor" x1={f(x(now))} x2={f(x(now))} y1={f(AXIS_H - 6.0)} y2={f(h)} />
+                    <GanttRows plan={plan.clone()} shape={shape.clone()} step={p.step} by={by_now} />
+                    </svg>
+                <svg class="gantt-cursor" viewBox={view_box} style={max_height} aria-hidden="true" focusable="false">
+                    <GanttCursor plan={plan.clone()} step={p.step} h={h} />
                 </svg>
+                </div>
             </div>
             <p class="hint">
                 { match by_now {

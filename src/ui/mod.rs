@@ -10,6 +10,7 @@
 //! | file | what it draws or does |
 //! |---|---|
 //! | [`app`] | the root component: state, messages, runs, playback clock |
+//! | [`motion`] | the playback clock's animation frames and the progress context only moving parts read |
 //! | [`run`] | the state of one worker run (reports, samples, errors) |
 //! | [`url`] | reading and writing the query string, the share link |
 //! | [`controls`] | the configuration form |
@@ -50,6 +51,7 @@ pub mod gantt;
 pub mod lang;
 pub mod learn;
 pub mod log_import;
+pub mod motion;
 pub mod msccl_card;
 pub mod planned;
 pub mod playback;

@@ -4,6 +4,7 @@
 use super::describe;
 use super::format;
 use super::lang::use_lang;
+use super::motion::use_progress;
 use crate::engine::plan::Plan;
 use crate::t;
 use std::rc::Rc;
@@ -19,8 +20,6 @@ pub struct PlaybackProps {
     pub plan: Rc<Plan>,
     /// Current step, 1-based (0 = initial state).
     pub step: usize,
-    /// Progress of the current step, 0..=1.
-    pub t: f64,
     /// Playing?
     pub playing: bool,
     /// Speed factor.
@@ -48,13 +47,30 @@ pub fn model_time(plan: &Plan, step: usize, t: f64) -> f64 {
     s.start_us + (s.end_us - s.start_us) * t.clamp(0.0, 1.0)
 }
 
+/// Props of [`StepTime`].
+#[derive(Properties, PartialEq)]
+pub struct StepTimeProps {
+    /// The plan played.
+    pub plan: Rc<Plan>,
+    /// Current step, 1-based (0 = initial state).
+    pub step: usize,
+}
+
+/// The step clock's model time: the one part of the playback bar that
+/// changes every frame ([`use_progress`]).
+#[function_component(StepTime)]
+pub fn step_time(p: &StepTimeProps) -> Html {
+    let t = use_progress();
+    let now = model_time(&p.plan, p.step, t);
+    html! { <span class="t">{format!("t = {} µs", format::us(now))}</span> }
+}
+
 /// The playback bar and the step description.
 #[function_component(Playback)]
 pub fn playback(p: &PlaybackProps) -> Html {
     let _lang = use_lang();
     let plan = &p.plan;
     let total = plan.steps();
-    let now = model_time(plan, p.step, p.t);
     // The steps cover one buffer loop (HCCL_BUFFSIZE); the bar is that loop.
     let end = plan.loop_us();
     let loops = plan.loops();
@@ -138,7 +154,7 @@ pub fn playback(p: &PlaybackProps) -> Html {
                 </label>
                 <div class="clock" id="step-clock" data-step={p.step.to_string()} data-steps={total.to_string()}>
                     <span class="step-count">{status}</span>
-                    <span class="t">{format!("t = {} µs", format::us(now))}</span>
+                    <StepTime plan={plan.clone()} step={p.step} />
                     if loops > 1 {
                         <span class="muted loop-note" id="loop-note" data-loops={loops.to_string()}
                             title={t!("loops-title", loops = loops, bytes = crate::engine::units::format_bytes(plan.estimate.timeline.loop_bytes))}>

@@ -6,6 +6,7 @@
 
 use super::colors;
 use super::format;
+use super::motion::use_progress;
 use super::topology_layout::{along, trim, Layout};
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
@@ -27,8 +28,6 @@ pub struct TopologyProps {
     pub plan: Rc<Plan>,
     /// Current step, 1-based (0 = before the first step: nothing moves).
     pub step: usize,
-    /// Progress of the current step's transfers, 0..=1.
-    pub t: f64,
     /// A lesson's highlighted link: the route between two ranks.
     #[prop_or_default]
     pub look_link: Option<(usize, usize)>,
@@ -117,6 +116,53 @@ fn load_text(topo: &Topology, link: usize, l: &[Load; 2], window_us: f64, scope:
         dir(&l[0], lk.a, lk.b),
         dir(&l[1], lk.b, lk.a)
     )
+}
+
+/// One chunk token of the current step: its lane and looks.
+#[derive(Clone, PartialEq)]
+struct Token {
+    /// The lane it moves along.
+    pts: Vec<(f64, f64)>,
+    /// Fill and text colour: what the chunk holds.
+    fill: String,
+    text: &'static str,
+    /// Copy or reduce colour.
+    stroke: &'static str,
+    /// The chunks it carries, drawn as a label (up to 8 ranks; else a dot).
+    label: Option<String>,
+}
+
+/// Props of [`Tokens`].
+#[derive(Properties, PartialEq)]
+struct TokensProps {
+    tokens: Rc<Vec<Token>>,
+}
+
+/// The current step's tokens where they are now: the one part of the
+/// drawing that changes every frame ([`use_progress`]).
+#[function_component(Tokens)]
+fn tokens(p: &TokensProps) -> Html {
+    let t = use_progress().clamp(0.0, 1.0);
+    let ease = t * t * (3.0 - 2.0 * t);
+    let tokens = p.tokens.iter().enumerate().map(|(ti, tok)| {
+        let (tx, ty) = along(&tok.pts, 0.12 + 0.76 * ease);
+        match &tok.label {
+            Some(label) => {
+                let w = 8.0 + 6.2 * label.chars().count() as f64;
+                html! {
+                    <g class="token" key={format!("tok{ti}")} transform={format!("translate({tx:.1},{ty:.1})")}>
+                        <rect x={f(-w / 2.0)} y="-8" width={f(w)} height="16" rx="4" fill={tok.fill.clone()} stroke={tok.stroke} stroke-width="1.5" />
+                        <text y="4" text-anchor="middle" fill={tok.text}>{label.clone()}</text>
+                    </g>
+                }
+            }
+            None => html! {
+                <circle class="token dot" key={format!("tok{ti}")} cx={f(tx)} cy={f(ty)} r="5"
+                    fill={tok.fill.clone()} stroke={tok.stroke} stroke-width="1.5" />
+            },
+        }
+    });
+    html! { <g class="tokens">{ for tokens }</g> }
 }
 
 /// The SVG of the topology and the current step.
@@ -302,9 +348,9 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             });
         }
     }
-    // Lanes and tokens of the current step.
-    let t = p.t.clamp(0.0, 1.0);
-    let ease = t * t * (3.0 - 2.0 * t);
+    // Lanes and tokens of the current step: the lanes and where each
+    // token goes are made here, once per step; where the tokens are now
+    // is [`Tokens`]'s, once per frame.
     let mut lanes = Vec::new();
     let mut tokens = Vec::new();
     let too_many = step.is_some_and(|s| s.transfers.len() > MAX_DRAWN_TRANSFERS);
@@ -333,25 +379,16 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 <polyline class="lane" key={format!("lane{ti}")} points={d} fill="none"
                     stroke={colour} marker-end={marker} />
             });
-            let (tx, ty) = along(&pts, 0.12 + 0.76 * ease);
             let set = &v.trace[p.step - 1][tr.src][tr.first];
             let (fill, text) =
                 colors::cell(set, ranks).unwrap_or_else(|| ("#cccccc".into(), "#222"));
-            if ranks <= 8 {
-                let label = format::chunks(tr.first, tr.count);
-                let w = 8.0 + 6.2 * label.chars().count() as f64;
-                tokens.push(html! {
-                    <g class="token" key={format!("tok{ti}")} transform={format!("translate({tx:.1},{ty:.1})")}>
-                        <rect x={f(-w / 2.0)} y="-8" width={f(w)} height="16" rx="4" fill={fill} stroke={colour} stroke-width="1.5" />
-                        <text y="4" text-anchor="middle" fill={text}>{label}</text>
-                    </g>
-                });
-            } else {
-                tokens.push(html! {
-                    <circle class="token dot" key={format!("tok{ti}")} cx={f(tx)} cy={f(ty)} r="5"
-                        fill={fill} stroke={colour} stroke-width="1.5" />
-                });
-            }
+            tokens.push(Token {
+                pts,
+                fill,
+                text,
+                stroke: colour,
+                label: (ranks <= 8).then(|| format::chunks(tr.first, tr.count)),
+            });
         }
     }
     let boxes = layout.boxes.iter().map(|b| {
@@ -477,10 +514,18 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     } else {
         None
     };
+    let max_width = layout
+        .multi_server
+        .then(|| format!("max-width:{:.0}px", layout.w * 1.35));
+    let view_box = format!("0 0 {} {}", f(layout.w), f(layout.h));
     html! {
         <div class={classes!("topology-wrap", layout.multi_server.then_some("wide"))}>
+        // The tokens move every frame: they are a layer of their own (an
+        // SVG with the same box and viewBox over the drawing), so a frame
+        // repaints them, not the drawing's links, nodes and shadows.
+        <div class={classes!("topo-layers", layout.multi_server.then_some("wide"))} style={max_width.clone()}>
         <svg id="topology" class={classes!("topology", layout.multi_server.then_some("wide"))}
-            style={layout.multi_server.then(|| format!("max-width:{:.0}px", layout.w * 1.35))} viewBox={format!("0 0 {} {}", f(layout.w), f(layout.h))} role="img"
+            style={max_width} viewBox={view_box.clone()} role="img"
             data-layout={if layout.collapsed { "collapsed" } else if layout.multi_server { "servers" } else { "single" }}
             aria-label={t!("drawing-label", title = topo.name.clone(), devices = ranks, device = plan.library.device_word())}
             aria-describedby="drawing-text">
@@ -494,8 +539,11 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             { for switches }
             <g class="lanes">{ for lanes }</g>
             { nodes.unwrap_or_default() }
-            <g class="tokens">{ for tokens }</g>
         </svg>
+        <svg class="topology-tokens" viewBox={view_box} aria-hidden="true" focusable="false">
+            <Tokens tokens={Rc::new(tokens)} />
+        </svg>
+        </div>
         if let Some(n) = note {
             <p class="hint topo-note">{n}</p>
         }
