@@ -12,7 +12,8 @@
 //!   ranking or a sweep); at most one job per [`Lane`] queued or running;
 //!   a worker takes its lanes in their order (while the page
 //!   [`Planner::hold`]s, the headline only; while a headline is made and
-//!   for [`SETTLE_MS`] after its answer, the other worker starts nothing). A newer job of a lane
+//!   for [`SETTLE_MS`] after its answer, the other worker starts
+//!   nothing). A newer job of a lane
 //!   replaces a queued one and cancels a running one by terminating its
 //!   worker and starting a fresh one (a worker cannot be interrupted; a
 //!   stale answer is never waited for; the other worker goes on). A worker

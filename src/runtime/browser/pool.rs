@@ -570,20 +570,12 @@ async fn take_in(bytes: &DoneBytes) -> Vec<u8> {
         bytes.copy_part(at, &mut out[at..end]);
         at = end;
         if at < n {
-            next_task().await;
+            // A later task of the event loop: the page renders and takes
+            // input in between.
+            gloo_timers::future::TimeoutFuture::new(0).await;
         }
     }
     out
-}
-
-/// Resolves in a later task of the event loop (a 0 ms timeout), so that
-/// the page can render and handle input in between.
-async fn next_task() {
-    let (tx, rx) = futures::channel::oneshot::channel::<()>();
-    let _timer = Timeout::new(0, move || {
-        let _ = tx.send(());
-    });
-    let _ = rx.await;
 }
 
 /// A single-consumer event queue the JS callbacks push into.
