@@ -1,8 +1,8 @@
 //! Compression what-if speed: the page's compressed reference and error
 //! report (`CompressedCheck::prepare`: 8 ranks' gradient inputs, the ring
 //! AllReduce with every transfer encoded and decoded, the exact result and
-//! the statistics) and one encode + decode of 1 Mi fp16 elements (what a
-//! worker does per transfer at 16 MiB / 8 ranks).
+//! the statistics) and one encode + decode of 1 Mi fp16 elements, int8
+//! and fp8 (what a worker does per transfer at 16 MiB / 8 ranks).
 //! Run: `cargo bench --bench compress`.
 
 use ccl_playground::engine::algorithm::{build, Algorithm};
@@ -59,6 +59,20 @@ fn reference(c: &mut Criterion) {
         b.iter(|| {
             let w = compressed::encode(&c, DType::Fp16, black_box(&payload)).unwrap();
             compressed::decode(&c, DType::Fp16, &w, &mut out).unwrap();
+        })
+    });
+    // The fp8 link's codec (`compress=fp8e4m3&block=32&scale=fp32`): the
+    // encode is the f32 → E4M3 rounding of every element.
+    let fp8 = Compression {
+        scheme: Scheme::Fp8e4m3,
+        block: 32,
+        scale: ScaleType::Fp32,
+    };
+    g.bench_function("encode_decode_1Mi_fp16_fp8e4m3", |b| {
+        let mut out = vec![0u8; 2 << 20];
+        b.iter(|| {
+            let w = compressed::encode(&fp8, DType::Fp16, black_box(&payload)).unwrap();
+            compressed::decode(&fp8, DType::Fp16, &w, &mut out).unwrap();
         })
     });
     g.bench_function("gradients_1Mi_normal", |b| {
