@@ -460,13 +460,16 @@ impl Streamed {
         self
     }
 
-    /// The chunk count and the step iterator, by algorithm (only the
-    /// ring says which steps repeat their predecessor's traffic).
+    /// The chunk count and the step iterator, by algorithm (the ring and
+    /// HCCL's pipeline say which steps repeat their predecessor's traffic).
     fn make(&self) -> (usize, LazyIter) {
         let (c, it) = match self.algorithm {
             Algorithm::Ring => {
                 let h = &self.header;
                 return ring::stream_lazy(h.primitive, h.ranks, h.root);
+            }
+            Algorithm::Pipeline => {
+                return pipeline::stream_lazy(self.header.primitive, self.header.ranks)
             }
             _ => self.make_made(),
         };
@@ -501,7 +504,10 @@ impl Streamed {
             Algorithm::Hier => hier::stream(primitive, ranks, root, hier::Level1::Ring),
             Algorithm::HierNhr => hier::stream(primitive, ranks, root, hier::Level1::Nhr),
             Algorithm::Nhr => nhr::stream(primitive, ranks, root),
-            Algorithm::Pipeline => pipeline::stream(primitive, ranks),
+            Algorithm::Pipeline => {
+                let (c, s) = pipeline::stream_lazy(primitive, ranks);
+                (c, Box::new(s.map(Lazy::make)))
+            }
         }
     }
 

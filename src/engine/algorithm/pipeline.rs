@@ -32,78 +32,101 @@
 
 use super::hier::PER_SERVER;
 use super::step;
-use super::{CostTerms, StepIter};
+use super::{CostTerms, Lazy, LazyIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
-fn all_gather(n: usize) -> impl Iterator<Item = Step> {
+/// AllGather step `t` of `m` servers: per holder position `(at, l)` (in
+/// that order, so that every step's traffic is the same but for the last,
+/// see [`stream_lazy`]) the block of rank `((at - t) mod m, l)` goes on
+/// along the ring (if `t < m - 1`) and to the 7 server peers.
+fn all_gather_step(m: usize, t: usize) -> Step {
     let g = PER_SERVER;
-    let m = n / g;
-    (0..m).map(move |t| {
-        let mut tr = Vec::new();
-        for s in 0..m {
-            for l in 0..g {
-                let b = s * g + l;
-                let at = (s + t) % m;
-                let holder = at * g + l;
-                if t + 1 < m {
-                    tr.push(Transfer::copy(holder, ((at + 1) % m) * g + l, b, 1));
-                }
-                for p in (0..g).filter(|&p| p != l) {
-                    tr.push(Transfer::copy(holder, at * g + p, b, 1));
-                }
+    let mut tr = Vec::with_capacity(m * g * g);
+    for at in 0..m {
+        let b0 = ((at + m - t % m) % m) * g;
+        for l in 0..g {
+            let (holder, b) = (at * g + l, b0 + l);
+            if t + 1 < m {
+                tr.push(Transfer::copy(holder, ((at + 1) % m) * g + l, b, 1));
+            }
+            for p in (0..g).filter(|&p| p != l) {
+                tr.push(Transfer::copy(holder, at * g + p, b, 1));
             }
         }
-        let phase = if t + 1 < m {
-            "AllGather: inter-server ring + intra-server mesh"
-        } else {
-            "AllGather: intra-server mesh"
-        };
-        step(phase, tr)
-    })
+    }
+    let phase = if t + 1 < m {
+        "AllGather: inter-server ring + intra-server mesh"
+    } else {
+        "AllGather: intra-server mesh"
+    };
+    step(phase, tr)
 }
 
-fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
+/// ReduceScatter step `t` of `m` servers (`u = m - 1 - t`): per receiver
+/// `(at, l)` (in that order, as in [`all_gather_step`]) of block `b` of
+/// rank `((at - u) mod m, l)`, the 7 peers' inputs of `b` (mesh first)
+/// and, if `t > 0`, the partial sum from `(at + 1, l)` (ring last).
+fn reduce_scatter_step(m: usize, t: usize) -> Step {
     let g = PER_SERVER;
-    let m = n / g;
-    (0..m).map(move |t| {
-        let u = m - 1 - t;
-        let mut tr = Vec::new();
-        for s in 0..m {
-            for l in 0..g {
-                let b = s * g + l;
-                let at = (s + u) % m;
-                let to = at * g + l;
-                for p in (0..g).filter(|&p| p != l) {
-                    tr.push(Transfer::reduce(at * g + p, to, b, 1));
-                }
-                if t > 0 {
-                    tr.push(Transfer::reduce(((at + 1) % m) * g + l, to, b, 1));
-                }
+    let u = m - 1 - t;
+    let mut tr = Vec::with_capacity(m * g * g);
+    for at in 0..m {
+        let b0 = ((at + m - u) % m) * g;
+        for l in 0..g {
+            let (to, b) = (at * g + l, b0 + l);
+            for p in (0..g).filter(|&p| p != l) {
+                tr.push(Transfer::reduce(at * g + p, to, b, 1));
+            }
+            if t > 0 {
+                tr.push(Transfer::reduce(((at + 1) % m) * g + l, to, b, 1));
             }
         }
-        let phase = if t > 0 {
-            "ReduceScatter: inter-server ring + intra-server mesh"
+    }
+    let phase = if t > 0 {
+        "ReduceScatter: inter-server ring + intra-server mesh"
+    } else {
+        "ReduceScatter: intra-server mesh"
+    };
+    step(phase, tr)
+}
+
+/// `m` steps made by `make(m, t)`; step `t` is a [`Lazy::Repeat`] of its
+/// predecessor when `repeats(t)` (same traffic: only the blocks differ).
+fn lazy(
+    m: usize,
+    make: fn(usize, usize) -> Step,
+    repeats: impl Fn(usize) -> bool + 'static,
+) -> impl Iterator<Item = Lazy> {
+    (0..m).map(move |t| {
+        if repeats(t) {
+            Lazy::Repeat(Box::new(move || make(m, t)))
         } else {
-            "ReduceScatter: intra-server mesh"
-        };
-        step(phase, tr)
+            Lazy::Made(make(m, t))
+        }
     })
 }
 
 /// The Pipeline steps for `primitive` on `n = 8·m` ranks and the chunk count
 /// (one chunk per block). Only AllReduce, ReduceScatter, AllGather.
 pub fn steps(primitive: Primitive, n: usize) -> (usize, Vec<Step>) {
-    let (chunks, s) = stream(primitive, n);
-    (chunks, s.collect())
+    let (chunks, s) = stream_lazy(primitive, n);
+    (chunks, s.map(Lazy::make).collect())
 }
 
-/// [`steps`], each step made when the iterator reaches it.
-pub fn stream(primitive: Primitive, n: usize) -> (usize, StepIter) {
-    let steps: StepIter = match primitive {
-        Primitive::AllGather => Box::new(all_gather(n)),
-        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
-        _ => Box::new(reduce_scatter(n).chain(all_gather(n))),
+/// [`steps`], each step made when the iterator reaches it; a step whose
+/// traffic is its predecessor's comes as a [`Lazy::Repeat`]: AllGather
+/// steps `1..m - 1` (ring + mesh, like step 0) and ReduceScatter steps
+/// `2..m` (like step 1), so a 1024-rank AllReduce makes 4 of its 256
+/// steps for the cost model.
+pub fn stream_lazy(primitive: Primitive, n: usize) -> (usize, LazyIter) {
+    let m = n / PER_SERVER;
+    let rs = move || lazy(m, reduce_scatter_step, |t| t >= 2);
+    let ag = move || lazy(m, all_gather_step, move |t| t >= 1 && t + 1 < m);
+    let steps: LazyIter = match primitive {
+        Primitive::AllGather => Box::new(ag()),
+        Primitive::ReduceScatter => Box::new(rs()),
+        _ => Box::new(rs().chain(ag())),
     };
     (n, steps)
 }
@@ -147,5 +170,18 @@ mod tests {
         let (_, s) = steps(Primitive::ReduceScatter, 24);
         let counts: Vec<usize> = s.iter().map(inter).collect();
         assert_eq!(counts, [0, 24, 24]);
+    }
+
+    #[test]
+    fn a_1024_rank_allreduce_makes_4_of_its_256_steps() {
+        // ReduceScatter steps 0 and 1, AllGather steps 0 and m - 1 are
+        // made; the other 252 repeat their predecessor's traffic.
+        let (_, s) = stream_lazy(Primitive::AllReduce, 1024);
+        let made: Vec<usize> = s
+            .enumerate()
+            .filter(|(_, l)| matches!(l, Lazy::Made(_)))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(made, [0, 1, 128, 255]);
     }
 }
