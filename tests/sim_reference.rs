@@ -170,3 +170,25 @@ fn contended_mesh_allgather_on_910a_equals_the_reference() {
     assert!(f.timeline.steps[0].max_link_sharing > 1);
     assert!(f.time_us > 0.0);
 }
+
+/// Bruck (NB) on 256 ranks of 32 servers: the wrapped ranks send two
+/// messages of different sizes down one route, so most steps are
+/// contended, in hundreds of separate groups of flows (`cost::fast`'s
+/// contention by groups); the figures are the reference's.
+#[test]
+fn contended_bruck_at_256_ranks_equals_the_reference() {
+    let topo = Topology::preset("910b-32x8").unwrap();
+    let s = algorithm::build(Algorithm::Nb, Primitive::AllReduce, 256).unwrap();
+    for bytes in [1 << 20, 1 << 30] {
+        let f = estimate_sliced(&s, &topo, bytes, DType::Fp32, Slices::Fixed(1)).unwrap();
+        let r = estimate_sliced_reference(&s, &topo, bytes, DType::Fp32, Slices::Fixed(1)).unwrap();
+        assert_eq!(difference(&f, &r), None, "{bytes} B");
+        let contended = f
+            .timeline
+            .steps
+            .iter()
+            .filter(|s| s.max_link_sharing > 1)
+            .count();
+        assert!(contended >= 8, "{contended} contended steps");
+    }
+}

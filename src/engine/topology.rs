@@ -49,6 +49,16 @@ pub struct Hop {
     pub forward: bool,
 }
 
+/// Reusable scratch of [`Topology::route_in`]'s breadth-first search:
+/// per node its predecessor and the stamp of the last search that saw it.
+#[derive(Debug, Default)]
+pub struct RouteScratch {
+    prev: Vec<(usize, usize)>,
+    seen: Vec<u32>,
+    mark: u32,
+    queue: std::collections::VecDeque<usize>,
+}
+
 /// The path a message takes from one device to another.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Route {
@@ -676,6 +686,21 @@ impl Topology {
         src: usize,
         dst: usize,
     ) -> Result<Route, TopologyError> {
+        self.route_in(adj, &mut RouteScratch::default(), src, dst)
+    }
+
+    /// [`Topology::route_with`] with the search's scratch kept by the
+    /// caller, so that resolving many routes (the cost model: up to one per
+    /// communicating pair) allocates nothing per route. Same routes.
+    ///
+    /// Errors: [`TopologyError::NoLink`] if no such path exists.
+    pub fn route_in(
+        &self,
+        adj: &[Vec<(usize, usize)>],
+        scratch: &mut RouteScratch,
+        src: usize,
+        dst: usize,
+    ) -> Result<Route, TopologyError> {
         let no_link = || TopologyError::NoLink {
             topo: self.name.clone(),
             a: src,
@@ -703,11 +728,11 @@ impl Topology {
             }]));
         }
         // BFS through switches only; then, with links down, through any node.
-        self.bfs(adj, src, dst, false)
+        self.bfs(adj, scratch, src, dst, false)
             .or_else(|| {
                 self.impairment
                     .relay()
-                    .then(|| self.bfs(adj, src, dst, true))
+                    .then(|| self.bfs(adj, scratch, src, dst, true))
                     .flatten()
             })
             .map(mk)
@@ -719,25 +744,40 @@ impl Topology {
     fn bfs(
         &self,
         adj: &[Vec<(usize, usize)>],
+        scratch: &mut RouteScratch,
         src: usize,
         dst: usize,
         relay: bool,
     ) -> Option<Vec<Hop>> {
-        let mut prev: Vec<Option<(usize, usize)>> = vec![None; adj.len()];
-        let mut seen = vec![false; adj.len()];
-        seen[src] = true;
-        let mut queue = std::collections::VecDeque::from([src]);
+        let RouteScratch {
+            prev,
+            seen,
+            mark,
+            queue,
+        } = scratch;
+        if seen.len() != adj.len() || *mark == u32::MAX {
+            *seen = vec![0; adj.len()];
+            *prev = vec![(0, 0); adj.len()];
+            *mark = 0;
+        }
+        // A node is seen in this search when its stamp is this search's.
+        *mark += 1;
+        let mark = *mark;
+        seen[src] = mark;
+        queue.clear();
+        queue.push_back(src);
         while let Some(u) = queue.pop_front() {
             for &(v, l) in &adj[u] {
-                if seen[v] || (!relay && v != dst && self.is_device(v)) {
+                if seen[v] == mark || (!relay && v != dst && self.is_device(v)) {
                     continue;
                 }
-                seen[v] = true;
-                prev[v] = Some((u, l));
+                seen[v] = mark;
+                prev[v] = (u, l);
                 if v == dst {
                     let mut hops = Vec::new();
                     let mut at = dst;
-                    while let Some((p, l)) = prev[at] {
+                    while at != src {
+                        let (p, l) = prev[at];
                         hops.push(Hop {
                             link: l,
                             forward: self.links[l].a == p,
