@@ -166,8 +166,18 @@ impl<'t> BoundWalk<'t> {
             &self.uplink,
         );
         let mut alpha = 0.0f64;
+        // The pair of the transfer `hops` routes: the runs of one message
+        // (NHR's strided blocks, a wrapped range) follow one another.
+        let mut pair = (usize::MAX, usize::MAX);
         for t in step.transfers.iter().filter(|t| t.src != t.dst) {
             // Local copies and reduces (src == dst) cross no link.
+            if (t.src, t.dst) == pair {
+                for &h in hops.iter() {
+                    load[h] += t.count as f64;
+                }
+                continue;
+            }
+            pair = (t.src, t.dst);
             hops.clear();
             if let Some(l) = direct(t.src, t.dst) {
                 hops.push(dir(l, t.src));
