@@ -82,6 +82,7 @@ struct CellProps {
 /// holds, its value, its receive or the language change.
 #[function_component(Cell)]
 fn cell(p: &CellProps) -> Html {
+    let compact = p.compact;
     let looks = use_memo(
         (
             p.lang,
@@ -100,48 +101,25 @@ fn cell(p: &CellProps) -> Html {
                 .as_ref()
                 .map(|(bg, fg)| format!("background:{bg};color:{fg};"))
                 .unwrap_or_default();
-            let role = from
-                .as_ref()
-                .map(|(src, kind)| {
-                    format!(
-                        " · {}",
-                        t!(
-                            "buf-receives",
-                            src = src.to_string(),
-                            kind = if *kind == TransferKind::Copy {
-                                t!("kind-copy")
-                            } else {
-                                t!("kind-reduce")
-                            }
-                        )
-                    )
-                })
-                .unwrap_or_default();
-            let title = format!(
-                "{}{}{}{}",
-                t!(
-                    "buf-holds",
-                    device = device.to_string(),
-                    chunk = chunk,
-                    ranks = holds_words(set, n)
-                ),
-                match sample {
-                    Some(Some(v)) => format!(" · {}", t!("buf-first", value = v.to_string())),
-                    _ => String::new(),
-                },
-                role,
-                if *is_output {
-                    String::new()
-                } else {
-                    format!(" · {}", t!("buf-not-output"))
-                }
-            );
             CellLooks {
                 empty: colour.is_none(),
                 complete: colour.is_some() && set.len() == n && n > 1,
                 style: AttrValue::from(style),
-                title: AttrValue::from(title),
-                ranks: AttrValue::from(format::ranks(set.iter())),
+                // Compact (above 16 ranks): the tooltip is made when the
+                // cell is hovered ([`Buffers`]' `onmouseover`), not for
+                // each of thousands of cells at every render.
+                title: (!compact).then(|| {
+                    AttrValue::from(cell_title(
+                        n,
+                        device,
+                        chunk,
+                        set,
+                        *sample,
+                        from.as_ref(),
+                        *is_output,
+                    ))
+                }),
+                ranks: (!compact).then(|| AttrValue::from(format::ranks(set.iter()))),
             }
         },
     );
@@ -168,6 +146,12 @@ fn cell(p: &CellProps) -> Html {
         let on = p.set.contains(q);
         html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
     });
+    if compact {
+        // One element per cell (64 ranks: 4 096 cells, not 12 288 nodes).
+        return html! {
+            <div class={class} style={looks.style.clone()} data-chunk={p.chunk.to_string()}></div>
+        };
+    }
     html! {
         <div class={class} style={looks.style.clone()} title={looks.title.clone()} data-ranks={looks.ranks.clone()} data-chunk={p.chunk.to_string()}>
             <span class="val">{label}</span>
@@ -176,19 +160,71 @@ fn cell(p: &CellProps) -> Html {
     }
 }
 
+/// A cell's tooltip: its device and chunk, whose contributions it holds,
+/// its first value, what it receives in the marked step, and whether it
+/// is part of the output.
+fn cell_title(
+    n: usize,
+    device: &AttrValue,
+    chunk: usize,
+    set: &RankSet,
+    sample: Option<Option<f64>>,
+    from: Option<&(AttrValue, TransferKind)>,
+    is_output: bool,
+) -> String {
+    let role = from
+        .map(|(src, kind)| {
+            format!(
+                " · {}",
+                t!(
+                    "buf-receives",
+                    src = src.to_string(),
+                    kind = if *kind == TransferKind::Copy {
+                        t!("kind-copy")
+                    } else {
+                        t!("kind-reduce")
+                    }
+                )
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{}{}{}{}",
+        t!(
+            "buf-holds",
+            device = device.to_string(),
+            chunk = chunk,
+            ranks = holds_words(set, n)
+        ),
+        match sample {
+            Some(Some(v)) => format!(" · {}", t!("buf-first", value = v.to_string())),
+            _ => String::new(),
+        },
+        role,
+        if is_output {
+            String::new()
+        } else {
+            format!(" · {}", t!("buf-not-output"))
+        }
+    )
+}
+
 /// A cell's colour and words, made once per content ([`Cell`]).
 struct CellLooks {
     empty: bool,
     complete: bool,
     style: AttrValue,
-    title: AttrValue,
-    ranks: AttrValue,
+    /// Tooltip and `data-ranks` (not made for a compact cell).
+    title: Option<AttrValue>,
+    ranks: Option<AttrValue>,
 }
 
 /// The buffer view with its legend.
 #[function_component(Buffers)]
 pub fn buffers(p: &BuffersProps) -> Html {
     let lang = use_lang();
+    // (the plan drawn, rows drawn so far) of the progressive grid.
+    let drawn_rows = use_state(|| (0usize, 0usize));
     let plan = &p.plan;
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
@@ -252,7 +288,53 @@ pub fn buffers(p: &BuffersProps) -> Html {
         .map(|r| AttrValue::from(plan.topology.node_label(r).to_string()))
         .collect();
     let done = shown == plan.steps();
-    let rows = (0..n).map(|r| {
+    // Above 16 ranks the rows are drawn ROWS_PER_TASK at a time, one
+    // event-loop task each (64 × 64 cells in one render was one task of
+    // ~0.5 s): a new plan starts again from the first rows.
+    let key = Rc::as_ptr(plan) as usize;
+    let limit = if !compact {
+        n
+    } else if drawn_rows.0 == key {
+        drawn_rows.1.min(n)
+    } else {
+        ROWS_PER_TASK.min(n)
+    };
+    {
+        let drawn_rows = drawn_rows.clone();
+        use_effect_with((key, limit, n), move |&(key, limit, n)| {
+            let more = (limit < n).then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    drawn_rows.set((key, (limit + ROWS_PER_TASK).min(n)))
+                })
+            });
+            move || drop(more)
+        });
+    }
+    let onmouseover = compact.then(|| {
+        let (plan, run, step) = (plan.clone(), p.run.clone(), p.step);
+        Callback::from(move |e: MouseEvent| {
+            use wasm_bindgen::JsCast;
+            let Some(el) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let (Ok(Some(cell)), Ok(Some(row))) = (el.closest(".cell"), el.closest(".buf-row"))
+            else {
+                return;
+            };
+            let at = |el: &web_sys::Element, k: &str| {
+                el.get_attribute(k).and_then(|v| v.parse::<usize>().ok())
+            };
+            if let (Some(r), Some(c)) = (at(&row, "data-rank"), at(&cell, "data-chunk")) {
+                if let Some(title) = hover_title(&plan, &run, shown, step, r, c) {
+                    let _ = cell.set_attribute("title", &title);
+                }
+            }
+        })
+    });
+    let rows = (0..limit).map(|r| {
         let cells = (0..chunks).map(|c| {
             let sample = p.run.samples.get(r).and_then(|s| s.as_ref()).and_then(|s| s.get(shown)).and_then(|row| row.get(c).copied());
             let m = &marks[at(r, c)];
@@ -295,7 +377,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     {" · "}{t!("buf-chunks", chunks = chunks, size = crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
                 </span>
             </div>
-            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")}
+            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")} {onmouseover}
                 role="group" aria-label={t!("buf-table-caption")} aria-describedby="buf-summary">
                 {header}
                 { for rows }
@@ -321,6 +403,52 @@ pub fn buffers(p: &BuffersProps) -> Html {
             </p>
         </section>
     }
+}
+
+/// Rows of the compact grid drawn per event-loop task.
+const ROWS_PER_TASK: usize = 16;
+
+/// The tooltip of rank `r`'s chunk `c` after `shown` steps with step
+/// `step` marked ([`cell_title`], for a hovered compact cell); `None` if
+/// there is no such cell.
+fn hover_title(
+    plan: &Plan,
+    run: &RunView,
+    shown: usize,
+    step: usize,
+    r: usize,
+    c: usize,
+) -> Option<String> {
+    let schedule = plan.drawn_schedule();
+    let set = plan.verified.as_ref()?.trace.get(shown)?.get(r)?.get(c)?;
+    let sample = run
+        .samples
+        .get(r)
+        .and_then(|s| s.as_ref())
+        .and_then(|s| s.get(shown))
+        .and_then(|row| row.get(c).copied());
+    let label = |q: usize| AttrValue::from(plan.topology.node_label(q).to_string());
+    // The last listed transfer into the cell, as the grid marks it.
+    let from = (step > 0)
+        .then(|| schedule.steps.get(step - 1))
+        .flatten()
+        .and_then(|s| {
+            s.transfers
+                .iter()
+                .rev()
+                .find(|t| t.dst == r && t.dst_chunks().any(|x| x == c))
+        })
+        .map(|t| (label(t.src), t.kind));
+    let n = plan.config.ranks;
+    Some(cell_title(
+        n,
+        &label(r),
+        c,
+        set,
+        sample,
+        from.as_ref(),
+        schedule.expected_after(r, c).is_some(),
+    ))
 }
 
 /// What a chunk holds, in words ("ranks 1–3", "every rank's contribution").
