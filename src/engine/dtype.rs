@@ -479,12 +479,10 @@ pub fn reduce_into_scalar(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]
 /// `dst[i] = f(dst[i], src[i])` over `N`-byte elements.
 #[inline(always)]
 fn each<const N: usize>(dst: &mut [u8], src: &[u8], f: impl Fn([u8; N], [u8; N]) -> [u8; N]) {
-    for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
-        let (a, b): ([u8; N], [u8; N]) = (
-            d.try_into().expect("N-byte chunk"),
-            s.try_into().expect("N-byte chunk"),
-        );
-        d.copy_from_slice(&f(a, b));
+    let (d, _) = dst.as_chunks_mut::<N>();
+    let (s, _) = src.as_chunks::<N>();
+    for (d, s) in d.iter_mut().zip(s) {
+        *d = f(*d, *s);
     }
 }
 

@@ -261,8 +261,11 @@ pub fn render(
             if format == Format::NcclEnv {
                 let mut algos: Vec<&str> = Vec::new();
                 let mut protos: Vec<&str> = Vec::new();
-                for c in choices {
-                    let a = nccl_algo(c.algorithm).expect("checked");
+                // Every choice is an NCCL algorithm (checked above).
+                for (c, a) in choices
+                    .iter()
+                    .filter_map(|c| Some((c, nccl_algo(c.algorithm)?)))
+                {
                     if !algos.contains(&a) {
                         algos.push(a);
                     }
@@ -288,9 +291,10 @@ pub fn render(
                     t.push_str("# protocol: the model does not pick one for this collective; simple is written (the plugin's default)\n");
                 }
                 for (lo, hi, c) in ranges(choices) {
-                    let a = nccl_algo(c.algorithm)
-                        .expect("checked")
-                        .to_ascii_lowercase();
+                    let Some(a) = nccl_algo(c.algorithm) else {
+                        continue; // Not an NCCL algorithm: refused above.
+                    };
+                    let a = a.to_ascii_lowercase();
                     let p = c
                         .protocol
                         .map_or("simple", |p| p.name())
@@ -341,7 +345,9 @@ pub fn render(
                     None => count.push((a, 1, c.bytes, c.bytes)),
                 }
             }
-            let best = count.iter().max_by_key(|x| x.1).expect("non-empty sweep");
+            let Some(best) = count.iter().max_by_key(|x| x.1) else {
+                return Err("the sweep has no sizes: nothing to recommend".into());
+            };
             if count.len() > 1 {
                 t.push_str("# HCCL_ALGO holds one algorithm per op, no size ranges. The model's choice\n# changes with size:\n");
                 for (a, k, lo, hi) in &count {
