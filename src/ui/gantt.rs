@@ -75,6 +75,9 @@ impl Shape {
     }
 }
 
+/// Bars of the chart drawn per event-loop task ([`GanttRows`]).
+const BARS_PER_TASK: usize = 400;
+
 /// Props of [`GanttRows`].
 #[derive(Properties, PartialEq)]
 struct RowsProps {
@@ -143,7 +146,39 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let label_rows = labels.iter().enumerate().map(|(i, l)| {
         html! { <text class="glabel" x={f(LABEL_W - 6.0)} y={f(AXIS_H + i as f64 * ROW_H + ROW_H - 3.0)} text-anchor="end">{l.clone()}</text> }
     });
-    let bars = (0..tl.steps.len()).map(|i| {
+    // Many bars (64 ranks: ~1 800 rects with their tooltips) are drawn
+    // about BARS_PER_TASK at a time, a step's bars together, one
+    // event-loop task each; a new plan or view starts again.
+    let total_bars = match p.by {
+        By::Link => tl.link_busy.len(),
+        By::Rank => tl.transfers.len(),
+    };
+    let n_steps = tl.steps.len();
+    let per_task = if total_bars <= BARS_PER_TASK {
+        n_steps.max(1)
+    } else {
+        (n_steps * BARS_PER_TASK / total_bars).max(1)
+    };
+    let key = (Rc::as_ptr(plan) as usize, p.by);
+    let drawn = use_state(|| (None::<(usize, By)>, 0usize));
+    let limit = if drawn.0 == Some(key) {
+        drawn.1
+    } else {
+        per_task
+    }
+    .min(n_steps);
+    {
+        let drawn = drawn.clone();
+        use_effect_with((key, limit, n_steps), move |&(key, limit, n_steps)| {
+            let more = (limit < n_steps).then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    drawn.set((Some(key), (limit + per_task).min(n_steps)))
+                })
+            });
+            move || drop(more)
+        });
+    }
+    let bars = (0..limit).map(|i| {
         html! { <StepBars plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
     });
     html! {

@@ -10,6 +10,7 @@
 //! | file | what it draws or does |
 //! |---|---|
 //! | [`app`] | the root component: state, messages, runs, playback clock |
+//! | [`deferred`] | drawing a heavy part (the Gantt chart, the step log of a many-rank page) a few event-loop tasks later |
 //! | [`motion`] | the playback clock's animation frames and the progress context only moving parts read |
 //! | [`run`] | the state of one worker run (reports, samples, errors) |
 //! | [`url`] | reading and writing the query string, the share link |
@@ -41,6 +42,7 @@ pub mod chart;
 pub mod colors;
 pub mod controls;
 pub mod custom_topology;
+pub mod deferred;
 pub mod describe;
 pub mod determinism_card;
 pub mod download;
