@@ -479,10 +479,11 @@ pub fn reduce_into_scalar(dtype: DType, op: ReduceOp, dst: &mut [u8], src: &[u8]
 /// `dst[i] = f(dst[i], src[i])` over `N`-byte elements.
 #[inline(always)]
 fn each<const N: usize>(dst: &mut [u8], src: &[u8], f: impl Fn([u8; N], [u8; N]) -> [u8; N]) {
-    let (d, _) = dst.as_chunks_mut::<N>();
-    let (s, _) = src.as_chunks::<N>();
-    for (d, s) in d.iter_mut().zip(s) {
-        *d = f(*d, *s);
+    for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
+        // Always N bytes (`chunks_exact`): the conversions cannot fail.
+        if let (Ok(a), Ok(b)) = (<[u8; N]>::try_from(&*d), <[u8; N]>::try_from(s)) {
+            d.copy_from_slice(&f(a, b));
+        }
     }
 }
 
