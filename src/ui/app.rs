@@ -1126,15 +1126,15 @@ impl Component for App {
                             {playback(p)}
                         }
                     </section>
-                    // Above 16 ranks the Gantt chart and the step log come
-                    // one and two tasks after the stage (the first render of
-                    // 64 ranks in one task was ~0.4 s).
-                    <Deferred key_id={Rc::as_ptr(p) as usize} tasks={if p.config.ranks > 16 { 1 } else { 0 }}>
+                    // Above 16 ranks the Gantt chart and the step log first
+                    // come one and two tasks after the stage (the first
+                    // render of 64 ranks in one task was ~0.4 s).
+                    <Deferred tasks={if p.config.ranks > 16 { 1 } else { 0 }}>
                         if !p.estimate.timeline.steps.is_empty() {
                             <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                         }
                     </Deferred>
-                    <Deferred key_id={Rc::as_ptr(p) as usize} tasks={if p.config.ranks > 16 { 2 } else { 0 }}>
+                    <Deferred tasks={if p.config.ranks > 16 { 2 } else { 0 }}>
                         <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                     </Deferred>
                 </>

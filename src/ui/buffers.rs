@@ -229,16 +229,57 @@ pub fn buffers(p: &BuffersProps) -> Html {
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
     let shown = p.shown.min(plan.steps());
+    // Above 16 ranks the grid is compact: colour only (the count of ranks
+    // a chunk holds and its value are in the cell's tooltip and the text
+    // summary below).
+    let compact = n > 16;
+    // Above 16 ranks the rows are drawn ROWS_PER_TASK at a time, one
+    // event-loop task each (64 × 64 cells in one render was one task of
+    // ~0.5 s): a new plan starts again from the first rows.
+    let key = Rc::as_ptr(plan) as usize;
+    let limit = if !compact {
+        n
+    } else if drawn_rows.0 == key {
+        drawn_rows.1.min(n)
+    } else {
+        ROWS_PER_TASK.min(n)
+    };
+    {
+        let drawn_rows = drawn_rows.clone();
+        use_effect_with((key, limit, n), move |&(key, limit, n)| {
+            let more = (limit < n).then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    drawn_rows.set((key, (limit + ROWS_PER_TASK).min(n)))
+                })
+            });
+            move || drop(more)
+        });
+    }
+    // A hovered compact cell's tooltip (set on the element, outside the
+    // vdom) is cleared when what the cells show changes.
+    let grid = use_node_ref();
+    {
+        let grid = grid.clone();
+        use_effect_with((key, shown, p.step), move |_| {
+            if let Some(el) = grid.cast::<web_sys::Element>() {
+                if let Ok(list) = el.query_selector_all(".cell[title]") {
+                    for i in 0..list.length() {
+                        if let Some(cell) = list.item(i).and_then(|x| {
+                            wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(x).ok()
+                        }) {
+                            let _ = cell.remove_attribute("title");
+                        }
+                    }
+                }
+            }
+        });
+    }
     let Some(state) = plan.verified.as_ref().and_then(|v| v.trace.get(shown)) else {
         return html! {};
     };
     let step =
         (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
     let have_samples = p.run.samples.iter().any(Option::is_some);
-    // Above 16 ranks the grid is compact: colour only (the count of ranks
-    // a chunk holds and its value are in the cell's tooltip and the text
-    // summary below).
-    let compact = n > 16;
     let lesson_cell = p.look_cell;
 
     let header = html! {
@@ -288,28 +329,6 @@ pub fn buffers(p: &BuffersProps) -> Html {
         .map(|r| AttrValue::from(plan.topology.node_label(r).to_string()))
         .collect();
     let done = shown == plan.steps();
-    // Above 16 ranks the rows are drawn ROWS_PER_TASK at a time, one
-    // event-loop task each (64 × 64 cells in one render was one task of
-    // ~0.5 s): a new plan starts again from the first rows.
-    let key = Rc::as_ptr(plan) as usize;
-    let limit = if !compact {
-        n
-    } else if drawn_rows.0 == key {
-        drawn_rows.1.min(n)
-    } else {
-        ROWS_PER_TASK.min(n)
-    };
-    {
-        let drawn_rows = drawn_rows.clone();
-        use_effect_with((key, limit, n), move |&(key, limit, n)| {
-            let more = (limit < n).then(|| {
-                gloo_timers::callback::Timeout::new(0, move || {
-                    drawn_rows.set((key, (limit + ROWS_PER_TASK).min(n)))
-                })
-            });
-            move || drop(more)
-        });
-    }
     let onmouseover = compact.then(|| {
         let (plan, run, step) = (plan.clone(), p.run.clone(), p.step);
         Callback::from(move |e: MouseEvent| {
@@ -377,7 +396,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     {" · "}{t!("buf-chunks", chunks = chunks, size = crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
                 </span>
             </div>
-            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")} {onmouseover}
+            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")} {onmouseover} ref={grid}
                 role="group" aria-label={t!("buf-table-caption")} aria-describedby="buf-summary">
                 {header}
                 { for rows }
