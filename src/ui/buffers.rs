@@ -4,6 +4,7 @@
 //! element as the workers computed it.
 
 use super::colors;
+use super::deferred::use_drawn_in_tasks;
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -223,8 +224,6 @@ struct CellLooks {
 #[function_component(Buffers)]
 pub fn buffers(p: &BuffersProps) -> Html {
     let lang = use_lang();
-    // (the plan drawn, rows drawn so far) of the progressive grid.
-    let drawn_rows = use_state(|| (0usize, 0usize));
     let plan = &p.plan;
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
@@ -237,24 +236,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
     // event-loop task each (64 × 64 cells in one render was one task of
     // ~0.5 s): a new plan starts again from the first rows.
     let key = Rc::as_ptr(plan) as usize;
-    let limit = if !compact {
-        n
-    } else if drawn_rows.0 == key {
-        drawn_rows.1.min(n)
-    } else {
-        ROWS_PER_TASK.min(n)
-    };
-    {
-        let drawn_rows = drawn_rows.clone();
-        use_effect_with((key, limit, n), move |&(key, limit, n)| {
-            let more = (limit < n).then(|| {
-                gloo_timers::callback::Timeout::new(0, move || {
-                    drawn_rows.set((key, (limit + ROWS_PER_TASK).min(n)))
-                })
-            });
-            move || drop(more)
-        });
-    }
+    let limit = use_drawn_in_tasks(key, n, if compact { ROWS_PER_TASK } else { n });
     // A hovered compact cell's tooltip (set on the element, outside the
     // vdom) is cleared when what the cells show changes.
     let grid = use_node_ref();

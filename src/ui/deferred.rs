@@ -1,9 +1,42 @@
-//! Drawing a heavy part of the page a few event-loop tasks after the page
-//! first shows it, so that the first render of a many-rank page is
-//! several tasks (issue 13: no main-thread task over 100 ms) rather than
-//! one.
+//! Drawing heavy parts of the page over several event-loop tasks, so that
+//! the first render of a many-rank page is several tasks (issue 13: no
+//! main-thread task over 100 ms) rather than one: a part that comes a few
+//! tasks later ([`Deferred`]) and a list drawn a slice per task
+//! ([`use_drawn_in_tasks`]: the buffer grid's rows, the Gantt chart's
+//! steps).
 
 use yew::prelude::*;
+
+/// How many of `total` items to draw: `per_task` when `key` is new, then
+/// `per_task` more in each later event-loop task (a `setTimeout(0)` after
+/// the render) until all `total` are drawn, and all of them from then on
+/// until `key` changes. `per_task >= total` draws everything at once.
+#[hook]
+pub fn use_drawn_in_tasks<K>(key: K, total: usize, per_task: usize) -> usize
+where
+    K: PartialEq + Clone + 'static,
+{
+    let per_task = per_task.max(1);
+    let drawn = use_state(|| None::<(K, usize)>);
+    let limit = match &*drawn {
+        Some((k, d)) if *k == key => *d,
+        _ => per_task,
+    }
+    .min(total);
+    {
+        let drawn = drawn.clone();
+        use_effect_with((key, limit, total, per_task), move |deps| {
+            let (key, limit, total, per_task) = deps.clone();
+            let more = (limit < total).then(|| {
+                gloo_timers::callback::Timeout::new(0, move || {
+                    drawn.set(Some((key, (limit + per_task).min(total))))
+                })
+            });
+            move || drop(more)
+        });
+    }
+    limit
+}
 
 /// Props of [`Deferred`].
 #[derive(Properties, PartialEq)]
@@ -14,25 +47,16 @@ pub struct DeferredProps {
     pub children: Html,
 }
 
-/// Renders nothing for its first `tasks` event-loop tasks (each a
-/// `setTimeout(0)` after the previous render), then its children, and
-/// from then on always its children: a later plan is drawn in place, so
-/// the part's own state (the Gantt chart's view, the step log's scroll)
-/// is kept. Until then the page below it sits higher, for as long as the
-/// tasks before take (at 64 ranks a few hundred ms).
+/// Renders nothing for its first `tasks` event-loop tasks, then its
+/// children, and from then on always its children: a later plan is drawn
+/// in place, so the part's own state (the Gantt chart's view, the step
+/// log's scroll) is kept. Until then the page below it sits higher, for
+/// as long as the tasks before take (at 64 ranks a few hundred ms).
 #[function_component(Deferred)]
 pub fn deferred(p: &DeferredProps) -> Html {
-    let waited = use_state(|| 0u32);
-    let so_far = *waited;
-    {
-        let waited = waited.clone();
-        use_effect_with((so_far, p.tasks), move |&(so_far, tasks)| {
-            let next = (so_far < tasks)
-                .then(|| gloo_timers::callback::Timeout::new(0, move || waited.set(so_far + 1)));
-            move || drop(next)
-        });
-    }
-    if so_far >= p.tasks {
+    // One "item" per task waited, plus the part itself.
+    let total = p.tasks as usize + 1;
+    if use_drawn_in_tasks((), total, 1) >= total {
         p.children.clone()
     } else {
         html! {}

@@ -5,6 +5,7 @@
 //! cover).
 
 use super::colors;
+use super::deferred::use_drawn_in_tasks;
 use super::format;
 use super::motion::use_progress;
 use super::playback::model_time;
@@ -159,25 +160,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
     } else {
         (n_steps * BARS_PER_TASK / total_bars).max(1)
     };
-    let key = (Rc::as_ptr(plan) as usize, p.by);
-    let drawn = use_state(|| (None::<(usize, By)>, 0usize));
-    let limit = if drawn.0 == Some(key) {
-        drawn.1
-    } else {
-        per_task
-    }
-    .min(n_steps);
-    {
-        let drawn = drawn.clone();
-        use_effect_with((key, limit, n_steps), move |&(key, limit, n_steps)| {
-            let more = (limit < n_steps).then(|| {
-                gloo_timers::callback::Timeout::new(0, move || {
-                    drawn.set((Some(key), (limit + per_task).min(n_steps)))
-                })
-            });
-            move || drop(more)
-        });
-    }
+    let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
     let bars = (0..limit).map(|i| {
         html! { <StepBars plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
     });
