@@ -105,7 +105,7 @@ fn machines_and_checker_equal_the_executor_bit_for_bit() {
         let v = verify(&s).unwrap();
         for dtype in DType::ALL {
             let elems = 4 * n + 3;
-            let want = reference_run(&s, dtype, ReduceOp::Avg, 11, elems);
+            let want = reference_run(&s, dtype, ReduceOp::Avg, 11, elems).unwrap();
             let mut checker = Checker::new(&s, &v, dtype, ReduceOp::Avg, 11, elems);
             let mut ms: Vec<RankMachine<Vec<u8>>> = (0..n)
                 .map(|r| RankMachine::new(&s, r, dtype, ReduceOp::Avg, 11, elems).unwrap())

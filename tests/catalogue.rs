@@ -258,7 +258,7 @@ fn every_combination_computes_the_exact_result_for_2_to_8_ranks() {
                         for &op in ops {
                             // Uneven for the even layouts; a whole weighted layout plus a tail otherwise.
                             let elems = 12 * n + 5;
-                            let out = reference_run(&s, dtype, op, seed, elems);
+                            let out = reference_run(&s, dtype, op, seed, elems).unwrap();
                             let mut checker = Checker::new(&s, &v, dtype, op, seed, elems);
                             for (r, buf) in out.iter().enumerate() {
                                 assert_eq!(buf.len(), s.buffer_elems(elems) * dtype.size_bytes());
@@ -685,7 +685,7 @@ fn new_algorithms_match_the_exact_result_beyond_8_ranks() {
                 (DType::Bf16, ReduceOp::Max),
                 (DType::Int32, ReduceOp::Prod),
             ] {
-                let out = reference_run(&s, dtype, op, seed, elems);
+                let out = reference_run(&s, dtype, op, seed, elems).unwrap();
                 let mut checker = Checker::new(&s, &v, dtype, op, seed, elems);
                 for (r, buf) in out.iter().enumerate() {
                     let rep = checker.check_rank(r, buf);

@@ -82,7 +82,7 @@ fn every_algorithm_primitive_dtype_and_op_is_correct_for_2_to_8_ranks() {
                     for &op in ops {
                         // An element count that does not divide by n: uneven chunks.
                         let elems = 8 * n + 3;
-                        let out = reference_run(&s, dtype, op, seed, elems);
+                        let out = reference_run(&s, dtype, op, seed, elems).unwrap();
                         let mut checker = Checker::new(&s, &v, dtype, op, seed, elems);
                         let all: Vec<usize> = (0..n).collect();
                         for (r, buf) in out.iter().enumerate() {
@@ -129,7 +129,7 @@ fn every_algorithm_primitive_dtype_and_op_is_correct_for_2_to_8_ranks() {
 fn int8_prod_wraps_exactly_as_documented() {
     // 4 ranks, one element each rank: the reference must equal the wrapping product.
     let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap();
-    let out = reference_run(&s, DType::Int8, ReduceOp::Prod, 7, 64);
+    let out = reference_run(&s, DType::Int8, ReduceOp::Prod, 7, 64).unwrap();
     let mut wrapped_somewhere = false;
     for i in 0..64 {
         let xs: Vec<i64> = (0..4)
@@ -197,14 +197,16 @@ fn ring_and_mesh_reduce_in_different_orders() {
         ReduceOp::Sum,
         seed,
         elems,
-    );
+    )
+    .unwrap();
     let mesh = reference_run(
         &algorithm::build(Algorithm::Mesh, Primitive::AllReduce, 8).unwrap(),
         DType::Fp16,
         ReduceOp::Sum,
         seed,
         elems,
-    );
+    )
+    .unwrap();
     assert_ne!(ring[0], mesh[0]);
 }
 
@@ -212,7 +214,7 @@ fn ring_and_mesh_reduce_in_different_orders() {
 fn checker_catches_a_corrupted_element() {
     let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 8).unwrap();
     let v = verify(&s).unwrap();
-    let mut out = reference_run(&s, DType::Fp32, ReduceOp::Sum, 1, 1000);
+    let mut out = reference_run(&s, DType::Fp32, ReduceOp::Sum, 1, 1000).unwrap();
     out[3][4 * 500] ^= 1; // flip a mantissa bit of element 500 of rank 3
     let mut c = Checker::new(&s, &v, DType::Fp32, ReduceOp::Sum, 1, 1000);
     assert!(c.check_rank(0, &out[0]).ok());
@@ -228,7 +230,7 @@ fn checker_catches_a_corrupted_element() {
 fn reduce_scatter_checks_only_the_owned_block() {
     let s = algorithm::build(Algorithm::Ring, Primitive::ReduceScatter, 4).unwrap();
     let v = verify(&s).unwrap();
-    let mut out = reference_run(&s, DType::Int32, ReduceOp::Sum, 3, 40);
+    let mut out = reference_run(&s, DType::Int32, ReduceOp::Sum, 3, 40).unwrap();
     // Scribble on rank 1's block 0 (scratch for rank 1): still ok.
     out[1][0..4].copy_from_slice(&12345i32.to_le_bytes());
     let mut c = Checker::new(&s, &v, DType::Int32, ReduceOp::Sum, 3, 40);
@@ -431,7 +433,7 @@ proptest! {
         let s = algorithm::build(a, p, n).unwrap();
         let v = verify(&s).unwrap();
         let elems = n + extra;
-        let out = reference_run(&s, d, o, seed, elems);
+        let out = reference_run(&s, d, o, seed, elems).unwrap();
         let mut c = Checker::new(&s, &v, d, o, seed, elems);
         for (r, b) in out.iter().enumerate() {
             let rep = c.check_rank(r, b);

@@ -34,7 +34,7 @@ const FIXTURES: [&str; 3] = [
 /// against its own reduction order and against the exact result.
 fn run_and_check(s: &Schedule, dtype: DType, op: ReduceOp, elems: usize) {
     let v = verify(s).unwrap_or_else(|e| panic!("{}: {e}", s.algorithm));
-    let out = reference_run(s, dtype, op, 7, elems);
+    let out = reference_run(s, dtype, op, 7, elems).unwrap();
     let mut checker = Checker::new(s, &v, dtype, op, 7, elems);
     for (r, buf) in out.iter().enumerate() {
         let rep = checker.check_rank(r, buf);
@@ -305,9 +305,11 @@ fn every_catalogue_schedule_round_trips_through_msccl_xml() {
                             let elems = s.granule() * 3;
                             verify(&asap.schedule)
                                 .unwrap_or_else(|e| panic!("{a} {p} n={n} asap: {e}"));
-                            let x = reference_run(&s, DType::Fp16, ReduceOp::Sum, 3, elems);
+                            let x =
+                                reference_run(&s, DType::Fp16, ReduceOp::Sum, 3, elems).unwrap();
                             let y =
-                                reference_run(&asap.schedule, DType::Fp16, ReduceOp::Sum, 3, elems);
+                                reference_run(&asap.schedule, DType::Fp16, ReduceOp::Sum, 3, elems)
+                                    .unwrap();
                             assert_eq!(x, y, "{a} {p} n={n}");
                         }
                     }

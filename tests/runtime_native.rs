@@ -109,7 +109,7 @@ fn hosted_ranks_equal_reference_with_local_delivery() {
     ] {
         let s = build(alg, prim, n).unwrap();
         let elems = 1031;
-        let want = reference_run(&s, dtype, ReduceOp::Sum, 5, elems);
+        let want = reference_run(&s, dtype, ReduceOp::Sum, 5, elems).unwrap();
         let (out, local, remote) = run_hosted(&s, workers, dtype, elems, None, &mut rng);
         for r in 0..n {
             assert_eq!(
@@ -319,7 +319,7 @@ fn hosted_msccl_imports_with_local_copies_and_scratch_equal_the_reference() {
                 k += 1;
                 k % n
             });
-            let want = reference_run(&s, DType::Fp32, ReduceOp::Sum, 5, elems);
+            let want = reference_run(&s, DType::Fp32, ReduceOp::Sum, 5, elems).unwrap();
             for (r, o) in out.iter().enumerate() {
                 assert_eq!(
                     o.as_ref().unwrap(),

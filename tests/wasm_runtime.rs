@@ -301,7 +301,7 @@ fn machines_over_the_wire_equal_reference() {
     ] {
         let s = build(alg, p, n).unwrap();
         let elems = 4099;
-        let want = reference_run(&s, dtype, op, 42, elems);
+        let want = reference_run(&s, dtype, op, 42, elems).unwrap();
         let mut ms: Vec<RankMachine<Uint8Array>> = (0..n)
             .map(|r| RankMachine::new(&s, r, dtype, op, 42, elems).unwrap())
             .collect();
@@ -660,7 +660,7 @@ async fn hosts_over_message_channels_equal_reference() {
     ] {
         let s = build(alg, p, n).unwrap();
         let elems = 2053;
-        let want = reference_run(&s, dtype, ReduceOp::Sum, 42, elems);
+        let want = reference_run(&s, dtype, ReduceOp::Sum, 42, elems).unwrap();
         let req = RunRequest {
             dtype,
             seed: 42,

@@ -442,7 +442,7 @@ mod tests {
         // Another algorithm's outputs: another reduction order, the same
         // exact result within tolerance.
         let rhd = build(Algorithm::Rhd, Primitive::AllReduce, n).unwrap();
-        let other = reference_run(&rhd, dtype, op, 9, elems);
+        let other = reference_run(&rhd, dtype, op, 9, elems).unwrap();
         for (r, out) in other.iter().enumerate() {
             let rep = c.check_rank_exact(r, out);
             assert_eq!(rep.mismatched_elements, 0, "rank {r}");
@@ -473,7 +473,7 @@ mod tests {
         let elems = 4 * (2 * CHECK_PIECE_ELEMS + 123);
         let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
         let v = verify(&ring).unwrap();
-        let outs = reference_run(&ring, dtype, op, 5, elems);
+        let outs = reference_run(&ring, dtype, op, 5, elems).unwrap();
         let mut c = Checker::new(&ring, &v, dtype, op, 5, elems);
         for (r, out) in outs.iter().enumerate() {
             let mut k = c.begin(r, out);
@@ -506,7 +506,7 @@ mod tests {
         let elems = n * (piece_elems(n) + 17);
         let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
         let v = verify(&ring).unwrap();
-        let outs = reference_run(&ring, dtype, op, 9, elems);
+        let outs = reference_run(&ring, dtype, op, 9, elems).unwrap();
         let mut c = Checker::new(&ring, &v, dtype, op, 9, elems);
         let mut k = c.begin(5, &outs[5]);
         let mut pieces = 1;

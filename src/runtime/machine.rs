@@ -778,7 +778,7 @@ mod tests {
     ) {
         // Rooted primitives from the last rank, so the root is not rank 0.
         let s = build_with_root(alg, p, n, n - 1).expect("builds");
-        let want = reference_run(&s, dtype, op, 7, elems);
+        let want = reference_run(&s, dtype, op, 7, elems).unwrap();
         let mut x = 12345u64;
         let outs = run_all(&s, dtype, op, 7, elems, |k| {
             x = x
@@ -850,7 +850,7 @@ mod tests {
             (Algorithm::Ring, 3, DType::Int32, ReduceOp::Prod, 7),
         ] {
             let s = build_with_root(alg, Primitive::AllReduce, n, 0).expect("builds");
-            let want = reference_run(&s, dtype, op, 3, elems);
+            let want = reference_run(&s, dtype, op, 3, elems).unwrap();
             let mut ms: Vec<RankMachine<Elsewhere>> = (0..n)
                 .map(|r| RankMachine::new(&s, r, dtype, op, 3, elems).expect("builds"))
                 .collect();
@@ -1041,7 +1041,7 @@ mod tests {
         ] {
             let (n, elems, dtype) = (5, 101, DType::Bf16);
             let s = build_with_root(alg, p, n, 2).unwrap();
-            let want = reference_run(&s, dtype, ReduceOp::Sum, 3, elems);
+            let want = reference_run(&s, dtype, ReduceOp::Sum, 3, elems).unwrap();
             let mut ms: Vec<RankMachine<Rc<Vec<u8>>>> = (0..n)
                 .map(|r| {
                     let b = initial_buffer(&s, dtype, 3, r, elems);
