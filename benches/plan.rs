@@ -59,5 +59,30 @@ fn auto_at_scale(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, auto_at_scale);
+/// The plans the page makes on its main thread at load (`Plan::new` of a
+/// drawn configuration, up to 64 ranks): the default link and the
+/// 64-rank one of README's responsiveness table.
+fn page_start(c: &mut Criterion) {
+    let mut g = c.benchmark_group("page_start");
+    g.sample_size(10);
+    let cases = [
+        ("default", Config::default()),
+        (
+            "910b-8x8/64ranks",
+            Config {
+                topo: "910b-8x8".into(),
+                ranks: 64,
+                ..Config::default()
+            },
+        ),
+    ];
+    for (name, config) in cases {
+        g.bench_function(name, |b| {
+            b.iter(|| Plan::new(black_box(&config)).expect("plan"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, auto_at_scale, page_start);
 criterion_main!(benches);
