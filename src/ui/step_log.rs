@@ -1,6 +1,7 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
+use super::deferred::use_drawn_in_tasks;
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -9,6 +10,9 @@ use crate::engine::schedule::TransferKind;
 use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// About how many transfer chips the log draws in one event-loop task.
+const CHIPS_PER_TASK: usize = 1500;
 
 /// Props of [`StepLog`].
 #[derive(Properties, PartialEq)]
@@ -61,18 +65,26 @@ fn entry(p: &EntryProps) -> Html {
                     <span class="log-t">{format!("{}–{} µs{sharing}", format::us(timing.start_us), format::us(timing.end_us))}</span>
                 </span>
             };
+            // A chip's tooltip (its transfer in words) is made when it is
+            // hovered: 64 ranks have ~8 000 chips, and a translated title
+            // on each was most of the log's first drawing.
             let chips = s.transfers.iter().map(|t| {
-                let (cls, sym, word) = match t.kind {
-                    TransferKind::Copy => ("xfer copy", "→", t!("kind-copy")),
-                    TransferKind::Reduce => ("xfer reduce", "⇒", t!("kind-reduce")),
+                let (cls, sym) = match t.kind {
+                    TransferKind::Copy => ("xfer copy", "→"),
+                    TransferKind::Reduce => ("xfer reduce", "⇒"),
                 };
                 html! {
-                    <span class={cls} title={t!("log-xfer", src = describe::label(plan, t.src), chunks = format::chunks(t.first, t.count), dst = describe::label(plan, t.dst), kind = word)}>
-                        {format!("{}{sym}{} {}", t.src, t.dst, format::chunks(t.first, t.count))}
-                    </span>
+                    <span class={cls}>{format!("{}{sym}{} {}", t.src, t.dst, format::chunks(t.first, t.count))}</span>
                 }
             });
-            (head, html! { <span class="xfers">{ for chips }</span> })
+            let onmouseover = {
+                let plan = plan.clone();
+                Callback::from(move |e: MouseEvent| chip_title(&plan, i, &e))
+            };
+            (
+                head,
+                html! { <span class="xfers" {onmouseover}>{ for chips }</span> },
+            )
         }
     };
     let cb = p.on_goto.clone();
@@ -86,6 +98,70 @@ fn entry(p: &EntryProps) -> Html {
     }
 }
 
+/// Sets the title of the hovered chip of step `i` (0-based) to its
+/// transfer in words, once.
+fn chip_title(plan: &Plan, i: usize, e: &MouseEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(chip) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .filter(|el| el.class_list().contains("xfer"))
+    else {
+        return;
+    };
+    if chip.has_attribute("title") {
+        return;
+    }
+    // The chip's place among its siblings is its transfer's index.
+    let mut k = 0;
+    let mut prev = chip.previous_element_sibling();
+    while let Some(el) = prev {
+        k += 1;
+        prev = el.previous_element_sibling();
+    }
+    let Some(t) = plan
+        .drawn_schedule()
+        .steps
+        .get(i)
+        .and_then(|s| s.transfers.get(k))
+    else {
+        return;
+    };
+    let word = match t.kind {
+        TransferKind::Copy => t!("kind-copy"),
+        TransferKind::Reduce => t!("kind-reduce"),
+    };
+    let title = t!(
+        "log-xfer",
+        src = describe::label(plan, t.src),
+        chunks = format::chunks(t.first, t.count),
+        dst = describe::label(plan, t.dst),
+        kind = word
+    );
+    let _ = chip.set_attribute("title", &title);
+}
+
+/// Scrolls the list `list` so that step `step`'s entry is in view (only
+/// the list, never the page).
+fn scroll_to_step(list: &NodeRef, step: usize) {
+    let Some(el) = list.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let Ok(Some(item)) = el.query_selector(&format!("[data-step=\"{step}\"]")) else {
+        return;
+    };
+    let Ok(item) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(item) else {
+        return;
+    };
+    let (top, h) = (item.offset_top(), item.offset_height());
+    let (st, vh) = (el.scroll_top(), el.client_height());
+    if top < st {
+        el.set_scroll_top(top - 4);
+    } else if top + h > st + vh {
+        el.set_scroll_top(top + h - vh + 4);
+    }
+}
+
 /// The step log.
 #[function_component(StepLog)]
 pub fn step_log(p: &StepLogProps) -> Html {
@@ -93,25 +169,37 @@ pub fn step_log(p: &StepLogProps) -> Html {
     let plan = &p.plan;
     let list = use_node_ref();
     {
-        // Keep the current step in view inside the scrolling list.
+        // Keep the current step in view inside the scrolling list. Reading
+        // an item's offset forces a layout; read in the next animation
+        // frame (whose layout it is anyway), not in the render's task: at
+        // 64 ranks a layout forced here was ~170 ms of the step log's
+        // first task. Step 0 is the list's top, where a new list starts.
         let list = list.clone();
+        let first = use_mut_ref(|| true);
         use_effect_with(p.step, move |step| {
-            if let Some(el) = list.cast::<web_sys::HtmlElement>() {
-                if let Ok(Some(item)) = el.query_selector(&format!("[data-step=\"{step}\"]")) {
-                    if let Ok(item) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(item) {
-                        let (top, h) = (item.offset_top(), item.offset_height());
-                        let (st, vh) = (el.scroll_top(), el.client_height());
-                        if top < st {
-                            el.set_scroll_top(top - 4);
-                        } else if top + h > st + vh {
-                            el.set_scroll_top(top + h - vh + 4);
-                        }
-                    }
-                }
+            let step = *step;
+            if std::mem::replace(&mut *first.borrow_mut(), false) && step == 0 {
+                return;
+            }
+            let scroll =
+                wasm_bindgen::closure::Closure::once_into_js(move || scroll_to_step(&list, step));
+            if let Some(w) = web_sys::window() {
+                let _ = w.request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&scroll));
             }
         });
     }
-    let entries = (0..=plan.steps()).map(|k| {
+    // Many transfers (64 ranks: ~8 000 chips) are drawn about
+    // CHIPS_PER_TASK at a time, whole steps, one event-loop task each; a
+    // new plan starts again.
+    let steps = plan.steps();
+    let transfers = plan.drawn_schedule().transfer_count().max(1);
+    let per_task = if transfers <= CHIPS_PER_TASK {
+        steps + 1
+    } else {
+        ((steps + 1) * CHIPS_PER_TASK / transfers).max(1)
+    };
+    let limit = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, steps + 1, per_task);
+    let entries = (0..limit).map(|k| {
         html! { <Entry plan={plan.clone()} k={k} current={k == p.step} on_goto={p.on_goto.clone()} /> }
     });
     html! {
