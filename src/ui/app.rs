@@ -55,8 +55,33 @@ const DWELL: f64 = 1.3;
 /// updates at once; dragging the size slider does not start a run per tick).
 const RUN_DEBOUNCE_MS: u32 = 250;
 
+/// In which event-loop task after the first render each part below the
+/// stage is first drawn ([`Deferred`]; issue 13: no main-thread task over
+/// 100 ms). The whole page in the first render was one task of 240–370 ms
+/// (most of it making DOM nodes); the header, the controls, the stage and
+/// the result and estimate come first, then one part a task, top to
+/// bottom. A part, once drawn, stays drawn.
+struct FirstDrawn {
+    gantt: u32,
+    step_log: u32,
+    what_ifs: u32,
+    chart: u32,
+    side_cards: u32,
+}
+
+const FIRST_DRAWN: FirstDrawn = FirstDrawn {
+    gantt: 1,
+    step_log: 2,
+    what_ifs: 3,
+    chart: 4,
+    side_cards: 5,
+};
+
 /// Messages of [`App`].
 pub enum Msg {
+    /// A part of the page drawn in a later task ([`Deferred`]) appeared:
+    /// mark a lesson's highlighted card again (no re-render).
+    Drawn,
     /// A control produced a new configuration.
     SetConfig(Config),
     /// The typed size changed (not applied).
@@ -163,6 +188,7 @@ struct Callbacks {
     show_me: Callback<()>,
     close_learn: Callback<()>,
     learn_list: Callback<()>,
+    drawn: Callback<()>,
 }
 
 impl Callbacks {
@@ -190,6 +216,7 @@ impl Callbacks {
             show_me: link.callback(|_| Msg::ShowMe),
             close_learn: link.callback(|_| Msg::CloseLearn),
             learn_list: link.callback(|_| Msg::LearnList),
+            drawn: link.callback(|_| Msg::Drawn),
         }
     }
 }
@@ -833,6 +860,10 @@ impl App {
             },
             Msg::Answer(on) => self.answer = on,
             Msg::ShowMe => self.show_me = true,
+            Msg::Drawn => {
+                self.apply_dom_look();
+                return false;
+            }
             Msg::PopState => {
                 let query = url::current_query();
                 let (config, errors) = url::load();
@@ -1126,15 +1157,12 @@ impl Component for App {
                             {playback(p)}
                         }
                     </section>
-                    // Above 16 ranks the Gantt chart and the step log first
-                    // come one and two tasks after the stage (the first
-                    // render of 64 ranks in one task was ~0.4 s).
-                    <Deferred tasks={if p.config.ranks > 16 { 1 } else { 0 }}>
+                    <Deferred tasks={FIRST_DRAWN.gantt} on_drawn={cb.drawn.clone()}>
                         if !p.estimate.timeline.steps.is_empty() {
                             <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                         }
                     </Deferred>
-                    <Deferred tasks={if p.config.ranks > 16 { 2 } else { 0 }}>
+                    <Deferred tasks={FIRST_DRAWN.step_log}>
                         <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                     </Deferred>
                 </>
@@ -1221,6 +1249,7 @@ impl Component for App {
                         }
                     </div>
                 </main>
+                <Deferred tasks={FIRST_DRAWN.what_ifs} on_drawn={cb.drawn.clone()}>
                 <div class="what-ifs">
                     <CompressionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
@@ -1229,13 +1258,17 @@ impl Component for App {
                     <FaultsCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
                 </div>
+                </Deferred>
                 <div class="layout measure">
                     <div class="col col-main">
+                        <Deferred tasks={FIRST_DRAWN.chart} on_drawn={cb.drawn.clone()}>
                         if let Some(p) = &plan {
                             <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
                         }
+                        </Deferred>
                     </div>
                     <div class="col col-side">
+                        <Deferred tasks={FIRST_DRAWN.side_cards}>
                         <CustomTopologyPanel text={AttrValue::from(self.topo_text.clone())} error={self.topo_error.clone()}
                             in_use={self.config.custom.clone()}
                             on_text={cb.topo_text.clone()} on_file={cb.topo_file.clone()}
@@ -1247,6 +1280,7 @@ impl Component for App {
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={cb.log_text.clone()} on_table={cb.log_table.clone()}
                             on_use={cb.use_profile.clone()} />
+                        </Deferred>
                     </div>
                 </div>
                 <footer class="foot">

@@ -45,6 +45,10 @@ pub struct DeferredProps {
     pub tasks: u32,
     /// The part.
     pub children: Html,
+    /// Called once after the part is first drawn (the App marks a lesson's
+    /// highlighted card, which may be inside it).
+    #[prop_or_default]
+    pub on_drawn: Option<Callback<()>>,
 }
 
 /// Renders nothing for its first `tasks` event-loop tasks, then its
@@ -56,7 +60,16 @@ pub struct DeferredProps {
 pub fn deferred(p: &DeferredProps) -> Html {
     // One "item" per task waited, plus the part itself.
     let total = p.tasks as usize + 1;
-    if use_drawn_in_tasks((), total, 1) >= total {
+    let drawn = use_drawn_in_tasks((), total, 1) >= total;
+    {
+        let on_drawn = p.on_drawn.clone();
+        use_effect_with(drawn, move |drawn| {
+            if let (true, Some(cb)) = (*drawn, on_drawn) {
+                cb.emit(());
+            }
+        });
+    }
+    if drawn {
         p.children.clone()
     } else {
         html! {}
