@@ -38,6 +38,19 @@ where
     limit
 }
 
+/// How many of `items` to draw per task (for [`use_drawn_in_tasks`]) so
+/// that a task holds about `budget` of the `units` the items hold in all
+/// (the Gantt chart's steps holding bars, the step log's steps holding
+/// transfer chips): all of them if `units <= budget`, else a share, at
+/// least one.
+pub fn items_per_task(items: usize, units: usize, budget: usize) -> usize {
+    if units <= budget {
+        items.max(1)
+    } else {
+        (items * budget / units).max(1)
+    }
+}
+
 /// Props of [`Deferred`].
 #[derive(Properties, PartialEq)]
 pub struct DeferredProps {

@@ -5,7 +5,7 @@
 //! cover).
 
 use super::colors;
-use super::deferred::use_drawn_in_tasks;
+use super::deferred::{items_per_task, use_drawn_in_tasks};
 use super::format;
 use super::motion::use_progress;
 use super::playback::model_time;
@@ -155,11 +155,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
         By::Rank => tl.transfers.len(),
     };
     let n_steps = tl.steps.len();
-    let per_task = if total_bars <= BARS_PER_TASK {
-        n_steps.max(1)
-    } else {
-        (n_steps * BARS_PER_TASK / total_bars).max(1)
-    };
+    let per_task = items_per_task(n_steps, total_bars, BARS_PER_TASK);
     let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
     let bars = (0..limit).map(|i| {
         html! { <StepBars plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }

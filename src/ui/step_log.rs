@@ -1,7 +1,7 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
-use super::deferred::use_drawn_in_tasks;
+use super::deferred::{items_per_task, use_drawn_in_tasks};
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -99,7 +99,9 @@ fn entry(p: &EntryProps) -> Html {
 }
 
 /// Sets the title of the hovered chip of step `i` (0-based) to its
-/// transfer in words, once.
+/// transfer in words. Made at every hover, never kept: yew reuses a chip's
+/// element for another plan's transfer (or another language), and a kept
+/// title set outside the vdom would describe the old one.
 fn chip_title(plan: &Plan, i: usize, e: &MouseEvent) {
     use wasm_bindgen::JsCast;
     let Some(chip) = e
@@ -109,9 +111,6 @@ fn chip_title(plan: &Plan, i: usize, e: &MouseEvent) {
     else {
         return;
     };
-    if chip.has_attribute("title") {
-        return;
-    }
     // The chip's place among its siblings is its transfer's index.
     let mut k = 0;
     let mut prev = chip.previous_element_sibling();
@@ -173,14 +172,10 @@ pub fn step_log(p: &StepLogProps) -> Html {
         // an item's offset forces a layout; read in the next animation
         // frame (whose layout it is anyway), not in the render's task: at
         // 64 ranks a layout forced here was ~170 ms of the step log's
-        // first task. Step 0 is the list's top, where a new list starts.
+        // first task.
         let list = list.clone();
-        let first = use_mut_ref(|| true);
         use_effect_with(p.step, move |step| {
             let step = *step;
-            if std::mem::replace(&mut *first.borrow_mut(), false) && step == 0 {
-                return;
-            }
             let scroll =
                 wasm_bindgen::closure::Closure::once_into_js(move || scroll_to_step(&list, step));
             if let Some(w) = web_sys::window() {
@@ -192,12 +187,11 @@ pub fn step_log(p: &StepLogProps) -> Html {
     // CHIPS_PER_TASK at a time, whole steps, one event-loop task each; a
     // new plan starts again.
     let steps = plan.steps();
-    let transfers = plan.drawn_schedule().transfer_count().max(1);
-    let per_task = if transfers <= CHIPS_PER_TASK {
-        steps + 1
-    } else {
-        ((steps + 1) * CHIPS_PER_TASK / transfers).max(1)
-    };
+    let per_task = items_per_task(
+        steps + 1,
+        plan.drawn_schedule().transfer_count(),
+        CHIPS_PER_TASK,
+    );
     let limit = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, steps + 1, per_task);
     let entries = (0..limit).map(|k| {
         html! { <Entry plan={plan.clone()} k={k} current={k == p.step} on_goto={p.on_goto.clone()} /> }
