@@ -39,10 +39,16 @@ const LAST_STEP_CACHE: usize = 1 << 16;
 /// simulation. Memory: per link direction, not per transfer.
 pub struct BoundWalk<'t> {
     topo: &'t Topology,
-    /// Per node, its links and their other ends in link order; a pair
-    /// joined by several links uses the last one.
-    pairs: Vec<Vec<(usize, usize)>>,
-    uplink: Vec<Option<usize>>,
+    /// Per node, the devices it has a direct link to, each once, with the
+    /// link direction leaving this node and the link's α (a pair joined
+    /// by several links uses the last one).
+    near: Vec<Vec<Near>>,
+    /// Per node, the smallest and largest device of `near` (a transfer to
+    /// a device outside them skips the scan: a server's NPUs are numbered
+    /// together).
+    near_span: Vec<(usize, usize)>,
+    /// Per device, its first link to a switch.
+    port: Vec<Option<Port>>,
     load: Vec<f64>,
     total: Vec<f64>,
     touched: Vec<usize>,
@@ -59,30 +65,76 @@ pub struct BoundWalk<'t> {
     pending: usize,
 }
 
+/// A direct neighbour of a node ([`BoundWalk`]).
+#[derive(Clone, Copy, Debug)]
+struct Near {
+    node: usize,
+    /// The link direction from the node to `node`.
+    dir: usize,
+    latency_us: f64,
+}
+
+/// A device's port into a switch ([`BoundWalk`]).
+#[derive(Clone, Copy, Debug)]
+struct Port {
+    switch: usize,
+    /// The direction device → switch.
+    up: usize,
+    /// The direction switch → device.
+    down: usize,
+    latency_us: f64,
+}
+
 impl<'t> BoundWalk<'t> {
     /// A walk on `topo`, before any step.
     pub fn new(topo: &'t Topology) -> Self {
-        let mut pairs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); topo.nodes()];
-        let mut uplink: Vec<Option<usize>> = vec![None; topo.devices.len()];
+        let nodes = topo.nodes();
+        let mut near: Vec<Vec<Near>> = vec![Vec::new(); nodes];
+        let mut port: Vec<Option<Port>> = vec![None; topo.devices.len()];
+        // Direction `2·link + 1` runs a → b, `2·link` b → a.
         for (i, l) in topo.links.iter().enumerate() {
-            if let Some(v) = pairs.get_mut(l.a) {
-                v.push((l.b, i));
-            }
-            if l.a != l.b {
-                if let Some(v) = pairs.get_mut(l.b) {
-                    v.push((l.a, i));
+            for (from, to, dir) in [(l.a, l.b, 2 * i + 1), (l.b, l.a, 2 * i)] {
+                // Transfers run between ranks, i.e. devices.
+                if (from == to && dir % 2 == 0) || !topo.is_device(to) {
+                    continue;
+                }
+                if let Some(v) = near.get_mut(from) {
+                    let n = Near {
+                        node: to,
+                        dir,
+                        latency_us: l.latency_us,
+                    };
+                    match v.iter_mut().find(|x| x.node == to) {
+                        Some(x) => *x = n,
+                        None => v.push(n),
+                    }
                 }
             }
-            for (d, other) in [(l.a, l.b), (l.b, l.a)] {
-                if topo.is_device(d) && !topo.is_device(other) && uplink[d].is_none() {
-                    uplink[d] = Some(i);
+            for (d, other, up, down) in [(l.a, l.b, 2 * i + 1, 2 * i), (l.b, l.a, 2 * i, 2 * i + 1)]
+            {
+                if topo.is_device(d) && !topo.is_device(other) && port[d].is_none() {
+                    port[d] = Some(Port {
+                        switch: other,
+                        up,
+                        down,
+                        latency_us: l.latency_us,
+                    });
                 }
             }
         }
+        let near_span = near
+            .iter()
+            .map(|v| {
+                v.iter().fold((usize::MAX, 0), |(lo, hi), x| {
+                    (lo.min(x.node), hi.max(x.node))
+                })
+            })
+            .collect();
         BoundWalk {
             topo,
-            pairs,
-            uplink,
+            near,
+            near_span,
+            port,
             load: vec![0.0f64; 2 * topo.links.len()],
             total: vec![0.0f64; 2 * topo.links.len()],
             touched: Vec::new(),
@@ -149,61 +201,56 @@ impl<'t> BoundWalk<'t> {
         }
         self.last_load.clear();
         let topo = self.topo;
-        let pairs = &self.pairs;
-        let direct = |a: usize, b: usize| -> Option<usize> {
-            pairs
-                .get(a)?
-                .iter()
-                .rev()
-                .find(|&&(o, _)| o == b)
-                .map(|&(_, l)| l)
-        };
-        let dir = |link: usize, from: usize| 2 * link + usize::from(topo.links[link].a == from);
-        let (load, touched, hops, uplink) = (
-            &mut self.load,
-            &mut self.touched,
-            &mut self.hops,
-            &self.uplink,
-        );
+        let (load, touched, hops) = (&mut self.load, &mut self.touched, &mut self.hops);
         let mut alpha = 0.0f64;
-        // The pair of the transfer `hops` routes: the runs of one message
-        // (NHR's strided blocks, a wrapped range) follow one another.
+        // The pair `hops` routes: the runs of one message (NHR's strided
+        // blocks, a wrapped range) follow one another.
         let mut pair = (usize::MAX, usize::MAX);
         for t in step.transfers.iter().filter(|t| t.src != t.dst) {
             // Local copies and reduces (src == dst) cross no link.
-            if (t.src, t.dst) == pair {
-                for &h in hops.iter() {
-                    load[h] += t.count as f64;
-                }
-                continue;
+            let count = t.count as f64;
+            if (t.src, t.dst) != pair {
+                pair = (t.src, t.dst);
+                hops.clear();
+                // The direct link, else up the sender's switch port and
+                // down the receiver's (a non-blocking switch), else a route.
+                let a = match self.near_span.get(t.src) {
+                    Some(&(lo, hi)) if (lo..=hi).contains(&t.dst) => {
+                        self.near[t.src].iter().find(|x| x.node == t.dst).map(|x| {
+                            hops.push(x.dir);
+                            x.latency_us
+                        })
+                    }
+                    _ => None,
+                };
+                let a = a.or_else(|| {
+                    match (
+                        self.port.get(t.src).copied().flatten(),
+                        self.port.get(t.dst).copied().flatten(),
+                    ) {
+                        (Some(u), Some(v)) if u.switch == v.switch => {
+                            hops.push(u.up);
+                            hops.push(v.down);
+                            Some(u.latency_us + v.latency_us)
+                        }
+                        _ => None,
+                    }
+                });
+                let a = match a {
+                    Some(a) => a,
+                    None => {
+                        let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
+                        hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
+                        hops.iter().map(|h| topo.links[h / 2].latency_us).sum()
+                    }
+                };
+                alpha = alpha.max(a);
             }
-            pair = (t.src, t.dst);
-            hops.clear();
-            if let Some(l) = direct(t.src, t.dst) {
-                hops.push(dir(l, t.src));
-            } else if let (Some(u), Some(v)) = (
-                uplink.get(t.src).copied().flatten(),
-                uplink.get(t.dst).copied().flatten(),
-            ) {
-                let (su, sv) = (&topo.links[u], &topo.links[v]);
-                let sw_u = if su.a == t.src { su.b } else { su.a };
-                let sw_v = if sv.a == t.dst { sv.b } else { sv.a };
-                if sw_u == sw_v {
-                    hops.push(dir(u, t.src));
-                    hops.push(dir(v, sw_v));
-                }
-            }
-            if hops.is_empty() {
-                let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
-                hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
-            }
-            let a: f64 = hops.iter().map(|h| topo.links[h / 2].latency_us).sum();
-            alpha = alpha.max(a);
             for &h in hops.iter() {
                 if load[h] == 0.0 {
                     touched.push(h);
                 }
-                load[h] += t.count as f64;
+                load[h] += count;
             }
         }
         let mut per_byte = 0.0f64;
