@@ -727,6 +727,28 @@ impl Topology {
                 forward: self.links[l].a == src,
             }]));
         }
+        // The search's answer when it is up the sender's first switch
+        // port and down to the receiver: the first switch the search
+        // takes from `src` (`adj` is in link order) is the first one it
+        // expands, so if that switch has a link to `dst`, the route ends
+        // with its first such link (the first in `adj[dst]` too). Costs
+        // the two devices' degrees, not a search through the fabric (a
+        // switch of 1024 ports).
+        let first_switch = adj[src].iter().find(|&&(nb, _)| !self.is_device(nb));
+        if let Some(&(sw, up)) = first_switch {
+            if let Some(&(_, down)) = adj[dst].iter().find(|&&(nb, _)| nb == sw) {
+                return Ok(mk(vec![
+                    Hop {
+                        link: up,
+                        forward: self.links[up].a == src,
+                    },
+                    Hop {
+                        link: down,
+                        forward: self.links[down].a == sw,
+                    },
+                ]));
+            }
+        }
         // BFS through switches only; then, with links down, through any node.
         self.bfs(adj, scratch, src, dst, false)
             .or_else(|| {
@@ -920,6 +942,94 @@ mod tests {
             "910b--2x8",
         ] {
             assert!(Topology::preset(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The route as the search alone finds it (before the switch-port
+    /// shortcut of `route_in`): the direct link, else the search through
+    /// switches, else with links down through any node.
+    fn searched(t: &Topology, src: usize, dst: usize) -> Option<Vec<Hop>> {
+        let adj = t.adjacency();
+        if let Some(&(_, l)) = adj[src].iter().find(|&&(nb, _)| nb == dst) {
+            return Some(vec![Hop {
+                link: l,
+                forward: t.links[l].a == src,
+            }]);
+        }
+        let mut s = RouteScratch::default();
+        t.bfs(&adj, &mut s, src, dst, false).or_else(|| {
+            t.impairment
+                .relay()
+                .then(|| t.bfs(&adj, &mut s, src, dst, true))
+                .flatten()
+        })
+    }
+
+    #[test]
+    fn switch_port_routes_are_the_searchs_routes() {
+        let link = |a: usize, b: usize| Link {
+            a,
+            b,
+            kind: LinkKind::Roce,
+            bandwidth_gbps: 1.0 + (a * 7 + b) as f64,
+            latency_us: 0.5 + a as f64,
+        };
+        // Devices 0..6; switch A = node 6, B = node 7. Device 0 reaches A
+        // first, 1 reaches B first, 2 and 3 only B, 4 has two links to A,
+        // 5 only A; A and B are joined; 0–1 direct. So some pairs go
+        // up the first port and down, some need A–B, some the second port.
+        let mut custom = Topology::ascend_910b_8();
+        custom.name = "two-switches".into();
+        custom.devices.truncate(6);
+        custom.switches = vec![
+            Switch {
+                label: "A".into(),
+                server: usize::MAX,
+            },
+            Switch {
+                label: "B".into(),
+                server: usize::MAX,
+            },
+        ];
+        custom.links = vec![
+            link(0, 6),
+            link(1, 7),
+            link(0, 7),
+            link(2, 7),
+            link(1, 6),
+            link(4, 6),
+            link(3, 7),
+            link(6, 4),
+            link(5, 6),
+            link(6, 7),
+            link(0, 1),
+        ];
+        let mut broken = Topology::preset("910b-2x8").unwrap();
+        broken.impairment.down.push(broken.links.remove(3));
+        broken.impairment.down.push(broken.links.remove(40));
+        let mut tops: Vec<Topology> = ["910b-8", "910a-8", "h100-8", "910b-4x8"]
+            .iter()
+            .map(|n| Topology::preset(n).unwrap())
+            .collect();
+        tops.push(custom);
+        tops.push(broken);
+        for t in &tops {
+            let adj = t.adjacency();
+            let mut scratch = RouteScratch::default();
+            let mut shortcuts = 0;
+            for src in 0..t.devices.len() {
+                for dst in (0..t.devices.len()).filter(|&d| d != src) {
+                    let got = t
+                        .route_in(&adj, &mut scratch, src, dst)
+                        .ok()
+                        .map(|r| r.hops);
+                    assert_eq!(got, searched(t, src, dst), "{} {src}->{dst}", t.name);
+                    shortcuts += usize::from(got.is_some_and(|h| h.len() == 2));
+                }
+            }
+            if ["h100-8", "910b-4x8", "two-switches", "910b-2x8"].contains(&t.name.as_str()) {
+                assert!(shortcuts > 0, "{}", t.name);
+            }
         }
     }
 
