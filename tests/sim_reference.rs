@@ -192,3 +192,30 @@ fn contended_bruck_at_256_ranks_equals_the_reference() {
         assert!(contended >= 8, "{contended} contended steps");
     }
 }
+
+/// HCCL's hierarchy with NHR between servers on 256 ranks of 32 servers:
+/// each NHR step sends a rank's strided blocks to its peer as runs of
+/// equal transfers down one route, which the fast simulator shares as one
+/// flow class of that many flows (`cost::fast`); every figure, each
+/// transfer's too, is the reference's, where each run is its own flows.
+#[test]
+fn nhr_runs_as_flow_classes_equal_the_reference() {
+    let topo = Topology::preset("910b-32x8").unwrap();
+    let nodes = topo.nodes_of(256);
+    let s = algorithm::build_on(Algorithm::HierNhr, Primitive::AllReduce, 256, 0, &nodes).unwrap();
+    // Runs of equal consecutive transfers between one pair: what makes a
+    // class of more than one flow.
+    let runs = s
+        .steps
+        .iter()
+        .flat_map(|st| st.transfers.windows(2))
+        .filter(|w| (w[0].src, w[0].dst, w[0].count) == (w[1].src, w[1].dst, w[1].count))
+        .count();
+    assert!(runs > 1000, "{runs} repeated transfers");
+    for bytes in [1 << 20, (1 << 30) + 12] {
+        let f = estimate_sliced(&s, &topo, bytes, DType::Fp32, Slices::Fixed(1)).unwrap();
+        let r = estimate_sliced_reference(&s, &topo, bytes, DType::Fp32, Slices::Fixed(1)).unwrap();
+        assert_eq!(difference(&f, &r), None, "{bytes} B");
+        assert!(f.timeline.steps.iter().any(|s| s.max_link_sharing > 1));
+    }
+}

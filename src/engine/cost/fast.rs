@@ -37,8 +37,17 @@
 //!   of one or two flows, not one loop of ~500 events over 1 500 flows.
 //!   Only the reference's rounding differs: a flow of another group that
 //!   finishes within 1e-12 of an event is no longer ended at that event.
+//! - **Flow classes**: a run of consecutive transfers with equal keys
+//!   (route, receiver, kind, bytes: NHR's strided blocks to one peer) is
+//!   one flow of weight `w` in a contended step: it counts `w` flows on
+//!   each of its links and takes `w` equal shares, which is what max-min
+//!   fair sharing gives `w` identical flows. `hier-nhr` on 1024 ranks
+//!   (steps of 65 536 transfers in runs of 64) simulates 1/64 of them.
+//!   Only rounding differs (`w` shares taken in one subtraction).
 //! - **Routes searched without allocating** ([`Topology::route_in`]: the
-//!   breadth-first search's scratch is kept across routes).
+//!   breadth-first search's scratch is kept across routes; a route up the
+//!   sender's first switch port and down to the receiver is read off the
+//!   two devices' links, not searched through a 1024-port switch).
 //! - **Chunk ranges once per loop**: a table of every chunk's element
 //!   range instead of two 128-bit divisions per transfer.
 //! - **Recording on demand**: per-transfer timings and link intervals are
@@ -461,6 +470,15 @@ struct StepSim {
     group_start: Vec<u32>,
     group_fill: Vec<u32>,
     group_flow: Vec<u32>,
+    /// Flow classes of a contended step: runs of consecutive transfers
+    /// with equal keys (same route, receiver, kind and bytes) share every
+    /// rate and end, so each run is one flow of that many transfers
+    /// (NHR's strided blocks to one peer: 64 transfers, one class). Per
+    /// class: its first transfer, its transfers, its route, its end.
+    cls_first: Vec<u32>,
+    cls_w: Vec<u32>,
+    cls_route: Vec<u32>,
+    cls_end: Vec<f64>,
 }
 
 impl StepSim {
@@ -495,6 +513,10 @@ impl StepSim {
             group_start: Vec::new(),
             group_fill: Vec::new(),
             group_flow: Vec::new(),
+            cls_first: Vec::new(),
+            cls_w: Vec::new(),
+            cls_route: Vec::new(),
+            cls_end: Vec::new(),
         }
     }
 
@@ -612,7 +634,22 @@ impl StepSim {
     /// finish (module doc), separately for each set of flows joined by
     /// shared links. Fills `end`.
     fn contended(&mut self, sim: &Fast, key: &[Key]) {
-        let m = key.len();
+        // Flow classes (the field's doc): a class of `w` transfers counts
+        // `w` flows on each of its links and takes `w` shares.
+        self.cls_first.clear();
+        self.cls_w.clear();
+        self.cls_route.clear();
+        for (i, k) in key.iter().enumerate() {
+            match (self.cls_first.last(), self.cls_w.last_mut()) {
+                (Some(&f), Some(w)) if k.bytes > 0 && key[f as usize] == *k => *w += 1,
+                _ => {
+                    self.cls_first.push(i as u32);
+                    self.cls_w.push(1);
+                    self.cls_route.push(k.route);
+                }
+            }
+        }
+        let m = self.cls_first.len();
         // Compact ids of the link directions used in this step.
         self.lcap0.clear();
         for &id in &self.used {
@@ -620,11 +657,11 @@ impl StepSim {
             self.lcap0.push(sim.cap[id as usize]);
         }
         let nl = self.lcap0.len();
-        // Flows on each link (CSR), in flow order.
+        // Classes on each link (CSR), in class order.
         self.on_start.clear();
         self.on_start.resize(nl + 1, 0);
-        for k in key {
-            for &h in sim.route_hops(k.route) {
+        for &r in &self.cls_route {
+            for &h in sim.route_hops(r) {
                 self.on_start[self.local[h as usize] as usize + 1] += 1;
             }
         }
@@ -635,10 +672,10 @@ impl StepSim {
         self.on_flow.resize(self.on_start[nl] as usize, 0);
         self.lcnt.clear();
         self.lcnt.resize(nl, 0);
-        for (i, k) in key.iter().enumerate() {
-            for &h in sim.route_hops(k.route) {
+        for (c, &r) in self.cls_route.iter().enumerate() {
+            for &h in sim.route_hops(r) {
                 let l = self.local[h as usize] as usize;
-                self.on_flow[(self.on_start[l] + self.lcnt[l]) as usize] = i as u32;
+                self.on_flow[(self.on_start[l] + self.lcnt[l]) as usize] = c as u32;
                 self.lcnt[l] += 1;
             }
         }
@@ -651,24 +688,27 @@ impl StepSim {
         self.state.resize(m, 0);
         self.lcap.clear();
         self.lcap.resize(nl, 0.0);
+        self.cls_end.clear();
+        self.cls_end.resize(m, f64::NAN);
         let mut local_data = false;
-        for (i, k) in key.iter().enumerate() {
+        for (c, &f) in self.cls_first.iter().enumerate() {
+            let k = &key[f as usize];
             let from = sim.lat[k.route as usize];
             self.rem.push(k.bytes as f64);
             self.from.push(from);
             if k.bytes == 0 {
                 // Zero-byte flows end as soon as they start.
-                self.end[i] = from;
+                self.cls_end[c] = from;
             } else if sim.route_hops(k.route).is_empty() {
                 local_data = true;
             }
         }
-        // Groups of flows joined by shared links (union-find over the
-        // links, then flows by their first link's root, in flow order).
-        // Max-min rates in one group depend on its flows alone, so each
-        // group is its own event loop. A local copy with data (no link)
-        // ends, as in the reference, at the step's last event: then the
-        // step is one group.
+        // Groups of classes joined by shared links (union-find over the
+        // links, then classes by their first link's root, in class
+        // order). Max-min rates in one group depend on its flows alone,
+        // so each group is its own event loop. A local copy with data (no
+        // link) ends, as in the reference, at the step's last event: then
+        // the step is one group.
         self.group_start.clear();
         self.group_flow.clear();
         if local_data {
@@ -677,8 +717,8 @@ impl StepSim {
         } else {
             self.parent.clear();
             self.parent.extend(0..nl as u32);
-            for k in key {
-                let hops = sim.route_hops(k.route);
+            for &r in &self.cls_route {
+                let hops = sim.route_hops(r);
                 if let Some((&h0, rest)) = hops.split_first() {
                     let a = self.local[h0 as usize];
                     for &h in rest {
@@ -695,7 +735,8 @@ impl StepSim {
             self.group_of.resize(nl, NONE);
             self.flow_group.clear();
             let mut groups = 0u32;
-            for k in key {
+            for &f in &self.cls_first {
+                let k = &key[f as usize];
                 let g = match sim.route_hops(k.route).first() {
                     Some(&h) if k.bytes > 0 => {
                         let root = find(&mut self.parent, self.local[h as usize]) as usize;
@@ -723,10 +764,10 @@ impl StepSim {
             self.group_fill.clear();
             self.group_fill
                 .extend_from_slice(&self.group_start[..groups as usize]);
-            for (i, &g) in self.flow_group.iter().enumerate() {
+            for (c, &g) in self.flow_group.iter().enumerate() {
                 if g != NONE {
                     let at = &mut self.group_fill[g as usize];
-                    self.group_flow[*at as usize] = i as u32;
+                    self.group_flow[*at as usize] = c as u32;
                     *at += 1;
                 }
             }
@@ -738,22 +779,28 @@ impl StepSim {
             );
             self.pending.clear();
             for j in a..b {
-                let i = self.group_flow[j];
-                if key[i as usize].bytes > 0 {
-                    self.pending.push(i);
+                let c = self.group_flow[j];
+                if self.rem[c as usize] > 0.0 {
+                    self.pending.push(c);
                 }
             }
-            self.events(sim, key);
+            self.events(sim);
         }
         for &id in &self.used {
             self.local[id as usize] = NONE;
         }
+        // Every transfer of a class ends with it.
+        for (c, (&f, &w)) in self.cls_first.iter().zip(&self.cls_w).enumerate() {
+            let (f, e) = (f as usize, self.cls_end[c]);
+            self.end[f..f + w as usize].fill(e);
+        }
     }
 
-    /// The event loop of one group of flows (`pending`, in flow order):
-    /// max-min fair rates by levels, recomputed at every start and
-    /// finish of one of them. Fills their `end`.
-    fn events(&mut self, sim: &Fast, key: &[Key]) {
+    /// The event loop of one group of flow classes (`pending`, in class
+    /// order): max-min fair rates by levels, recomputed at every start and
+    /// finish of one of them; a class of `w` transfers is `w` flows.
+    /// Fills their `cls_end`.
+    fn events(&mut self, sim: &Fast) {
         let mut now = f64::INFINITY;
         for &i in &self.pending {
             now = now.min(self.from[i as usize]);
@@ -793,13 +840,14 @@ impl StepSim {
             self.live_links.clear();
             for &i in &self.running {
                 self.state[i as usize] = 1;
-                for &h in sim.route_hops(key[i as usize].route) {
+                let w = self.cls_w[i as usize];
+                for &h in sim.route_hops(self.cls_route[i as usize]) {
                     let l = self.local[h as usize] as usize;
                     if self.lcnt[l] == 0 {
                         self.live_links.push(l as u32);
                         self.lcap[l] = self.lcap0[l];
                     }
-                    self.lcnt[l] += 1;
+                    self.lcnt[l] += w;
                 }
             }
             self.touched.clear();
@@ -839,10 +887,11 @@ impl StepSim {
                         left -= 1;
                         froze = true;
                         self.rate[i] = cur;
-                        for &h in sim.route_hops(key[i].route) {
+                        let w = self.cls_w[i];
+                        for &h in sim.route_hops(self.cls_route[i]) {
                             let l2 = self.local[h as usize] as usize;
-                            self.lcap[l2] -= cur;
-                            self.lcnt[l2] -= 1;
+                            self.lcap[l2] -= cur * w as f64;
+                            self.lcnt[l2] -= w;
                         }
                     }
                 }
@@ -867,14 +916,14 @@ impl StepSim {
                 // No progress possible (cannot happen with positive
                 // capacities); end the running flows now rather than loop.
                 for &i in &self.running {
-                    self.end[i as usize] = now;
+                    self.cls_end[i as usize] = now;
                 }
                 self.running.clear();
                 break;
             }
             let dt = next - now;
             let tol = 1e-12 * next.abs().max(1.0);
-            let (rem, rate, end) = (&mut self.rem, &self.rate, &mut self.end);
+            let (rem, rate, end) = (&mut self.rem, &self.rate, &mut self.cls_end);
             self.running.retain(|&i| {
                 let i = i as usize;
                 let finish = now + rem[i] / rate[i];
