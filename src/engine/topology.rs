@@ -327,6 +327,21 @@ pub const HCCS_910B_GBPS: f64 = 18.3;
 /// An assumption, labelled as such in the UI.
 pub const HCCS_910B_LATENCY_US: f64 = 3.4;
 
+/// The server count `S` of a `910b-{S}x8` name (S = 2..=1024, written
+/// without leading zeros), else `None`.
+fn cluster_servers(name: &str) -> Option<usize> {
+    name.strip_prefix("910b-")
+        .and_then(|r| r.strip_suffix("x8"))
+        .filter(|d| {
+            !d.is_empty()
+                && d.len() <= 4
+                && !d.starts_with('0')
+                && d.bytes().all(|c| c.is_ascii_digit())
+        })
+        .and_then(|d| d.parse::<usize>().ok())
+        .filter(|s| (2..=Topology::MAX_910B_SERVERS).contains(s))
+}
+
 impl Topology {
     /// Names of the presets (single-server ones; [`Topology::preset`] also
     /// accepts the multi-server `910b-{S}x8`, S = 2..=1024, model-only).
@@ -344,23 +359,20 @@ impl Topology {
             "910b-8" => Ok(Topology::ascend_910b_8()),
             "910a-8" => Ok(Topology::ascend_910a_8()),
             "h100-8" => Ok(Topology::h100_8()),
-            _ => {
-                let servers = name
-                    .strip_prefix("910b-")
-                    .and_then(|r| r.strip_suffix("x8"))
-                    .filter(|d| {
-                        !d.is_empty()
-                            && d.len() <= 4
-                            && !d.starts_with('0')
-                            && d.bytes().all(|c| c.is_ascii_digit())
-                    })
-                    .and_then(|d| d.parse::<usize>().ok())
-                    .filter(|s| (2..=Topology::MAX_910B_SERVERS).contains(s));
-                match servers {
-                    Some(s) => Ok(Topology::ascend_910b_cluster(s)),
-                    None => Err(TopologyError::Unknown(name.to_string())),
-                }
-            }
+            _ => match cluster_servers(name) {
+                Some(s) => Ok(Topology::ascend_910b_cluster(s)),
+                None => Err(TopologyError::Unknown(name.to_string())),
+            },
+        }
+    }
+
+    /// The device count of [`Topology::preset`]`(name)` without building
+    /// it (at `910b-1024x8`, 8192 labelled devices and 15 360 links);
+    /// `None` for a name it refuses.
+    pub fn preset_devices(name: &str) -> Option<usize> {
+        match name {
+            "910b-8" | "910a-8" | "h100-8" => Some(8),
+            _ => cluster_servers(name).map(|s| 8 * s),
         }
     }
 
@@ -933,6 +945,20 @@ mod tests {
         assert_eq!(r.hops.len(), 2);
         assert!((r.latency_us - 60.0).abs() < 1e-12);
         assert_eq!(t.route(8, 9).unwrap().hops.len(), 1);
+        for name in [
+            "910b-8",
+            "910a-8",
+            "h100-8",
+            "910b-2x8",
+            "910b-128x8",
+            "910b-1024x8",
+        ] {
+            assert_eq!(
+                Topology::preset_devices(name),
+                Some(Topology::preset(name).unwrap().devices.len()),
+                "{name}"
+            );
+        }
         for bad in [
             "910b-1x8",
             "910b-1025x8",
@@ -942,6 +968,7 @@ mod tests {
             "910b--2x8",
         ] {
             assert!(Topology::preset(bad).is_err(), "{bad}");
+            assert_eq!(Topology::preset_devices(bad), None, "{bad}");
         }
     }
 

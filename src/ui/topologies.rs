@@ -23,13 +23,13 @@ pub fn offered(current: &str) -> Vec<(String, String)> {
         .chain(CLUSTERS.iter())
         .map(|n| n.to_string())
         .collect();
-    if !names.iter().any(|n| n == current) && Topology::preset(current).is_ok() {
+    if !names.iter().any(|n| n == current) && Topology::preset_devices(current).is_some() {
         names.push(current.to_string());
     }
     names
         .into_iter()
         .map(|n| {
-            let d = Topology::preset(&n).map(|t| t.devices.len()).unwrap_or(0);
+            let d = Topology::preset_devices(&n).unwrap_or(0);
             let what = match n.as_str() {
                 "910b-8" => "8× Ascend 910B, HCCS mesh".to_string(),
                 "910a-8" => "8× Ascend 910, 2 HCCS groups + PCIe".to_string(),
@@ -70,8 +70,7 @@ pub fn rank_choices(devices: usize, current: usize) -> Vec<usize> {
 pub fn with_topology(c: &Config, name: &str) -> Config {
     let mut next = c.clone();
     let old = c.devices().unwrap_or(8);
-    if let Ok(t) = Topology::preset(name) {
-        let n = t.devices.len();
+    if let Some(n) = Topology::preset_devices(name) {
         next.topo = name.to_string();
         next.custom = None;
         next.ranks = if c.ranks == old { n } else { c.ranks.min(n) };

@@ -163,11 +163,11 @@ impl Config {
                         ),
                     ),
                 },
-                "topo" => match Topology::preset(v) {
-                    Ok(_) => c.topo = v.to_string(),
-                    Err(_) if v == CUSTOM => c.topo = CUSTOM.into(),
-                    Err(_) if v == MEASURED => c.topo = MEASURED.into(),
-                    Err(_) => bad(
+                "topo" => match Topology::preset_devices(v) {
+                    Some(_) => c.topo = v.to_string(),
+                    None if v == CUSTOM => c.topo = CUSTOM.into(),
+                    None if v == MEASURED => c.topo = MEASURED.into(),
+                    None => bad(
                         "topo",
                         v,
                         format!(

@@ -334,7 +334,7 @@ impl Config {
         } else if self.topo == CUSTOM {
             self.custom.as_ref().map(|t| t.devices.len())
         } else {
-            Topology::preset(&self.topo).ok().map(|t| t.devices.len())
+            Topology::preset_devices(&self.topo)
         }
     }
 
