@@ -841,3 +841,26 @@ fn simd_kernels_match_scalar_bits() {
         }
     }
 }
+
+/// The drawing's coordinates (`ui::format::coord`) read as
+/// `format!("{v:.1}")` writes them, away from ties.
+#[wasm_bindgen_test]
+fn svg_coordinates_have_one_decimal() {
+    use ccl_playground::ui::format::coord;
+    for (v, s) in [
+        (0.0, "0.0"),
+        (12.34, "12.3"),
+        (12.36, "12.4"),
+        (-3.96, "-4.0"),
+        (-0.54, "-0.5"),
+        (1399.99, "1400.0"),
+        (7.0, "7.0"),
+        (1e20, "100000000000000000000.0"),
+    ] {
+        assert_eq!(coord(v), s, "{v}");
+    }
+    for i in 0..2000 {
+        let v = (i as f64 - 1000.0) * 0.731 + 0.013;
+        assert_eq!(coord(v), format!("{v:.1}"), "{v}");
+    }
+}

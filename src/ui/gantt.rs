@@ -6,7 +6,7 @@
 
 use super::colors;
 use super::deferred::{items_per_task, use_drawn_in_tasks};
-use super::format;
+use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::playback::model_time;
 use crate::engine::degrade::{self, StepWait};
@@ -392,8 +392,4 @@ pub fn gantt(p: &GanttProps) -> Html {
             }
         </section>
     }
-}
-
-fn f(v: f64) -> String {
-    format!("{v:.1}")
 }

@@ -5,7 +5,7 @@
 //! tokens moving from sender to receiver.
 
 use super::colors;
-use super::format;
+use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::topology_layout::{along, trim, Layout};
 use crate::engine::plan::Plan;
@@ -150,7 +150,7 @@ fn tokens(p: &TokensProps) -> Html {
             Some(label) => {
                 let w = 8.0 + 6.2 * label.chars().count() as f64;
                 html! {
-                    <g class="token" key={format!("tok{ti}")} transform={format!("translate({tx:.1},{ty:.1})")}>
+                    <g class="token" key={format!("tok{ti}")} transform={format!("translate({},{})", f(tx), f(ty))}>
                         <rect x={f(-w / 2.0)} y="-8" width={f(w)} height="16" rx="4" fill={tok.fill.clone()} stroke={tok.stroke} stroke-width="1.5" />
                         <text y="4" text-anchor="middle" fill={tok.text}>{label.clone()}</text>
                     </g>
@@ -240,6 +240,26 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             .max(1);
         let rows = layout.boxes.len().div_ceil(cols);
         let top_rows = rows.div_ceil(2);
+        // Each box's switch ports, in link order, in one pass over the
+        // links (not one per box: 128 × 5 632 at 1024 ranks).
+        let mut box_of = vec![usize::MAX; n_dev];
+        for (bi, b) in layout.boxes.iter().enumerate() {
+            for d in b.devices.clone().filter(|&d| d < n_dev) {
+                box_of[d] = bi;
+            }
+        }
+        let mut ports_of: Vec<Vec<usize>> = vec![Vec::new(); layout.boxes.len()];
+        for (i, l) in topo.links.iter().enumerate() {
+            for (d, other) in [(l.a, l.b), (l.b, l.a)] {
+                if let (Some(&bi), false) = (box_of.get(d), topo.is_device(other)) {
+                    if let Some(v) = ports_of.get_mut(bi) {
+                        if v.last() != Some(&i) {
+                            v.push(i);
+                        }
+                    }
+                }
+            }
+        }
         for (bi, b) in layout.boxes.iter().enumerate() {
             let row = bi / cols;
             let k = if row < top_rows {
@@ -248,16 +268,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 row - top_rows
             };
             let dx = (k as f64 - (top_rows as f64 - 1.0) / 2.0) * 6.0;
-            let ports: Vec<usize> = topo
-                .links
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| {
-                    (b.devices.contains(&l.a) && !topo.is_device(l.b))
-                        || (b.devices.contains(&l.b) && !topo.is_device(l.a))
-                })
-                .map(|(i, _)| i)
-                .collect();
+            let ports = &ports_of[bi];
             let Some(&first) = ports.first() else {
                 continue;
             };
@@ -270,7 +281,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 None => (cy, cy),
             };
             let (mut fl, mut busy_us, mut n_busy) = (0usize, 0.0f64, 0usize);
-            for &i in &ports {
+            for &i in ports {
                 for d in &load[i] {
                     fl += d.flows;
                     busy_us = busy_us.max(d.busy_us);
@@ -372,7 +383,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             };
             let d = pts
                 .iter()
-                .map(|q| format!("{:.1},{:.1}", q.0, q.1))
+                .map(|q| format!("{},{}", f(q.0), f(q.1)))
                 .collect::<Vec<_>>()
                 .join(" ");
             lanes.push(html! {
@@ -449,7 +460,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             });
             if layout.multi_server {
                 html! {
-                    <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
+                    <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
                         <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
                         <text class="node-label" y="4" text-anchor="middle">{ if active { i.to_string() } else { "–".to_string() } }</text>
                         {badge.clone().unwrap_or_default()}
@@ -458,7 +469,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 }
             } else {
                 html! {
-                    <g class={class} transform={format!("translate({x:.1},{y:.1})")}>
+                    <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
                         <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
                         <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
                         <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { "idle".to_string() } }</text>
@@ -482,7 +493,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 </g>
             },
             None => html! {
-                <g class="node switch" transform={format!("translate({x:.1},{y:.1})")}>
+                <g class="node switch" transform={format!("translate({},{})", f(x), f(y))}>
                     <rect x="-40" y="-14" width="80" height="28" rx="6" />
                     <text class="node-label" y="4" text-anchor="middle">{sw.label.clone()}</text>
                     <title>{format!("{}: a switch (hosts no rank)", sw.label)}</title>
@@ -554,8 +565,4 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         </div>
         </div>
     }
-}
-
-fn f(v: f64) -> String {
-    format!("{v:.1}")
 }
