@@ -59,8 +59,8 @@ fn a_model_only_plan_comes_as_its_headline_and_its_full_plan() {
         other => panic!("{other:?}"),
     };
     let (h, f) = (
-        (**h).clone().arrive().unwrap(),
-        (**f).clone().arrive().unwrap(),
+        (**h).clone().arrive(None).unwrap(),
+        (**f).clone().arrive(None).unwrap(),
     );
     let c = config(q);
     let (want_h, want_f) = (Plan::headline(&c).unwrap(), Plan::new(&c).unwrap());
@@ -127,11 +127,89 @@ fn a_plan_arrives_on_the_machine_it_was_made_on() {
     ] {
         let p = Plan::new(&config(q)).unwrap();
         let back: Carried = decode(&encode(&Carried::new(p.clone()))).unwrap();
-        let back = back.arrive().unwrap();
+        let back = back.arrive(None).unwrap();
         assert_eq!(back.topology, p.topology, "{q}");
         assert_eq!(
             back.estimate.time_us.to_bits(),
             p.estimate.time_us.to_bits()
+        );
+    }
+}
+
+#[test]
+fn a_plan_keeps_the_previous_plans_machine_only_when_it_is_the_same() {
+    // The log's fitted profile makes link figures that depend on the size.
+    let log = ccl_playground::engine::formats::parse_log(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/hccl_test_910b_8_allreduce_synthetic.txt"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let profile =
+        ccl_playground::engine::calibrate::Profile::fit_table(&log.tables[0], None, "x").unwrap();
+    let with_profile = |bytes: &str| {
+        let mut c = config(&format!("topo=910b-8&ranks=8&bytes={bytes}"));
+        c.profile = Some(profile.clone());
+        c
+    };
+    let same = |a: &str, b: &str| (config(a), config(b));
+    let cases = [
+        // (previous, next, same machine)
+        (
+            same(
+                "topo=910b-16x8&ranks=128&bytes=1GiB",
+                "topo=910b-16x8&ranks=128&bytes=1MiB&algo=ring",
+            ),
+            true,
+        ),
+        (
+            same(
+                "topo=910b-16x8&ranks=128&bytes=1GiB&slow=3:0.5",
+                "topo=910b-16x8&ranks=128&bytes=2GiB&slow=3:0.5",
+            ),
+            true,
+        ),
+        (
+            same(
+                "topo=910b-16x8&ranks=128&bytes=1GiB&slow=3:0.5",
+                "topo=910b-16x8&ranks=128&bytes=1GiB",
+            ),
+            false,
+        ),
+        (
+            same(
+                "topo=910b-16x8&ranks=96&bytes=1GiB&down=0-1",
+                "topo=910b-16x8&ranks=128&bytes=1GiB&down=0-1",
+            ),
+            false,
+        ),
+        (
+            same(
+                "topo=910b-16x8&ranks=128&bytes=1GiB",
+                "topo=910b-32x8&ranks=128&bytes=1GiB",
+            ),
+            false,
+        ),
+        ((with_profile("1MiB"), with_profile("1MiB")), true),
+        ((with_profile("1MiB"), with_profile("64MiB")), false),
+    ];
+    for ((a, b), want) in cases {
+        assert_eq!(
+            ccl_playground::engine::plan::same_machine(&a, &b),
+            want,
+            "{a:?} -> {b:?}"
+        );
+        let prev = Plan::headline(&a).unwrap();
+        let next = Plan::headline(&b).unwrap();
+        let back: Carried = decode(&encode(&Carried::new(next.clone()))).unwrap();
+        // Whether kept or made again, the machine is the next plan's own.
+        assert_eq!(
+            back.arrive(Some(&prev)).unwrap().topology,
+            next.topology,
+            "{:?}",
+            b.to_query()
         );
     }
 }

@@ -137,13 +137,19 @@ impl Carried {
         Carried(p)
     }
 
-    /// The plan as the page holds it: its machine made again.
+    /// The plan as the page holds it: its machine made again, or taken
+    /// from `prev`, the page's previous plan, when that one was made on
+    /// the same machine ([`plan::same_machine`]: a size or algorithm
+    /// change at 1024 ranks).
     ///
     /// Errors: the machine's error (never for a configuration the worker
     /// planned: the same function made it there).
-    pub fn arrive(self) -> Result<Plan, String> {
+    pub fn arrive(self, prev: Option<&Plan>) -> Result<Plan, String> {
         let mut p = self.0;
-        p.topology = plan::machine(&p.config).map_err(|e| e.to_string())?;
+        p.topology = match prev {
+            Some(q) if plan::same_machine(&q.config, &p.config) => q.topology.clone(),
+            _ => plan::machine(&p.config).map_err(|e| e.to_string())?,
+        };
         Ok(p)
     }
 }
