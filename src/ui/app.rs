@@ -90,6 +90,9 @@ pub enum Msg {
     BytesCommit,
     /// Apply a typed seed.
     Seed(String),
+    /// The page's first plan and run, one task after its first render
+    /// ([`App::create`]).
+    Start,
     /// The debounce of run `id` elapsed: start the workers.
     StartRun(u64),
     /// Run the current configuration again.
@@ -683,6 +686,14 @@ impl App {
                     ))
                 }
             },
+            Msg::Start => {
+                // A lesson stop's link planned already.
+                if self.plan_seq == 0 {
+                    self.replan(ctx);
+                }
+                // The page runs its configuration once on load.
+                self.schedule_run(ctx, 0);
+            }
             Msg::StartRun(id) => {
                 if id != self.current_run.get() {
                     return false;
@@ -977,9 +988,10 @@ impl Component for App {
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
         }
-        app.replan(ctx);
-        // A lesson stop's link shows that stop (its configuration and step).
+        // A lesson stop's link shows that stop (its configuration and
+        // step, which needs the plan's steps: planned now).
         if let (Some((l, k)), true) = (ui.lesson, stop_given) {
+            app.replan(ctx);
             app.go_stop(ctx, l, k, false);
         }
         // A clean link (or none) is rewritten to the full configuration, so
@@ -988,8 +1000,16 @@ impl Component for App {
         if app.url_errors.is_empty() {
             app.store(false);
         }
-        // The page runs its configuration once on load.
-        app.schedule_run(ctx, 0);
+        // The first render is the page around a placeholder (`#planning`);
+        // the plan and the run come one task later (`Msg::Start`): the
+        // wasm's first task also compiles every function it calls for the
+        // first time (V8 compiles wasm lazily, on the main thread), and the
+        // plan's first use of the engine was most of that.
+        if app.plan_seq == 0 {
+            app.planning = true;
+        }
+        let link = ctx.link().clone();
+        app.pending_run = Some(Timeout::new(0, move || link.send_message(Msg::Start)));
         app
     }
 
