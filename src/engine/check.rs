@@ -162,6 +162,41 @@ pub fn piece_elems(ranks: usize) -> usize {
     (CHECK_PIECE_WORK / ranks.max(1)).clamp(1024, CHECK_PIECE_ELEMS)
 }
 
+/// A rank's output as [`Checker::advance`] reads it, a piece at a time:
+/// bytes in memory, or (the page) a buffer a worker transferred, left
+/// outside wasm memory and copied in a piece at a time
+/// (`runtime::browser::codec::DoneBytes`), so a 64 × 16 MiB run never
+/// holds its outputs in the page's heap.
+pub trait OutputBytes {
+    /// Its length, bytes.
+    fn len(&self) -> usize;
+    /// Is it empty?
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Bytes `range` (inside `0..len()`): borrowed, or copied into
+    /// `scratch` (which keeps its capacity for the next piece).
+    fn piece<'s>(&'s self, range: std::ops::Range<usize>, scratch: &'s mut Vec<u8>) -> &'s [u8];
+}
+
+impl OutputBytes for [u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn piece<'s>(&'s self, range: std::ops::Range<usize>, _: &'s mut Vec<u8>) -> &'s [u8] {
+        &self[range]
+    }
+}
+
+impl OutputBytes for Vec<u8> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+    fn piece<'s>(&'s self, range: std::ops::Range<usize>, _: &'s mut Vec<u8>) -> &'s [u8] {
+        &self[range]
+    }
+}
+
 /// One rank's check in progress ([`Checker::begin`], [`Checker::advance`]).
 #[derive(Clone, Debug)]
 pub struct RankCheck {
@@ -173,6 +208,8 @@ pub struct RankCheck {
     chunks: Vec<usize>,
     next_chunk: usize,
     next_offset: usize,
+    /// A piece copied out of an output that is not in memory.
+    scratch: Vec<u8>,
 }
 
 impl<'a> Checker<'a> {
@@ -289,7 +326,7 @@ impl<'a> Checker<'a> {
     /// primitive defines as output.
     ///
     /// A buffer of the wrong length counts every output element as mismatched.
-    pub fn check_rank(&mut self, rank: usize, output: &[u8]) -> RankReport {
+    pub fn check_rank<O: OutputBytes + ?Sized>(&mut self, rank: usize, output: &O) -> RankReport {
         let mut c = self.begin(rank, output);
         while !self.advance(&mut c, output) {}
         c.report
@@ -297,7 +334,7 @@ impl<'a> Checker<'a> {
 
     /// Starts [`Self::check_rank`] of `output` one piece at a time
     /// ([`Self::advance`]); the same report in the end.
-    pub fn begin(&self, rank: usize, output: &[u8]) -> RankCheck {
+    pub fn begin<O: OutputBytes + ?Sized>(&self, rank: usize, output: &O) -> RankCheck {
         let es = self.dtype.size_bytes();
         RankCheck {
             report: RankReport::empty(rank),
@@ -307,6 +344,7 @@ impl<'a> Checker<'a> {
                 .collect(),
             next_chunk: 0,
             next_offset: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -314,7 +352,7 @@ impl<'a> Checker<'a> {
     /// `check`'s rank's `output` (the buffer given to [`Self::begin`]);
     /// `true` once the whole output is checked (`check.report` is then
     /// [`Self::check_rank`]'s).
-    pub fn advance(&mut self, check: &mut RankCheck, output: &[u8]) -> bool {
+    pub fn advance<O: OutputBytes + ?Sized>(&mut self, check: &mut RankCheck, output: &O) -> bool {
         let es = self.dtype.size_bytes();
         let Some(&chunk) = check.chunks.get(check.next_chunk) else {
             return true;
@@ -340,7 +378,10 @@ impl<'a> Checker<'a> {
         };
         let dtype = self.dtype;
         let first = range.start + part.start;
-        let got = &output[first * es..(range.start + part.end) * es];
+        let got = output.piece(
+            first * es..(range.start + part.end) * es,
+            &mut check.scratch,
+        );
         let reference = self.reference(e, part);
         if got == reference.bytes.as_slice() {
             rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);
@@ -493,6 +534,52 @@ mod tests {
         assert_eq!(rep.mismatched_elements, 1);
         assert_eq!(rep.first_mismatch.unwrap().element, at);
         assert_eq!(c.check_rank(3, &bad[4..]).mismatched_elements, elems);
+    }
+
+    /// An output the checker can only copy pieces out of (the page's
+    /// transferred buffers), counting the bytes it copied.
+    struct Outside(Vec<u8>, std::cell::Cell<usize>);
+
+    impl OutputBytes for Outside {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn piece<'s>(
+            &'s self,
+            range: std::ops::Range<usize>,
+            scratch: &'s mut Vec<u8>,
+        ) -> &'s [u8] {
+            self.1.set(self.1.get() + range.len());
+            scratch.clear();
+            scratch.extend_from_slice(&self.0[range]);
+            scratch
+        }
+    }
+
+    #[test]
+    fn an_output_outside_memory_is_checked_piece_by_piece_as_in_memory() {
+        let (n, dtype, op) = (4, DType::Bf16, ReduceOp::Max);
+        let elems = 4 * (CHECK_PIECE_ELEMS + 301);
+        let ring = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let v = verify(&ring).unwrap();
+        let outs = reference_run(&ring, dtype, op, 3, elems).unwrap();
+        let mut c = Checker::new(&ring, &v, dtype, op, 3, elems);
+        let mut bad = outs[2].clone();
+        let at = ring.chunk_elems(elems, 3).start + CHECK_PIECE_ELEMS + 5;
+        bad[at * 2 + 1] ^= 0x40;
+        for (r, out) in outs.iter().take(2).chain([&bad]).enumerate() {
+            let outside = Outside(out.clone(), std::cell::Cell::new(0));
+            let mut k = c.begin(r, &outside);
+            while !c.advance(&mut k, &outside) {}
+            assert_eq!(k.report, c.check_rank(r, out), "rank {r}");
+            // Every output byte was read once, a piece at a time.
+            assert_eq!(outside.1.get(), out.len(), "rank {r}");
+        }
+        let outside = Outside(bad, std::cell::Cell::new(0));
+        let mut k = c.begin(2, &outside);
+        while !c.advance(&mut k, &outside) {}
+        assert_eq!(k.report.mismatched_elements, 1);
+        assert_eq!(k.report.first_mismatch.map(|m| m.element), Some(at));
     }
 
     #[test]

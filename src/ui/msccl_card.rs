@@ -14,6 +14,7 @@ use crate::engine::plan::{self, Plan};
 use crate::engine::topology::Topology;
 use crate::engine::units::format_bytes;
 use crate::engine::verify::{verify, Verified};
+use crate::runtime::browser::codec::DoneBytes;
 use crate::runtime::{self, RankOutput, RunRequest};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -197,9 +198,9 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
                     timeout_ms: 30_000,
                     compressed: None,
                 };
-                let outs: Rc<RefCell<Vec<RankOutput>>> = Rc::default();
+                let outs: Rc<RefCell<Vec<(RankOutput, DoneBytes)>>> = Rc::default();
                 let sink = outs.clone();
-                let r = runtime::run(req, move |o| sink.borrow_mut().push(o)).await;
+                let r = runtime::run(req, move |o, b| sink.borrow_mut().push((o, b))).await;
                 match r {
                     Err(e) => run.set(RunStatus::Error(e.to_string())),
                     Ok(summary) => {
@@ -207,7 +208,7 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
                         let outs = outs.borrow();
                         let bad: Vec<String> = outs
                             .iter()
-                            .map(|o| checker.check_rank(o.rank, &o.buffer))
+                            .map(|(o, b)| checker.check_rank(o.rank, b))
                             .filter(|r| !r.ok())
                             .map(|r| {
                                 format!(

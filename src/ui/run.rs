@@ -8,6 +8,8 @@
 use crate::engine::check::{Checker, Mismatch, RankCheck, RankReport};
 use crate::engine::compressed::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
 use crate::engine::plan::Plan;
+use crate::runtime::browser::codec::DoneBytes;
+use crate::runtime::browser::pool::take_in;
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -179,7 +181,8 @@ pub fn describe_mismatch(r: &RankReport) -> String {
 /// What the checking task hears: a rank's output, the compressed reference
 /// being ready, the end of the run.
 enum Event {
-    Output(RankOutput),
+    /// A done rank and its buffer where the worker transferred it.
+    Output(RankOutput, DoneBytes),
     Reference(Result<CompressedCheck, String>),
     Done(Result<RunSummary, RunError>),
 }
@@ -320,8 +323,8 @@ pub fn start(
             let (tx, watch) = (tx.clone(), current.clone());
             let on_output = tx.clone();
             yew::platform::spawn_local(async move {
-                let run = Box::pin(runtime::run(req, move |out| {
-                    let _ = on_output.unbounded_send(Event::Output(out));
+                let run = Box::pin(runtime::run(req, move |out, bytes| {
+                    let _ = on_output.unbounded_send(Event::Output(out, bytes));
                 }));
                 let stale = Box::pin(async move {
                     while watch.get() == id {
@@ -338,18 +341,19 @@ pub fn start(
         // at a time, at most CHECK_SLICE_MS per slice, yielding between
         // slices, so a large output never blocks the page. The checker
         // keeps one output's worth of expected pieces; the queue holds the
-        // outputs not checked yet.
+        // outputs not checked yet, as the workers transferred them (outside
+        // wasm memory: a piece is copied in when it is checked).
         let compressed = plan.compressed.is_some();
-        let mut queue: VecDeque<RankOutput> = VecDeque::new();
-        let mut checking: Option<(RankOutput, RankCheck)> = None;
+        let mut queue: VecDeque<(RankOutput, DoneBytes)> = VecDeque::new();
+        let mut checking: Option<(RankOutput, DoneBytes, RankCheck)> = None;
         let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
         let mut result: Option<Result<RunSummary, RunError>> = None;
         let absorb = |event: Event,
-                      queue: &mut VecDeque<RankOutput>,
+                      queue: &mut VecDeque<(RankOutput, DoneBytes)>,
                       compressed_check: &mut Option<Result<CompressedCheck, String>>,
                       result: &mut Option<Result<RunSummary, RunError>>| {
             match event {
-                Event::Output(out) => queue.push_back(out),
+                Event::Output(out, bytes) => queue.push_back((out, bytes)),
                 Event::Reference(r) => {
                     on_compressed(
                         id,
@@ -376,18 +380,25 @@ pub fn start(
                 let mut checked: Vec<Checked> = Vec::new();
                 while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
                     if let Some(chk) = &compressed_check {
-                        let Some(out) = queue.pop_front() else { break };
-                        checked.push((compressed_report(chk, out.rank, &out.buffer), out.samples));
+                        let Some((out, bytes)) = queue.pop_front() else {
+                            break;
+                        };
+                        // The compressed reference compares whole outputs
+                        // (a compressed run is at most 256 MiB in all).
+                        let buffer = take_in(&bytes).await;
+                        checked.push((compressed_report(chk, out.rank, &buffer), out.samples));
                         continue;
                     }
                     if checking.is_none() {
-                        let Some(out) = queue.pop_front() else { break };
-                        let c = checker.begin(out.rank, &out.buffer);
-                        checking = Some((out, c));
+                        let Some((out, bytes)) = queue.pop_front() else {
+                            break;
+                        };
+                        let c = checker.begin(out.rank, &bytes);
+                        checking = Some((out, bytes, c));
                     }
-                    if let Some((out, c)) = checking.as_mut() {
-                        if checker.advance(c, &out.buffer) {
-                            if let Some((out, c)) = checking.take() {
+                    if let Some((_, bytes, c)) = checking.as_mut() {
+                        if checker.advance(c, &*bytes) {
+                            if let Some((out, _, c)) = checking.take() {
                                 checked.push((c.report, out.samples));
                             }
                         }

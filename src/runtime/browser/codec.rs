@@ -291,6 +291,21 @@ impl DoneBytes {
     }
 }
 
+/// The page checks a done rank's buffer where it arrived: each piece the
+/// checker reads is copied into its scratch, never the whole buffer into
+/// wasm memory (64 ranks × 16 MiB had grown the page's heap by 16 MiB a
+/// rank, each piece of it a main-thread task of 80–130 ms).
+impl crate::engine::check::OutputBytes for DoneBytes {
+    fn len(&self) -> usize {
+        DoneBytes::len(self)
+    }
+    fn piece<'s>(&'s self, range: std::ops::Range<usize>, scratch: &'s mut Vec<u8>) -> &'s [u8] {
+        scratch.resize(range.len(), 0);
+        self.copy_part(range.start, scratch);
+        scratch
+    }
+}
+
 /// Decodes a worker -> page message (a done rank's buffer is left in JS
 /// memory: [`DoneBytes`]).
 ///

@@ -112,7 +112,9 @@ pub fn workers_for(ranks: usize) -> usize {
 ///
 /// `on_output` is called once per rank, as soon as that rank's final buffer
 /// arrives (in completion order, not rank order), so the caller can check it
-/// right away. Resolves to [`RunSummary`] once every rank is done; `wall_ms`
+/// right away: the [`RankOutput`] (its `buffer` empty) and the buffer as the
+/// worker transferred it, outside wasm memory ([`DoneBytes`]: checked a
+/// piece at a time, or taken in whole by [`take_in`]). Resolves to [`RunSummary`] once every rank is done; `wall_ms`
 /// is the time from spawning the workers to the moment the last rank posted
 /// its output (each worker stamps `performance.timeOrigin + now()`), so time
 /// the page spends in `on_output` (checking) does not count; `collective_ms`
@@ -145,7 +147,7 @@ pub fn workers_for(ranks: usize) -> usize {
 /// starts clean.
 pub async fn run(
     req: RunRequest,
-    on_output: impl FnMut(RankOutput) + 'static,
+    on_output: impl FnMut(RankOutput, DoneBytes) + 'static,
 ) -> Result<RunSummary, RunError> {
     let simd = simd_supported();
     let boot = if simd {
@@ -166,7 +168,7 @@ pub async fn run(
 pub async fn run_with_script(
     script_url: &str,
     req: RunRequest,
-    on_output: impl FnMut(RankOutput) + 'static,
+    on_output: impl FnMut(RankOutput, DoneBytes) + 'static,
 ) -> Result<RunSummary, RunError> {
     let workers = workers_for(req.schedule.ranks);
     run_on_workers(script_url, req, workers, on_output).await
@@ -181,7 +183,7 @@ pub async fn run_on_workers(
     script_url: &str,
     req: RunRequest,
     workers: usize,
-    mut on_output: impl FnMut(RankOutput) + 'static,
+    mut on_output: impl FnMut(RankOutput, DoneBytes) + 'static,
 ) -> Result<RunSummary, RunError> {
     let n = req.schedule.ranks;
     if n == 0 {
@@ -389,7 +391,7 @@ pub async fn run_on_workers(
                                     ))
                                 })?;
                         }
-                        Ok(PageEvent::Done(mut out, (started_ms, finished_ms), bytes)) => {
+                        Ok(PageEvent::Done(out, (started_ms, finished_ms), bytes)) => {
                             let rank = out.rank;
                             if placement.worker_of(rank) != Some(w) {
                                 return Err(worker_error(
@@ -414,11 +416,7 @@ pub async fn run_on_workers(
                                 (Some(_), _) => None,
                             });
                             let arrival_ms = now_ms() - t0;
-                            out.buffer = take_in(&bytes).await;
-                            // Taking it in is the page's work, not a quiet
-                            // worker: the stall clock starts again.
-                            last_activity = now_ms();
-                            on_output(out);
+                            on_output(out, bytes);
                             if remaining == 0 {
                                 let stamped = t0_epoch.zip(last_finished).map(|(t0, t1)| t1 - t0);
                                 let wall_ms = match stamped {
@@ -558,10 +556,10 @@ enum Incoming {
 pub const TAKE_PIECE_BYTES: usize = 8 << 20;
 
 /// A done rank's buffer copied into wasm memory [`TAKE_PIECE_BYTES`] at a
-/// time, the page's event loop running between pieces (other workers'
-/// messages wait in the inbox meanwhile; the run's wall was stamped
-/// before).
-async fn take_in(bytes: &DoneBytes) -> Vec<u8> {
+/// time, the page's event loop running between pieces: for a check that
+/// needs the whole buffer (a compressed run's), where the plain check
+/// reads [`DoneBytes`] a piece at a time.
+pub async fn take_in(bytes: &DoneBytes) -> Vec<u8> {
     let n = bytes.len();
     // Reserved, not zeroed: `vec![0; n]` of 128 MiB was one task of
     // 0.4-1.6 s (the allocator zeroing it); each piece is zeroed and
