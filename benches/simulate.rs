@@ -9,7 +9,8 @@
 //! `issue13_allreduce_1GiB_1024ranks`: issue 13's table, `cclsim predict
 //! --topo 910b-128x8 --op allreduce --bytes 1GiB --ranks 1024 --algo X`
 //! by the path cclsim takes (`Plan::headline`: build, bound, estimate) for
-//! ring, mesh, nhr, nb, pipeline, hier, rhd, dbtree, and ring and hier on
+//! ring, mesh, nhr, nb, pipeline, hier, hier-nhr (what `auto` runs there
+//! below 1 MiB a rank), rhd, dbtree, and ring and hier on
 //! `910b-1024x8` (8192 ranks); before timing, each
 //! case runs once and prints its method (simulated or bound), its time and
 //! its peak heap (a counting allocator: bytes allocated at once, not RSS;
@@ -69,7 +70,7 @@ fn issue13_table(c: &mut Criterion) {
     let mut g = c.benchmark_group("issue13_allreduce_1GiB_1024ranks");
     g.sample_size(10);
     let cases = [
-        "ring", "mesh", "nhr", "nb", "pipeline", "hier", "rhd", "dbtree",
+        "ring", "mesh", "nhr", "nb", "pipeline", "hier", "hier-nhr", "rhd", "dbtree",
     ]
     .map(|a| (a, "910b-128x8", 1024usize))
     .into_iter()

@@ -67,7 +67,7 @@ fn ring_allreduce_1gib_on_1024_ranks_in_wasm() {
 fn issue13_table_in_wasm() {
     use ccl_playground::engine::config::{AlgoChoice, Config};
     use ccl_playground::engine::plan::Plan;
-    let cases: [(&str, &str, usize, &str, f64); 10] = [
+    let cases: [(&str, &str, usize, &str, f64); 11] = [
         ("ring", "910b-128x8", 1024, "simulated", 843829.3248000089),
         ("mesh", "910b-128x8", 1024, "bound", 125566.08),
         ("nhr", "910b-128x8", 1024, "bound", 143134.15344262295),
@@ -80,6 +80,13 @@ fn issue13_table_in_wasm() {
             104912.31366994538,
         ),
         ("hier", "910b-128x8", 1024, "simulated", 119466.31935300567),
+        (
+            "hier-nhr",
+            "910b-128x8",
+            1024,
+            "simulated",
+            33066.31935300546,
+        ),
         ("rhd", "910b-128x8", 1024, "simulated", 112499.91088961749),
         ("dbtree", "910b-128x8", 1024, "simulated", 1174304.332240437),
         ("ring", "910b-1024x8", 8192, "simulated", 6004881.075201442),
