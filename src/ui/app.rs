@@ -252,9 +252,13 @@ pub struct App {
     run_seq: u64,
     current_run: Rc<Cell<u64>>,
     pending_run: Option<Timeout>,
-    /// The address bar's rewrite in place, a task after the change that
-    /// made it ([`App::store`]).
-    store_later: Option<Timeout>,
+    /// The address bar's rewrite in place (its query), a task after the
+    /// change that made it ([`App::store`]).
+    store_later: Option<(Rc<str>, Timeout)>,
+    /// The first plan and run, a task after the first render
+    /// ([`Msg::Start`]; its own timer: a rerun or a new run replacing
+    /// `pending_run` must not drop it).
+    start: Option<Timeout>,
     /// Current step, 1-based (0 = initial state).
     step: usize,
     /// Progress of the current step (0..=DWELL; >= 1 means done).
@@ -323,12 +327,18 @@ impl App {
     /// a CPU profile of a 1024-rank page); a newer write replaces one
     /// still waiting.
     fn store(&mut self, push: bool) {
-        let query = self.query();
+        let query: Rc<str> = self.query().into();
         if push {
-            self.store_later = None;
+            // The entry being left keeps the state it had: a rewrite still
+            // waiting is written first.
+            if let Some((q, _)) = self.store_later.take() {
+                url::store_query(&q, false);
+            }
             url::store_query(&query, true);
         } else {
-            self.store_later = Some(Timeout::new(0, move || url::store_query(&query, false)));
+            let q = query.clone();
+            let t = Timeout::new(0, move || url::store_query(&q, false));
+            self.store_later = Some((query, t));
         }
     }
 
@@ -358,6 +368,10 @@ impl App {
             self.copy_status = None;
             self.replan(ctx);
             self.schedule_run(ctx, 0);
+        } else if self.plan_seq == 0 {
+            // Before the page's first plan (`Msg::Start`): the stop's step
+            // is capped by the plan's steps.
+            self.replan(ctx);
         }
         self.playing = false;
         self.frames.cancel();
@@ -687,7 +701,8 @@ impl App {
                 }
             },
             Msg::Start => {
-                // A lesson stop's link planned already.
+                self.start = None;
+                // A lesson stop or a control change planned already.
                 if self.plan_seq == 0 {
                     self.replan(ctx);
                 }
@@ -951,6 +966,7 @@ impl Component for App {
             current_run: Rc::new(Cell::new(0)),
             pending_run: None,
             store_later: None,
+            start: None,
             step: 0,
             frac: DWELL,
             clock: Clock::new(1.0),
@@ -989,9 +1005,8 @@ impl Component for App {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
         }
         // A lesson stop's link shows that stop (its configuration and
-        // step, which needs the plan's steps: planned now).
+        // step, which needs the plan's steps: `go_stop` plans now).
         if let (Some((l, k)), true) = (ui.lesson, stop_given) {
-            app.replan(ctx);
             app.go_stop(ctx, l, k, false);
         }
         // A clean link (or none) is rewritten to the full configuration, so
@@ -1009,7 +1024,7 @@ impl Component for App {
             app.planning = true;
         }
         let link = ctx.link().clone();
-        app.pending_run = Some(Timeout::new(0, move || link.send_message(Msg::Start)));
+        app.start = Some(Timeout::new(0, move || link.send_message(Msg::Start)));
         app
     }
 

@@ -138,6 +138,7 @@ test('a bad topology names the field, keeps the text, and keeps the topology in 
   // Back to a preset from the list.
   await page.selectOption('#topo', 'h100-8');
   await final(page, { topo: 'h100-8' });
+  await page.waitForFunction(() => !/topology=/.test(location.search));
   assert.doesNotMatch(page.url(), /topology=/);
   assert.deepEqual(problems, []);
   await page.close();

@@ -111,6 +111,8 @@ test('the card writes the keys into the link and names a bad value', async () =>
   await settle(RING);
   await page.locator('#fault-example-slow').click();
   await page.waitForSelector('#estimate-faults');
+  // The address bar is written a task after the change (ui/app.rs `store`).
+  await page.waitForURL(/[?&]slow=3%3A0\.5(&|$)/);
   assert.match(page.url(), /[?&]slow=3%3A0\.5(&|$)/);
   await page.fill('#fault-down', '0-1, 2-5');
   await page.locator('#fault-down').dispatchEvent('change');
@@ -122,6 +124,7 @@ test('the card writes the keys into the link and names a bad value', async () =>
   assert.match(err, /0\.\.=1000000/);
   await page.locator('#fault-clear').click();
   await page.waitForFunction(() => !document.querySelector('#estimate-faults'));
+  await page.waitForFunction(() => !/slow=|down=/.test(location.search));
   assert.doesNotMatch(page.url(), /slow=|down=/);
   assert.deepEqual(problems, []);
 });

@@ -33,6 +33,7 @@ test('auto slices on h100-8 follow NCCL, and the control changes estimate and li
   await page.waitForFunction(() => document.querySelector('#estimate-slices')?.innerText.startsWith('1 slice per transfer'));
   const tOne = await estimateUs();
   assert.notEqual(tOne, tAuto);
+  await page.waitForURL(/[?&]slices=1(&|$)/);
   assert.match(page.url(), /[?&]slices=1(&|$)/);
   // A bad value: named with what is allowed; the rest of the link applies.
   await page.goto(`${BASE}/?v=1&op=allreduce&topo=h100-8&ranks=8&bytes=1MiB&slices=0`);
