@@ -872,3 +872,81 @@ fn svg_coordinates_have_one_decimal() {
         assert_eq!(coord(v), format!("{v:.1}"), "{v}");
     }
 }
+
+/// The page's pure helpers, run where the page runs (`ui` is wasm only:
+/// a `#[cfg(test)]` module inside it would never be built by
+/// `cargo test`).
+#[wasm_bindgen_test]
+fn rank_choices_offer_every_count_up_to_16_then_powers_of_two() {
+    use ccl_playground::ui::topologies::rank_choices;
+    assert_eq!(rank_choices(8, 8), (2..=8).collect::<Vec<_>>());
+    let big = rank_choices(1024, 1024);
+    assert!(big.contains(&16) && big.contains(&64) && big.contains(&1024));
+    assert!(!big.contains(&17) && big.contains(&128));
+    assert!(rank_choices(1024, 100).contains(&100));
+}
+
+#[wasm_bindgen_test]
+fn custom_topologies_are_selected_and_dropped_like_presets() {
+    use ccl_playground::engine::config::Config;
+    use ccl_playground::engine::custom_topology::{CustomTopology, CUSTOM};
+    use ccl_playground::ui::topologies::{with_custom, with_topology};
+    let t = CustomTopology::parse(CustomTopology::EXAMPLE).unwrap();
+    let c = Config {
+        primitive: Primitive::Reduce,
+        root: 7,
+        ..Config::default()
+    };
+    let on = with_custom(&c, t.clone());
+    assert_eq!((on.topo.as_str(), on.ranks, on.root), ("custom", 4, 3));
+    assert_eq!(on.custom.as_ref(), Some(&t));
+    assert_eq!(with_topology(&on, CUSTOM), on);
+    let off = with_topology(&on, "h100-8");
+    assert_eq!(
+        (off.topo.as_str(), off.ranks, off.custom.is_none()),
+        ("h100-8", 8, true)
+    );
+    let three = with_custom(
+        &Config {
+            ranks: 3,
+            ..Config::default()
+        },
+        t,
+    );
+    assert_eq!(three.ranks, 3);
+}
+
+#[wasm_bindgen_test]
+fn claims_parse_as_relative_time_changes() {
+    use ccl_playground::ui::what_if::parse_claim;
+    assert_eq!(parse_claim("−73 %"), Ok(-0.73));
+    assert_eq!(parse_claim("73%"), Ok(-0.73));
+    assert_eq!(parse_claim("-73"), Ok(-0.73));
+    assert_eq!(parse_claim("+20%"), Ok(0.2));
+    assert!(parse_claim("lots").is_err());
+    assert!(parse_claim("150%").is_err());
+}
+
+/// The canvas buffer grid (`ui::buffer_canvas`): a point on it is the
+/// cell under it (64 chunks on 639 px: 9 px cells, 1 px gaps; rows at a
+/// 10 px pitch), and the keys move the cursor within the grid.
+#[wasm_bindgen_test]
+fn a_point_on_the_canvas_grid_is_the_cell_under_it() {
+    use ccl_playground::ui::buffer_canvas::{cell_at, moved};
+    assert_eq!(cell_at(0.0, 0.0, 639.0, 64, 64), Some((0, 0)));
+    assert_eq!(cell_at(9.5, 0.0, 639.0, 64, 64), Some((0, 0)));
+    assert_eq!(cell_at(10.0, 25.0, 639.0, 64, 64), Some((2, 1)));
+    assert_eq!(cell_at(638.9, 638.9, 639.0, 64, 64), Some((63, 63)));
+    assert_eq!(cell_at(640.5, 0.0, 639.0, 64, 64), None);
+    assert_eq!(cell_at(0.0, 640.0, 639.0, 64, 64), None);
+    assert_eq!(cell_at(-1.0, 0.0, 639.0, 64, 64), None);
+    assert_eq!(moved("ArrowRight", None, 4, 8), Some((0, 0)));
+    assert_eq!(moved("x", None, 4, 8), None);
+    assert_eq!(moved("ArrowRight", Some((1, 7)), 4, 8), Some((1, 7)));
+    assert_eq!(moved("ArrowDown", Some((3, 2)), 4, 8), Some((3, 2)));
+    assert_eq!(moved("ArrowUp", Some((0, 2)), 4, 8), Some((0, 2)));
+    assert_eq!(moved("ArrowLeft", Some((2, 2)), 4, 8), Some((2, 1)));
+    assert_eq!(moved("End", Some((2, 2)), 4, 8), Some((2, 7)));
+    assert_eq!(moved("Home", Some((2, 5)), 4, 8), Some((2, 0)));
+    assert_eq!(moved("Enter", Some((2, 5)), 4, 8), None);
+}

@@ -3,8 +3,8 @@
 //! `engine::verify`); its label is the real value of the chunk's first
 //! element as the workers computed it.
 
+use super::buffer_canvas::BufferCanvas;
 use super::colors;
-use super::deferred::use_drawn_in_tasks;
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -38,14 +38,14 @@ pub struct BuffersProps {
 
 /// What the marked step does to one cell.
 #[derive(Clone, Copy, Default)]
-struct Marks {
+pub(super) struct Marks {
     /// Receives a copy / a reduction.
-    copy: bool,
-    reduce: bool,
+    pub copy: bool,
+    pub reduce: bool,
     /// The (last listed) transfer it receives: sender and kind.
-    from: Option<(usize, TransferKind)>,
+    pub from: Option<(usize, TransferKind)>,
     /// Is sent.
-    send: bool,
+    pub send: bool,
 }
 
 /// Props of [`Cell`]: everything one chunk cell shows, so a step
@@ -64,8 +64,6 @@ struct CellProps {
     /// The workers' value of its first element: `None` not arrived yet,
     /// `Some(None)` no value.
     sample: Option<Option<f64>>,
-    /// Above 16 ranks: colour only.
-    compact: bool,
     /// Received in the marked step: from whom (label), how.
     from: Option<(AttrValue, TransferKind)>,
     copy: bool,
@@ -83,7 +81,6 @@ struct CellProps {
 /// holds, its value, its receive or the language change.
 #[function_component(Cell)]
 fn cell(p: &CellProps) -> Html {
-    let compact = p.compact;
     let looks = use_memo(
         (
             p.lang,
@@ -106,27 +103,21 @@ fn cell(p: &CellProps) -> Html {
                 empty: colour.is_none(),
                 complete: colour.is_some() && set.len() == n && n > 1,
                 style: AttrValue::from(style),
-                // Compact (above 16 ranks): the tooltip is made when the
-                // cell is hovered ([`Buffers`]' `onmouseover`), not for
-                // each of thousands of cells at every render.
-                title: (!compact).then(|| {
-                    AttrValue::from(cell_title(
-                        n,
-                        device,
-                        chunk,
-                        set,
-                        *sample,
-                        from.as_ref(),
-                        *is_output,
-                    ))
-                }),
-                ranks: (!compact).then(|| AttrValue::from(format::ranks(set.iter()))),
+                title: AttrValue::from(cell_title(
+                    n,
+                    device,
+                    chunk,
+                    set,
+                    *sample,
+                    from.as_ref(),
+                    *is_output,
+                )),
+                ranks: AttrValue::from(format::ranks(set.iter())),
             }
         },
     );
     let n = p.n;
     let label = match p.sample {
-        _ if p.compact => String::new(),
         Some(Some(v)) => format::sample(v),
         Some(None) => "–".to_string(),
         None => "…".to_string(),
@@ -141,18 +132,12 @@ fn cell(p: &CellProps) -> Html {
         p.scratch.then_some("scratch"),
         p.look.then_some("lesson-look")
     );
-    // One pip per rank; above 16 ranks the colour alone says it
-    // (64 × 64 cells × 64 pips would be 262 144 elements).
-    let pips = (0..if n <= 16 { n } else { 0 }).map(|q| {
+    // One pip per rank (a cell is drawn so up to 16 ranks; above, the
+    // grid is a canvas: [`BufferCanvas`]).
+    let pips = (0..n).map(|q| {
         let on = p.set.contains(q);
         html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
     });
-    if compact {
-        // One element per cell (64 ranks: 4 096 cells, not 12 288 nodes).
-        return html! {
-            <div class={class} style={looks.style.clone()} data-chunk={p.chunk.to_string()}></div>
-        };
-    }
     html! {
         <div class={class} style={looks.style.clone()} title={looks.title.clone()} data-ranks={looks.ranks.clone()} data-chunk={p.chunk.to_string()}>
             <span class="val">{label}</span>
@@ -215,9 +200,9 @@ struct CellLooks {
     empty: bool,
     complete: bool,
     style: AttrValue,
-    /// Tooltip and `data-ranks` (not made for a compact cell).
-    title: Option<AttrValue>,
-    ranks: Option<AttrValue>,
+    /// Tooltip and `data-ranks`.
+    title: AttrValue,
+    ranks: AttrValue,
 }
 
 /// The buffer view with its legend.
@@ -228,39 +213,14 @@ pub fn buffers(p: &BuffersProps) -> Html {
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
     let shown = p.shown.min(plan.steps());
-    // Above 16 ranks the grid is compact: colour only (the count of ranks
-    // a chunk holds and its value are in the cell's tooltip and the text
+    // Above 16 ranks the grid is compact: colour only, on a canvas
+    // ([`BufferCanvas`]: what a cell holds is in words under the grid for
+    // the cell under the pointer or the keyboard cursor, and in the text
     // summary below).
     let compact = n > 16;
-    // Above 16 ranks the rows are drawn ROWS_PER_TASK at a time, one
-    // event-loop task each (64 × 64 cells in one render was one task of
-    // ~0.5 s): a new plan starts again from the first rows.
-    let key = Rc::as_ptr(plan) as usize;
-    let limit = use_drawn_in_tasks(key, n, if compact { ROWS_PER_TASK } else { n });
-    // A hovered compact cell's tooltip (set on the element, outside the
-    // vdom) is cleared when what the cells show changes.
-    let grid = use_node_ref();
-    {
-        let grid = grid.clone();
-        use_effect_with((key, shown, p.step), move |_| {
-            if let Some(el) = grid.cast::<web_sys::Element>() {
-                if let Ok(list) = el.query_selector_all(".cell[title]") {
-                    for i in 0..list.length() {
-                        if let Some(cell) = list.item(i).and_then(|x| {
-                            wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(x).ok()
-                        }) {
-                            let _ = cell.remove_attribute("title");
-                        }
-                    }
-                }
-            }
-        });
-    }
     let Some(state) = plan.verified.as_ref().and_then(|v| v.trace.get(shown)) else {
         return html! {};
     };
-    let step =
-        (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
     let have_samples = p.run.samples.iter().any(Option::is_some);
     let lesson_cell = p.look_cell;
 
@@ -284,65 +244,28 @@ pub fn buffers(p: &BuffersProps) -> Html {
             }) }
         </div>
     };
-    // The marked step's receivers and senders, per (rank, chunk): once
-    // per render, not once per cell.
     let at = |r: usize, c: usize| r * chunks + c;
-    let mut marks = vec![Marks::default(); n * chunks];
-    if let Some(s) = step {
-        for t in &s.transfers {
-            if t.dst < n {
-                for c in t.dst_chunks().filter(|&c| c < chunks) {
-                    let m = &mut marks[at(t.dst, c)];
-                    match t.kind {
-                        TransferKind::Copy => m.copy = true,
-                        TransferKind::Reduce => m.reduce = true,
-                    }
-                    m.from = Some((t.src, t.kind));
-                }
-            }
-            if t.src < n {
-                for c in t.chunks().filter(|&c| c < chunks) {
-                    marks[at(t.src, c)].send = true;
-                }
-            }
-        }
-    }
-    let labels: Vec<AttrValue> = (0..plan.topology.devices.len().max(n))
-        .map(|r| AttrValue::from(plan.topology.node_label(r).to_string()))
-        .collect();
+    let marks = if compact {
+        Vec::new()
+    } else {
+        step_marks(plan, p.step)
+    };
+    let labels: Vec<AttrValue> = if compact {
+        Vec::new()
+    } else {
+        (0..plan.topology.devices.len().max(n))
+            .map(|r| AttrValue::from(plan.topology.node_label(r).to_string()))
+            .collect()
+    };
     let done = shown == plan.steps();
-    let onmouseover = compact.then(|| {
-        let (plan, run, step) = (plan.clone(), p.run.clone(), p.step);
-        Callback::from(move |e: MouseEvent| {
-            use wasm_bindgen::JsCast;
-            let Some(el) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            else {
-                return;
-            };
-            let (Ok(Some(cell)), Ok(Some(row))) = (el.closest(".cell"), el.closest(".buf-row"))
-            else {
-                return;
-            };
-            let at = |el: &web_sys::Element, k: &str| {
-                el.get_attribute(k).and_then(|v| v.parse::<usize>().ok())
-            };
-            if let (Some(r), Some(c)) = (at(&row, "data-rank"), at(&cell, "data-chunk")) {
-                if let Some(title) = hover_title(&plan, &run, shown, step, r, c) {
-                    let _ = cell.set_attribute("title", &title);
-                }
-            }
-        })
-    });
-    let rows = (0..limit).map(|r| {
+    let rows = (0..if compact { 0 } else { n }).map(|r| {
         let cells = (0..chunks).map(|c| {
             let sample = p.run.samples.get(r).and_then(|s| s.as_ref()).and_then(|s| s.get(shown)).and_then(|row| row.get(c).copied());
             let m = &marks[at(r, c)];
             let is_output = plan.drawn_schedule().expected_after(r, c).is_some();
             html! {
                 <Cell lang={lang} n={n} device={labels[r].clone()} chunk={c} set={state[r][c].clone()}
-                    sample={sample} compact={compact}
+                    sample={sample}
                     from={m.from.map(|(src, k)| (labels[src].clone(), k))}
                     copy={m.copy} reduce={m.reduce} send={m.send} is_output={is_output}
                     // Scratch blocks carry partial results mid-run; fade
@@ -378,10 +301,14 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     {" · "}{t!("buf-chunks", chunks = chunks, size = crate::engine::units::format_bytes(plan.config.bytes / chunks.max(1) as u64))}
                 </span>
             </div>
-            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")} {onmouseover} ref={grid}
+            <div class={classes!("buf-grid", compact.then_some("compact"))} style={format!("--chunks:{chunks}")}
                 role="group" aria-label={t!("buf-table-caption")} aria-describedby="buf-summary">
                 {header}
-                { for rows }
+                if compact {
+                    <BufferCanvas plan={plan.clone()} run={p.run.clone()} shown={shown} step={p.step} look_cell={lesson_cell} />
+                } else {
+                    { for rows }
+                }
             </div>
             <p id="buf-summary" class="sr-only">{summary}</p>
             <div class="legend" role="group" aria-label={t!("legend")}>
@@ -406,13 +333,41 @@ pub fn buffers(p: &BuffersProps) -> Html {
     }
 }
 
-/// Rows of the compact grid drawn per event-loop task.
-const ROWS_PER_TASK: usize = 16;
+/// What step `step` (1-based; 0 or past the end: none) does to each cell,
+/// indexed `rank * chunks + chunk` (`ranks × chunks` entries): once per
+/// render, not once per cell.
+pub(super) fn step_marks(plan: &Plan, step: usize) -> Vec<Marks> {
+    let schedule = plan.drawn_schedule();
+    let (n, chunks) = (plan.config.ranks, schedule.chunks);
+    let at = |r: usize, c: usize| r * chunks + c;
+    let mut marks = vec![Marks::default(); n * chunks];
+    let Some(s) = (step > 0).then(|| schedule.steps.get(step - 1)).flatten() else {
+        return marks;
+    };
+    for t in &s.transfers {
+        if t.dst < n {
+            for c in t.dst_chunks().filter(|&c| c < chunks) {
+                let m = &mut marks[at(t.dst, c)];
+                match t.kind {
+                    TransferKind::Copy => m.copy = true,
+                    TransferKind::Reduce => m.reduce = true,
+                }
+                m.from = Some((t.src, t.kind));
+            }
+        }
+        if t.src < n {
+            for c in t.chunks().filter(|&c| c < chunks) {
+                marks[at(t.src, c)].send = true;
+            }
+        }
+    }
+    marks
+}
 
-/// The tooltip of rank `r`'s chunk `c` after `shown` steps with step
-/// `step` marked ([`cell_title`], for a hovered compact cell); `None` if
-/// there is no such cell.
-fn hover_title(
+/// What rank `r`'s chunk `c` holds after `shown` steps with step `step`
+/// marked, in words ([`cell_title`]: the canvas grid's cell under the
+/// cursor); `None` if there is no such cell.
+pub(super) fn cell_words(
     plan: &Plan,
     run: &RunView,
     shown: usize,

@@ -33,6 +33,13 @@ const PARTIAL_DARK: (f64, f64, f64) = (0x6a as f64, 0x58 as f64, 0xb8 as f64);
 pub const COPY: &str = "#1f77b4";
 /// Colour of a reduce transfer (a chunk is combined).
 pub const REDUCE: &str = "#d1495b";
+/// An empty cell on the canvas grid (the DOM cell's hatching, averaged:
+/// at 9 px the stripes would be noise).
+pub const EMPTY: &str = "#e9ebf0";
+/// A lesson's highlighted cell (`.lesson-look` in style.css).
+pub const LESSON: &str = "#e6006e";
+/// The canvas grid's cursor (the cell described below it).
+pub const CURSOR: &str = "#111111";
 
 /// Rank `r`'s colour.
 pub fn rank(r: usize) -> &'static str {

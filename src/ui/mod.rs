@@ -37,6 +37,7 @@
 //! | [`format`] | number and size formatting |
 
 pub mod app;
+pub mod buffer_canvas;
 pub mod buffers;
 pub mod chart;
 pub mod colors;

@@ -494,18 +494,3 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
         </section>
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::parse_claim;
-
-    #[test]
-    fn claims_parse_as_relative_time_changes() {
-        assert_eq!(parse_claim("−73 %"), Ok(-0.73));
-        assert_eq!(parse_claim("73%"), Ok(-0.73));
-        assert_eq!(parse_claim("-73"), Ok(-0.73));
-        assert_eq!(parse_claim("+20%"), Ok(0.2));
-        assert!(parse_claim("lots").is_err());
-        assert!(parse_claim("150%").is_err());
-    }
-}

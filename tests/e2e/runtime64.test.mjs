@@ -58,6 +58,47 @@ for (const [algo, bytes] of [['ring', '1MiB'], ['auto', '1MiB'], ['ring', '16MiB
   });
 }
 
+test('above 16 ranks the buffer grid is one canvas: its pixels are the cells, its words the cell under the cursor', async () => {
+  const { page, problems } = await open(`?v=1&op=allreduce&algo=ring&${TOPO}&bytes=1MiB&dtype=fp32&seed=5`);
+  assert.equal((await finalState(page)).state, 'verified');
+  const canvas = page.locator('#buf-canvas');
+  await canvas.waitFor();
+  // 64 x 64 cells, no element each (the DOM grid was 4 096 of them).
+  assert.equal(await page.locator('#buffers .cell').count(), 0);
+  assert.ok(await page.locator('#buffers *').count() < 400, 'the grid is a few hundred elements');
+  // The colour at a cell's centre (CSS px -> device px).
+  const pixel = (r, c) => page.$eval('#buf-canvas', (el, [r, c]) => {
+    const w = el.clientWidth, pitch = (w + 1) / 64, cell = pitch - 1, k = el.width / w;
+    const d = el.getContext('2d').getImageData(Math.floor((c * pitch + cell / 2) * k), Math.floor((r * 10 + 4.5) * k), 1, 1).data;
+    return [d[0], d[1], d[2]];
+  }, [r, c]);
+  // The page shows the initial state until played (Back to it if not).
+  if (await page.locator('#btn-first').isEnabled()) await page.click('#btn-first');
+  // Before step 1 every chunk holds its own rank's contribution: rank 3's
+  // colour is Okabe-Ito #d55e00, rank 7's #000000 (ui/colors.rs RANK).
+  await page.waitForFunction(() => /before the first step/.test(document.querySelector('#buffers .card-head')?.textContent ?? ''));
+  assert.deepEqual(await pixel(3, 10), [0xd5, 0x5e, 0x00]);
+  assert.deepEqual(await pixel(63, 0), [0, 0, 0]);
+  await page.click('#btn-last');
+  await page.waitForFunction(() => !/before the first step/.test(document.querySelector('#buffers .card-head')?.textContent ?? ''));
+  // After the last step every chunk is fully reduced (COMPLETE #2b1d6e).
+  assert.deepEqual(await pixel(3, 10), [0x2b, 0x1d, 0x6e]);
+  assert.deepEqual(await pixel(63, 63), [0x2b, 0x1d, 0x6e]);
+  // The pointer on rank 5's chunk 9: its words below the grid.
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const pitch = (box.width + 1) / 64;
+  await page.mouse.move(box.x + 9 * pitch + 2, box.y + 5 * 10 + 4);
+  await page.waitForFunction(() => /S0-NPU5 chunk 9: holds every rank/.test(document.querySelector('#buf-cursor').textContent));
+  // The keyboard moves the same cursor.
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => /S0-NPU6 chunk 10: holds every rank/.test(document.querySelector('#buf-cursor').textContent));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('above 64 ranks the page is model-only with the visible note', async () => {
   const { page, problems } = await open('?v=1&op=allreduce&algo=ring&topo=910b-16x8&ranks=128&bytes=1MiB');
   const r = await finalState(page);
