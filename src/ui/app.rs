@@ -251,6 +251,8 @@ pub struct App {
     run: Rc<RunView>,
     run_seq: u64,
     current_run: Rc<Cell<u64>>,
+    /// The next run's debounce (`Msg::StartRun`), then the task that
+    /// starts its workers; dropped (cancelled) by a newer run.
     pending_run: Option<Timeout>,
     /// The address bar's rewrite in place (its query), a task after the
     /// change that made it ([`App::store`]).
@@ -713,21 +715,32 @@ impl App {
                 if id != self.current_run.get() {
                     return false;
                 }
-                self.pending_run = None;
                 if let Some(plan) = self.plan() {
                     self.planner.hold(true);
                     let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
-                    if let Some(f) = self.fault.take() {
-                        crate::runtime::browser::pool::arm_fault(f);
-                    }
-                    run::start(
-                        id,
-                        plan,
-                        self.current_run.clone(),
-                        move |id, checked| l1.send_message(Msg::Report(id, checked)),
-                        move |id, r| l3.send_message(Msg::Compressed(id, r)),
-                        move |id, res| l2.send_message(Msg::Done(id, res)),
-                    );
+                    let fault = self.fault.take();
+                    let current = self.current_run.clone();
+                    // The workers start in a task of their own: this
+                    // message is handled in yew's scheduler run, which on
+                    // a page load is also drawing the new plan's stage
+                    // (one task of both was ~30 ms longer at 64 ranks:
+                    // spawning and wiring the workers). A newer run drops
+                    // the timer (`pending_run`).
+                    self.pending_run = Some(Timeout::new(0, move || {
+                        if let Some(f) = fault {
+                            crate::runtime::browser::pool::arm_fault(f);
+                        }
+                        run::start(
+                            id,
+                            plan,
+                            current,
+                            move |id, checked| l1.send_message(Msg::Report(id, checked)),
+                            move |id, r| l3.send_message(Msg::Compressed(id, r)),
+                            move |id, res| l2.send_message(Msg::Done(id, res)),
+                        );
+                    }));
+                } else {
+                    self.pending_run = None;
                 }
                 return false;
             }
@@ -1199,7 +1212,11 @@ impl Component for App {
                                 if p.config.ranks > 16 {
                                     {playback(p)}
                                 }
-                                <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
+                                // Above 16 ranks the drawing (1 500 elements at 64)
+                                // comes a task after the estimate and the buffers.
+                                <Deferred tasks={u32::from(p.config.ranks > 16)}>
+                                    <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
+                                </Deferred>
                                 {drawing_text(p, self.step)}
                             </div>
                             <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
