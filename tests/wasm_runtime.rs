@@ -932,7 +932,12 @@ fn claims_parse_as_relative_time_changes() {
 /// 10 px pitch), and the keys move the cursor within the grid.
 #[wasm_bindgen_test]
 fn a_point_on_the_canvas_grid_is_the_cell_under_it() {
-    use ccl_playground::ui::buffer_canvas::{cell_at, moved};
+    use ccl_playground::ui::buffer_canvas::{cell_at, moved, pitch_and_gap};
+    assert_eq!(pitch_and_gap(639.0, 64), (10.0, 1.0));
+    // 128 chunks on 300 px: a 2.35 px pitch, no gap (cells would be 1.35).
+    assert_eq!(pitch_and_gap(300.0, 128), (300.0 / 128.0, 0.0));
+    assert_eq!(cell_at(299.0, 0.0, 300.0, 64, 128), Some((0, 127)));
+    assert_eq!(cell_at(2.4, 0.0, 300.0, 64, 128), Some((0, 1)));
     assert_eq!(cell_at(0.0, 0.0, 639.0, 64, 64), Some((0, 0)));
     assert_eq!(cell_at(9.5, 0.0, 639.0, 64, 64), Some((0, 0)));
     assert_eq!(cell_at(10.0, 25.0, 639.0, 64, 64), Some((2, 1)));

@@ -718,7 +718,9 @@ impl App {
                 if let Some(plan) = self.plan() {
                     self.planner.hold(true);
                     let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
-                    let fault = self.fault.take();
+                    if let Some(f) = self.fault.take() {
+                        crate::runtime::browser::pool::arm_fault(f);
+                    }
                     let current = self.current_run.clone();
                     // The workers start in a task of their own: this
                     // message is handled in yew's scheduler run, which on
@@ -727,9 +729,6 @@ impl App {
                     // spawning and wiring the workers). A newer run drops
                     // the timer (`pending_run`).
                     self.pending_run = Some(Timeout::new(0, move || {
-                        if let Some(f) = fault {
-                            crate::runtime::browser::pool::arm_fault(f);
-                        }
                         run::start(
                             id,
                             plan,
@@ -1068,7 +1067,9 @@ impl Component for App {
         let link = ctx.link().clone();
         let handler = wasm_bindgen::closure::Closure::<dyn Fn(KeyboardEvent)>::new(
             move |e: KeyboardEvent| {
-                if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                // A focused widget that took the key (the canvas buffer
+                // grid's cursor) keeps it.
+                if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() {
                     return;
                 }
                 let typing = e
@@ -1213,7 +1214,8 @@ impl Component for App {
                                     {playback(p)}
                                 }
                                 // Above 16 ranks the drawing (1 500 elements at 64)
-                                // comes a task after the estimate and the buffers.
+                                // comes a task after the estimate and the buffers
+                                // (the stage's first plan; once drawn it stays).
                                 <Deferred tasks={u32::from(p.config.ranks > 16)}>
                                     <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
                                 </Deferred>

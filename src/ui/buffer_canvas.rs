@@ -42,6 +42,19 @@ pub struct BufferCanvasProps {
     pub look_cell: Option<(usize, usize)>,
 }
 
+/// The horizontal pitch (cell width plus gap) and gap, CSS px, of
+/// `chunks` cells across `width`: a 1 px gap while cells stay at least
+/// 2 px wide, none below (128 chunks on a phone's 300 px).
+pub fn pitch_and_gap(width: f64, chunks: usize) -> (f64, f64) {
+    let chunks = chunks.max(1) as f64;
+    let pitch = (width + GAP) / chunks;
+    if pitch >= 3.0 {
+        (pitch, GAP)
+    } else {
+        (width / chunks, 0.0)
+    }
+}
+
 /// Which cell of an `n × chunks` grid of canvas width `width` (CSS px)
 /// the point `(x, y)` (CSS px from the canvas' top left) is on (the gap
 /// after a cell counts as the cell): `None` outside.
@@ -49,7 +62,7 @@ pub fn cell_at(x: f64, y: f64, width: f64, n: usize, chunks: usize) -> Option<(u
     if chunks == 0 || x < 0.0 || y < 0.0 {
         return None;
     }
-    let pitch_x = (width + GAP) / chunks as f64;
+    let (pitch_x, _) = pitch_and_gap(width, chunks);
     let (c, r) = (
         (x / pitch_x).floor() as usize,
         (y / (CELL_H + GAP)).floor() as usize,
@@ -94,28 +107,34 @@ pub fn buffer_canvas(p: &BufferCanvasProps) -> Html {
     let chunks = plan.drawn_schedule().chunks;
     let canvas = use_node_ref();
     let cursor = use_state(|| None::<(usize, usize)>);
-    // A window resize changes the canvas' width: repaint.
-    let width_seen = use_state(|| 0_i32);
+    // A new plan (other ranks or chunks) starts without a cursor.
+    {
+        let cursor = cursor.clone();
+        use_effect_with(Rc::as_ptr(plan) as usize, move |_| cursor.set(None));
+    }
+    // The canvas' own width (a window resize, a scrollbar, the page's
+    // columns changing): repaint at the new size.
+    let width_seen = use_state_eq(|| 0_i32);
     {
         let (canvas, width_seen) = (canvas.clone(), width_seen.clone());
         use_effect_with((), move |_| {
-            let on_resize = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-                if let Some(el) = canvas.cast::<web_sys::HtmlCanvasElement>() {
-                    width_seen.set(el.client_width());
-                }
-            });
-            let window = web_sys::window();
-            if let Some(w) = &window {
-                let _ = w
-                    .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+            let observed = canvas.clone();
+            let on_resize = wasm_bindgen::closure::Closure::<dyn Fn(js_sys::Array)>::new(
+                move |_: js_sys::Array| {
+                    if let Some(el) = observed.cast::<web_sys::HtmlCanvasElement>() {
+                        width_seen.set(el.client_width());
+                    }
+                },
+            );
+            let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(el)) = (&observer, canvas_el(&canvas)) {
+                o.observe(&el);
             }
             move || {
-                if let Some(w) = window {
-                    let _ = w.remove_event_listener_with_callback(
-                        "resize",
-                        on_resize.as_ref().unchecked_ref(),
-                    );
+                if let Some(o) = observer {
+                    o.disconnect();
                 }
+                drop(on_resize);
             }
         });
     }
@@ -161,12 +180,42 @@ pub fn buffer_canvas(p: &BufferCanvasProps) -> Html {
     let onkeydown = {
         let cursor = cursor.clone();
         Callback::from(move |e: KeyboardEvent| {
+            if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                return;
+            }
             if let Some(at) = moved(&e.key(), *cursor, n, chunks) {
+                // Taken: the page's playback keys (the same arrows, Home
+                // and End) leave a prevented key alone.
                 e.prevent_default();
                 cursor.set(Some(at));
             }
         })
     };
+    // Focus shows a cursor at once: the lesson's cell, else the first.
+    let onfocus = {
+        let (cursor, look) = (cursor.clone(), p.look_cell);
+        Callback::from(move |_: FocusEvent| {
+            if cursor.is_none() {
+                cursor.set(Some(look.unwrap_or((0, 0))));
+            }
+        })
+    };
+    // The pointer leaving takes its cursor along, unless the keyboard
+    // holds it (the canvas has focus).
+    let onmouseleave = {
+        let (cursor, canvas) = (cursor.clone(), canvas.clone());
+        Callback::from(move |_: MouseEvent| {
+            let focused = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.active_element())
+                .zip(canvas_el(&canvas))
+                .is_some_and(|(a, c)| a == c);
+            if !focused {
+                cursor.set(None);
+            }
+        })
+    };
+    let look_here = p.look_cell.is_some_and(|(r, c)| r < n && c < chunks);
     let height = format!("height:{}px", n as f64 * (CELL_H + GAP) - GAP);
     let labels = (0..n).map(|r| {
         html! {
@@ -180,10 +229,12 @@ pub fn buffer_canvas(p: &BufferCanvasProps) -> Html {
         <>
             <div class="buf-body">
                 <div class="buf-labels" aria-hidden="true">{ for labels }</div>
-                <canvas ref={canvas} id="buf-canvas" class="buf-canvas" style={height}
+                // A lesson's cell is outlined on the canvas; the canvas
+                // itself carries `lesson-look` for "show me" to find.
+                <canvas ref={canvas} id="buf-canvas" class={classes!("buf-canvas", look_here.then_some("lesson-look"))} style={height}
                     tabindex="0" role="img" aria-label={t!("buf-canvas-label", n = n, chunks = chunks)}
                     aria-describedby="buf-summary"
-                    title={words.clone()} {onmousemove} {onkeydown}></canvas>
+                    {onmousemove} {onkeydown} {onfocus} {onmouseleave}></canvas>
             </div>
             <p id="buf-cursor" class="buf-cursor muted" aria-live="polite">
                 { words.unwrap_or_else(|| t!("buf-cursor-hint")) }
@@ -229,8 +280,9 @@ fn paint(
     };
     let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, css_w, css_h);
-    let cell_w = (css_w + GAP) / chunks as f64 - GAP;
-    let xy = |r: usize, c: usize| (c as f64 * (cell_w + GAP), r as f64 * (CELL_H + GAP));
+    let (pitch, gap) = pitch_and_gap(css_w, chunks);
+    let cell_w = pitch - gap;
+    let xy = |r: usize, c: usize| (c as f64 * pitch, r as f64 * (CELL_H + GAP));
     let marks = step_marks(plan, step);
     let done = shown == plan.steps();
     for (r, row) in state.iter().enumerate().take(n) {
@@ -244,35 +296,53 @@ fn paint(
                 None => ctx.set_fill_style_str(colors::EMPTY),
             }
             ctx.fill_rect(x, y, cell_w, CELL_H);
-            if marks[r * chunks + c].send {
-                ctx.set_stroke_style_str("rgba(255,255,255,0.9)");
+            // A send: a white ring inside a dark one, as `.cell.send`
+            // (seen on the light end of the ramp and on yellow too).
+            if marks[r * chunks + c].send && cell_w >= 5.0 {
                 ctx.set_line_width(1.0);
+                ctx.set_stroke_style_str("rgba(0,0,0,0.35)");
+                ctx.stroke_rect(x + 0.5, y + 0.5, cell_w - 1.0, CELL_H - 1.0);
+                ctx.set_stroke_style_str("rgba(255,255,255,0.9)");
                 ctx.stroke_rect(x + 1.5, y + 1.5, cell_w - 3.0, CELL_H - 3.0);
             }
         }
     }
     ctx.set_global_alpha(1.0);
-    // Outlines last, over the neighbours' edges.
+    // Outlines last, over the neighbours' edges; on the grid's edge they
+    // are kept inside the canvas.
     let outline = |r: usize, c: usize, colour: &str, w: f64| {
         let (x, y) = xy(r, c);
+        let (x0, y0) = ((x - w / 2.0).max(w / 2.0), (y - w / 2.0).max(w / 2.0));
+        let x1 = (x + cell_w + w / 2.0).min(css_w - w / 2.0);
+        let y1 = (y + CELL_H + w / 2.0).min(css_h - w / 2.0);
         ctx.set_stroke_style_str(colour);
         ctx.set_line_width(w);
-        ctx.stroke_rect(x - w / 2.0, y - w / 2.0, cell_w + w, CELL_H + w);
+        ctx.stroke_rect(x0, y0, x1 - x0, y1 - y0);
     };
     for r in 0..n {
         for c in 0..chunks {
             let m = &marks[r * chunks + c];
-            if m.reduce {
-                outline(r, c, colors::REDUCE, 1.0);
-            } else if m.copy {
+            // Faded with a scratch cell; a copy over a reduce, as the
+            // DOM grid's CSS order has it.
+            let scratch = done && schedule.expected_after(r, c).is_none();
+            ctx.set_global_alpha(if scratch { 0.42 } else { 1.0 });
+            if m.copy {
                 outline(r, c, colors::COPY, 1.0);
+            } else if m.reduce {
+                outline(r, c, colors::REDUCE, 1.0);
             }
         }
     }
+    ctx.set_global_alpha(1.0);
     if let Some((r, c)) = look.filter(|&(r, c)| r < n && c < chunks) {
-        outline(r, c, colors::LESSON, 2.0);
+        outline(r, c, colors::LESSON, 3.0);
     }
     if let Some((r, c)) = cursor.filter(|&(r, c)| r < n && c < chunks) {
         outline(r, c, colors::CURSOR, 2.0);
     }
+}
+
+/// The canvas element of `node`, as an `Element`.
+fn canvas_el(node: &NodeRef) -> Option<web_sys::Element> {
+    node.cast::<web_sys::Element>()
 }

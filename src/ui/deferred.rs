@@ -2,7 +2,7 @@
 //! the first render of a many-rank page is several tasks (issue 13: no
 //! main-thread task over 100 ms) rather than one: a part that comes a few
 //! tasks later ([`Deferred`]) and a list drawn a slice per task
-//! ([`use_drawn_in_tasks`]: the buffer grid's rows, the Gantt chart's
+//! ([`use_drawn_in_tasks`]: the Gantt chart's and the step log's
 //! steps).
 
 use yew::prelude::*;
@@ -73,7 +73,12 @@ pub struct DeferredProps {
 pub fn deferred(p: &DeferredProps) -> Html {
     // One "item" per task waited, plus the part itself.
     let total = p.tasks as usize + 1;
-    let drawn = use_drawn_in_tasks((), total, 1) >= total;
+    // Once drawn, always drawn: a later, larger `tasks` (the topology's
+    // wait above 16 ranks, after a page of 8) must not hide the part again.
+    let was_drawn = use_mut_ref(|| false);
+    let waited = use_drawn_in_tasks((), total, 1) >= total;
+    let drawn = waited || *was_drawn.borrow();
+    *was_drawn.borrow_mut() = drawn;
     {
         let on_drawn = p.on_drawn.clone();
         use_effect_with(drawn, move |drawn| {

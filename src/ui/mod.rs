@@ -19,6 +19,7 @@
 //! | [`playback`] | play / pause / step / speed and the step described in words |
 //! | [`describe`] | step descriptions in words |
 //! | [`buffers`] | each rank's buffer as coloured chunk cells |
+//! | [`buffer_canvas`] | above 16 ranks, the buffer grid on one canvas, its cursor in words |
 //! | [`step_log`] | every transfer of every step, clickable |
 //! | [`estimate_panel`] | the cost model's prediction, ranking and sources |
 //! | [`result_panel`] | the run's outcome (`#run-result`, the tooling hook) |

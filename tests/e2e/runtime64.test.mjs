@@ -95,6 +95,14 @@ test('above 16 ranks the buffer grid is one canvas: its pixels are the cells, it
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => /S0-NPU6 chunk 10: holds every rank/.test(document.querySelector('#buf-cursor').textContent));
+  // The grid keeps the keys it takes: ← and Home move its cursor, not the
+  // playback (which has the same keys everywhere else on the page).
+  const stepText = () => page.textContent('#buffers .card-head .muted');
+  const atStep = await stepText();
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => /S0-NPU6 chunk 0: holds every rank/.test(document.querySelector('#buf-cursor').textContent));
+  assert.equal(await stepText(), atStep);
   assert.deepEqual(problems, []);
   await page.close();
 });
