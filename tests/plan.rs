@@ -490,7 +490,7 @@ fn repeat_claims_hold() {
             .map(|t| (t.src, t.dst, t.count, t.kind))
             .collect()
     };
-    let mut repeats = 0usize;
+    let (mut repeats, mut exchanges) = (0usize, 0usize);
     for n in (2..=17).chain([24, 32, 40]) {
         for a in Algorithm::ALL {
             for p in Primitive::ALL {
@@ -504,7 +504,32 @@ fn repeat_claims_hold() {
                     let mut count = 0usize;
                     for (i, l) in st.lazy_steps().enumerate() {
                         let claimed = matches!(l, Lazy::Repeat(_));
+                        let exchange = match &l {
+                            Lazy::Exchange { ranks, count, .. } => Some((*ranks, *count)),
+                            _ => None,
+                        };
                         let step = l.make();
+                        if let Some((ranks, c)) = exchange {
+                            exchanges += 1;
+                            // One transfer of `c` chunks per ordered pair
+                            // of distinct ranks, nothing else between ranks.
+                            let mut pairs: Vec<(usize, usize)> = step
+                                .transfers
+                                .iter()
+                                .filter(|t| t.src != t.dst)
+                                .inspect(|t| {
+                                    assert_eq!(t.count, c, "{a} {p} n={n}: step {i} count")
+                                })
+                                .map(|t| (t.src, t.dst))
+                                .collect();
+                            pairs.sort_unstable();
+                            let all: Vec<(usize, usize)> = (0..ranks)
+                                .flat_map(|s| {
+                                    (0..ranks).filter(move |&d| d != s).map(move |d| (s, d))
+                                })
+                                .collect();
+                            assert_eq!(pairs, all, "{a} {p} n={n}: step {i} is no exchange");
+                        }
                         if claimed {
                             repeats += 1;
                             let prev = prev
@@ -526,6 +551,73 @@ fn repeat_claims_hold() {
         }
     }
     assert!(repeats > 0, "no algorithm claims a repeat");
+    assert!(exchanges > 0, "no algorithm claims an exchange");
+}
+
+/// The bound's walk over a complete exchange it does not make
+/// (`BoundWalk::exchange`, mesh's steps) equals, to the bit, the walk over
+/// the made steps (`Bound::of` the built schedule): on one 910B server
+/// (direct links), on clusters (switch ports), on machines where some
+/// pairs take other routes (910A's two rings, h100-8's switches, a link
+/// or a port down, where it makes the step), and with a slow rank.
+#[test]
+fn exchange_bound_equals_the_walked_steps() {
+    use ccl_playground::engine::plan::{Bound, BoundWalk};
+    use ccl_playground::engine::schedule::Next;
+    use ccl_playground::engine::schedule::StepSource;
+    let cases: &[(&str, usize)] = &[
+        ("topo=910b-8", 8),
+        ("topo=910b-8", 5),
+        ("topo=910b-4x8", 32),
+        ("topo=910b-4x8", 20),
+        ("topo=910b-16x8", 128),
+        ("topo=910a-8", 8),
+        ("topo=h100-8", 8),
+        ("topo=910b-8&down=0-1", 8),
+        ("topo=910b-4x8&down=3-port", 32),
+        ("topo=910b-4x8&down=9-10", 32),
+        ("topo=910b-4x8&slow=3:0.5", 32),
+    ];
+    let mut unmade = 0usize;
+    for &(q, n) in cases {
+        let (mut c, errors) = Config::from_query(q);
+        assert!(errors.is_empty(), "{q}: {errors:?}");
+        c.ranks = n;
+        let topo = plan::machine(&c).unwrap_or_else(|e| panic!("{q}: {e}"));
+        for p in Primitive::ALL {
+            if !Algorithm::Mesh.supports(p, n) {
+                continue;
+            }
+            let st = algorithm::stream_on(Algorithm::Mesh, p, n, n - 1, &[n]).unwrap();
+            let mut walk = BoundWalk::new(&topo);
+            st.each_next(&mut |next| {
+                match next {
+                    Next::Exchange { ranks, count, make } => {
+                        let made = walk.exchange(ranks, count, make).unwrap();
+                        unmade += usize::from(!made);
+                    }
+                    Next::Step(s) => walk.step(s).unwrap(),
+                    Next::Repeat(make) => walk.repeat(make).unwrap(),
+                }
+                true
+            });
+            let fast = walk.finish(st.header());
+            let built = Bound::of(&st.build(), &topo).unwrap();
+            for bytes in [8u64, 1 << 20, (1 << 30) + 12] {
+                for dtype in [DType::Fp32, DType::Fp16] {
+                    let (x, xa, xb) = fast.estimate(bytes, dtype);
+                    let (y, ya, yb) = built.estimate(bytes, dtype);
+                    assert_eq!(
+                        (x.time_us.to_bits(), xa.to_bits(), xb),
+                        (y.time_us.to_bits(), ya.to_bits(), yb),
+                        "{q} n={n} {p} {bytes} B {dtype:?}"
+                    );
+                }
+            }
+        }
+    }
+    // Most cases take the unmade path (the rest make the step).
+    assert!(unmade >= 30, "only {unmade} exchanges were walked unmade");
 }
 
 #[test]

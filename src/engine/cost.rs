@@ -520,6 +520,19 @@ impl<'a> Streaming<'a> {
         Ok(ok)
     }
 
+    /// Would the next step, of `width` transfers, be simulated? `false`
+    /// once the budget is exceeded or when the step is wider than the
+    /// budget allows one step ([`Streaming::step`] would give up on it).
+    pub fn takes(&self, width: usize) -> bool {
+        !self.over && self.budget.is_none_or(|b| width <= b.step_transfers)
+    }
+
+    /// Gives up: the estimate is the bound's (a step too wide to simulate
+    /// came, and was not made: [`super::schedule::Next::Exchange`]).
+    pub fn give_up(&mut self) {
+        self.over = true;
+    }
+
     /// The estimate, or `None` if the budget was exceeded.
     pub fn finish(self) -> Option<Estimate> {
         (!self.over).then(|| self.estimate())

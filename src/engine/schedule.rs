@@ -203,7 +203,8 @@ pub trait StepSource {
     /// [`StepSource::each_step`], except that a step the source knows to
     /// repeat the previous step's traffic comes as [`Next::Repeat`], not
     /// made unless the consumer asks (every step of a ring phase after
-    /// the first). By default every step is [`Next::Step`].
+    /// the first), and a complete exchange as [`Next::Exchange`] (a mesh
+    /// step). By default every step is [`Next::Step`].
     fn each_next(&self, f: &mut dyn FnMut(Next<'_>) -> bool) {
         self.each_step(&mut |s| f(Next::Step(s)));
     }
@@ -225,6 +226,22 @@ pub enum Next<'a> {
     /// (`tests/plan.rs`, `repeat_claims_hold`) streams every algorithm ×
     /// primitive and checks each claim against the made step.
     Repeat(&'a mut dyn FnMut() -> Step),
+    /// A complete exchange: every ordered pair `(src, dst)` of distinct
+    /// ranks in `0..ranks` has exactly one transfer of `count` chunks, and
+    /// no other transfer has `src != dst` (a mesh step: ReduceScatter,
+    /// AllGather, AlltoAll on all ranks). Its `ranks · (ranks - 1)`
+    /// transfers are not made unless the consumer asks: the per-link
+    /// loads of such a step follow from the topology in O(ranks + links)
+    /// ([`crate::engine::plan::BoundWalk::exchange`]). The same test as
+    /// for [`Next::Repeat`] checks every claim against the made step.
+    Exchange {
+        /// Ranks `0..ranks` take part.
+        ranks: usize,
+        /// Chunks per transfer.
+        count: usize,
+        /// Makes the step (again at each call).
+        make: &'a mut dyn FnMut() -> Step,
+    },
 }
 
 impl StepSource for Schedule {

@@ -20,7 +20,7 @@
 //! (n-1)/n·Sγ`; AlltoAll `α + S/n·β`; AlltoAllV `α + max_{i≠j} c_ij·β`.
 
 use super::step;
-use super::{CostTerms, StepIter};
+use super::{CostTerms, Lazy, LazyIter, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -68,51 +68,64 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
 /// [`steps`], each step made when the iterator reaches it (a step of an
 /// AllReduce on 1024 ranks has 1 047 552 transfers).
 pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
+    let (chunks, s) = stream_lazy(primitive, n, root);
+    (chunks, Box::new(s.map(Lazy::make)))
+}
+
+/// [`stream`], every all-pairs step (ReduceScatter, AllGather, Barrier,
+/// AlltoAll, AlltoAllV: one transfer of one chunk for every ordered pair
+/// of ranks) a [`Lazy::Exchange`] the cost model's bound need not make;
+/// Broadcast's scatter and Reduce's gather are made.
+pub fn stream_lazy(primitive: Primitive, n: usize, root: usize) -> (usize, LazyIter) {
     use std::iter::once_with;
+    let exchange = move |make: Box<dyn Fn() -> Step>| Lazy::Exchange {
+        ranks: n,
+        count: 1,
+        make,
+    };
+    let rs = move || exchange(Box::new(move || reduce_scatter(n)));
+    let ag = move |phase: &'static str| exchange(Box::new(move || all_gather(n, phase)));
     let scatter = move || {
-        step(
+        Lazy::Made(step(
             "Scatter",
             (0..n)
                 .filter(|&j| j != root)
                 .map(|j| Transfer::copy(root, j, j, 1))
                 .collect(),
-        )
+        ))
     };
     let gather = move || {
-        step(
+        Lazy::Made(step(
             "Gather",
             (0..n)
                 .filter(|&j| j != root)
                 .map(|j| Transfer::copy(j, root, j, 1))
                 .collect(),
-        )
+        ))
     };
-    let steps: StepIter = match primitive {
-        Primitive::ReduceScatter => Box::new(once_with(move || reduce_scatter(n))),
-        Primitive::AllGather => Box::new(once_with(move || all_gather(n, "AllGather"))),
-        Primitive::Barrier => Box::new(once_with(move || all_gather(n, "Barrier"))),
+    let steps: LazyIter = match primitive {
+        Primitive::ReduceScatter => Box::new(once_with(rs)),
+        Primitive::AllGather => Box::new(once_with(move || ag("AllGather"))),
+        Primitive::Barrier => Box::new(once_with(move || ag("Barrier"))),
         Primitive::Broadcast => {
-            Box::new(once_with(scatter).chain(once_with(move || all_gather(n, "AllGather"))))
+            Box::new(once_with(scatter).chain(once_with(move || ag("AllGather"))))
         }
-        Primitive::Reduce => {
-            Box::new(once_with(move || reduce_scatter(n)).chain(once_with(gather)))
-        }
+        Primitive::Reduce => Box::new(once_with(rs).chain(once_with(gather))),
         Primitive::AlltoAll | Primitive::AlltoAllV => Box::new(once_with(move || {
-            step(
-                primitive.title(),
-                (0..n)
-                    .flat_map(|r| {
-                        (0..n)
-                            .filter(move |&j| j != r)
-                            .map(move |j| alltoall_transfer(primitive, n, r, j))
-                    })
-                    .collect(),
-            )
+            exchange(Box::new(move || {
+                step(
+                    primitive.title(),
+                    (0..n)
+                        .flat_map(|r| {
+                            (0..n)
+                                .filter(move |&j| j != r)
+                                .map(move |j| alltoall_transfer(primitive, n, r, j))
+                        })
+                        .collect(),
+                )
+            }))
         })),
-        _ => Box::new(
-            once_with(move || reduce_scatter(n))
-                .chain(once_with(move || all_gather(n, "AllGather"))),
-        ),
+        _ => Box::new(once_with(rs).chain(once_with(move || ag("AllGather")))),
     };
     (primitive.blocks(n), steps)
 }

@@ -431,14 +431,26 @@ pub struct Streamed {
 /// Steps in order, made on demand.
 pub type StepIter = Box<dyn Iterator<Item = Step>>;
 
-/// A streamed step: made, or a repeat of the previous step's traffic
-/// ([`Next::Repeat`]) made only if asked ([`Lazy::make`]).
+/// A streamed step: made, a repeat of the previous step's traffic
+/// ([`Next::Repeat`]) or a complete exchange ([`Next::Exchange`]), the
+/// last two made only if asked ([`Lazy::make`]).
 pub enum Lazy {
     /// The step.
     Made(Step),
     /// Same `src`, `dst`, `count` and `kind` per transfer, in order, as
     /// the previous step; the closure makes the step.
     Repeat(Box<dyn Fn() -> Step>),
+    /// One transfer of `count` chunks for every ordered pair of distinct
+    /// ranks in `0..ranks`, no other transfer between two ranks; the
+    /// closure makes the step.
+    Exchange {
+        /// Ranks `0..ranks` take part.
+        ranks: usize,
+        /// Chunks per transfer.
+        count: usize,
+        /// Makes the step.
+        make: Box<dyn Fn() -> Step>,
+    },
 }
 
 impl Lazy {
@@ -446,7 +458,7 @@ impl Lazy {
     pub fn make(self) -> Step {
         match self {
             Lazy::Made(s) => s,
-            Lazy::Repeat(f) => f(),
+            Lazy::Repeat(f) | Lazy::Exchange { make: f, .. } => f(),
         }
     }
 }
@@ -461,7 +473,8 @@ impl Streamed {
     }
 
     /// The chunk count and the step iterator, by algorithm (the ring and
-    /// HCCL's pipeline say which steps repeat their predecessor's traffic).
+    /// HCCL's pipeline say which steps repeat their predecessor's traffic,
+    /// mesh which steps are complete exchanges).
     fn make(&self) -> (usize, LazyIter) {
         let (c, it) = match self.algorithm {
             Algorithm::Ring => {
@@ -470,6 +483,10 @@ impl Streamed {
             }
             Algorithm::Pipeline => {
                 return pipeline::stream_lazy(self.header.primitive, self.header.ranks)
+            }
+            Algorithm::Mesh => {
+                let h = &self.header;
+                return mesh::stream_lazy(h.primitive, h.ranks, h.root);
             }
             _ => self.make_made(),
         };
@@ -549,6 +566,11 @@ impl StepSource for Streamed {
             let go = match s {
                 Lazy::Made(s) => f(Next::Step(&s)),
                 Lazy::Repeat(make) => f(Next::Repeat(&mut || make())),
+                Lazy::Exchange { ranks, count, make } => f(Next::Exchange {
+                    ranks,
+                    count,
+                    make: &mut || make(),
+                }),
             };
             if !go {
                 break;

@@ -253,22 +253,147 @@ impl<'t> BoundWalk<'t> {
                 load[h] += count;
             }
         }
+        self.finish_step(alpha);
+        Ok(())
+    }
+
+    /// Adds the next step, a complete exchange among ranks `0..ranks`
+    /// ([`crate::engine::schedule::Next::Exchange`]: one transfer of
+    /// `count` chunks for every ordered pair of distinct ranks), without
+    /// making its `ranks · (ranks - 1)` transfers where every pair's route
+    /// is one the walk reads off the devices' links: the direct link,
+    /// else up the sender's switch port and down the receiver's on one
+    /// switch. Then a direct link carries `count` chunks, a device's port
+    /// up `count` times the ranks it has no direct link to, and its port
+    /// down as many (links join both ways); α is the largest route's.
+    /// O(ranks · direct links + links). Equal, to the bit, to
+    /// [`BoundWalk::step`] on the made step (integer chunk counts add
+    /// exactly; maxima do not depend on order). A pair with any other
+    /// route (a machine of several switches, a link down) makes the step
+    /// and walks it. Returns whether it made the step.
+    ///
+    /// Errors: as [`BoundWalk::step`].
+    pub fn exchange(
+        &mut self,
+        ranks: usize,
+        count: usize,
+        make: &mut dyn FnMut() -> Step,
+    ) -> Result<bool, String> {
+        // Per rank, its direct neighbours among the ranks (each once).
+        fn among(near: &[Vec<Near>], s: usize, ranks: usize) -> impl Iterator<Item = &Near> {
+            near.get(s)
+                .into_iter()
+                .flatten()
+                .filter(move |x| x.node < ranks && x.node != s)
+        }
+        let near = std::mem::take(&mut self.near);
+        let near_ranks = |s: usize| among(&near, s, ranks);
+        // Ranks per switch port, and per switch the ranks on it by
+        // falling port latency (α of a switch route is the largest one
+        // among the receivers the sender has no direct link to).
+        let mut on_switch: Vec<Vec<(f64, usize)>> = Vec::new();
+        for r in 0..ranks {
+            if let Some(Some(p)) = self.port.get(r) {
+                if on_switch.len() <= p.switch {
+                    on_switch.resize_with(p.switch + 1, Vec::new);
+                }
+                on_switch[p.switch].push((p.latency_us, r));
+            }
+        }
+        for v in &mut on_switch {
+            v.sort_by(|a, b| b.0.total_cmp(&a.0));
+        }
+        // Every pair routed as the walk would, else walk the made step.
+        let mut direct = vec![0usize; ranks];
+        let mut fast = true;
+        for (s, d) in direct.iter_mut().enumerate() {
+            *d = near_ranks(s).count();
+            let rest = ranks - 1 - *d;
+            if rest == 0 {
+                continue;
+            }
+            // The ranks on s's switch, less s and its direct neighbours
+            // there, must be all the rest.
+            let switch_peers = match self.port.get(s).copied().flatten() {
+                Some(u) => {
+                    let here = on_switch.get(u.switch).map_or(0, Vec::len);
+                    let near_here = near_ranks(s)
+                        .filter(|x| {
+                            matches!(self.port.get(x.node), Some(Some(p)) if p.switch == u.switch)
+                        })
+                        .count();
+                    here - 1 - near_here
+                }
+                None => 0,
+            };
+            if switch_peers != rest {
+                fast = false;
+                break;
+            }
+        }
+        if !fast {
+            self.near = near;
+            return self.step(&make()).map(|()| true);
+        }
+        self.flush();
+        self.last.clear();
+        self.last_load.clear();
+        let c = count as f64;
+        let (load, touched) = (&mut self.load, &mut self.touched);
+        let mut add = |h: usize, x: f64| {
+            if load[h] == 0.0 {
+                touched.push(h);
+            }
+            load[h] += x;
+        };
+        let mut alpha = 0.0f64;
+        for (s, &d) in direct.iter().enumerate() {
+            for x in near_ranks(s) {
+                add(x.dir, c);
+                alpha = alpha.max(x.latency_us);
+            }
+            let rest = ranks - 1 - d;
+            if rest == 0 {
+                continue;
+            }
+            if let Some(u) = self.port.get(s).copied().flatten() {
+                // `rest` transfers up s's port, and (links join both
+                // ways) `rest` arrive down it.
+                add(u.up, c * rest as f64);
+                add(u.down, c * rest as f64);
+                let farthest = on_switch[u.switch]
+                    .iter()
+                    .find(|&&(_, r)| r != s && !near_ranks(s).any(|x| x.node == r))
+                    .map_or(0.0, |&(l, _)| l);
+                alpha = alpha.max(u.latency_us + farthest);
+            }
+        }
+        self.near = near;
+        self.finish_step(alpha);
+        Ok(false)
+    }
+
+    /// Closes a step whose loads are in `load` (listed in `touched`): its
+    /// busiest link direction's µs per chunk byte, the loads into `total`
+    /// and `last_load`, and the step with α `alpha`.
+    fn finish_step(&mut self, alpha: f64) {
+        let topo = self.topo;
         let mut per_byte = 0.0f64;
-        for &h in touched.iter() {
+        for &h in self.touched.iter() {
             // A slow device sends at its speed factor; the bound
             // ignores late starts (`late`), which only the simulation
             // models.
             let l = &topo.links[h / 2];
             let from = if h % 2 == 1 { l.a } else { l.b };
             let bw = l.bandwidth_gbps * topo.impairment.speed_of(from);
-            per_byte = per_byte.max(load[h] / (bw * 1e3));
-            self.total[h] += load[h];
-            self.last_load.push((h, load[h]));
-            load[h] = 0.0;
+            let load = self.load[h];
+            per_byte = per_byte.max(load / (bw * 1e3));
+            self.total[h] += load;
+            self.last_load.push((h, load));
+            self.load[h] = 0.0;
         }
-        touched.clear();
+        self.touched.clear();
         self.steps.push((alpha, per_byte));
-        Ok(())
     }
 
     /// The bound of the steps walked, for the schedule `header` describes.

@@ -547,6 +547,29 @@ fn estimate_walk(
                     None => Ok(()),
                 })
             }
+            // Neither the bound's walk nor a simulation over budget makes
+            // a complete exchange; one that is simulated is made once.
+            Next::Exchange { ranks, count, make } => {
+                width = ranks * ranks.saturating_sub(1);
+                let simulate = sim.as_ref().is_some_and(|s| s.takes(width));
+                if simulate {
+                    let st = make();
+                    made += width;
+                    walk.step(&st).map_err(model).and_then(|()| match &mut sim {
+                        Some(s) => s.step(&st).map(|_| ()).map_err(|e| model(e.to_string())),
+                        None => Ok(()),
+                    })
+                } else {
+                    if let Some(s) = &mut sim {
+                        s.give_up();
+                    }
+                    walk.exchange(ranks, count, make).map_err(model).map(|m| {
+                        if m {
+                            made += width;
+                        }
+                    })
+                }
+            }
             // Neither the walk nor the simulation makes the step unless
             // it must (the first step, or chunks of unequal sizes).
             Next::Repeat(make) => walk
