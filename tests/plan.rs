@@ -490,7 +490,7 @@ fn repeat_claims_hold() {
             .map(|t| (t.src, t.dst, t.count, t.kind))
             .collect()
     };
-    let (mut repeats, mut exchanges) = (0usize, 0usize);
+    let (mut repeats, mut exchanges, mut shifts) = (0usize, 0usize, 0usize);
     for n in (2..=17).chain([24, 32, 40]) {
         for a in Algorithm::ALL {
             for p in Primitive::ALL {
@@ -508,7 +508,40 @@ fn repeat_claims_hold() {
                             Lazy::Exchange { ranks, count, .. } => Some((*ranks, *count)),
                             _ => None,
                         };
+                        let shift = match &l {
+                            Lazy::Shift {
+                                ranks,
+                                shift,
+                                count,
+                                width,
+                                ..
+                            } => Some((*ranks, *shift, *count, *width)),
+                            _ => None,
+                        };
                         let step = l.make();
+                        if let Some((ranks, d, c, width)) = shift {
+                            shifts += 1;
+                            // Rank r sends c chunks in all to r + d, in
+                            // `width` transfers, nothing else between ranks.
+                            assert_eq!(
+                                step.transfers.len(),
+                                width,
+                                "{a} {p} n={n}: step {i} width"
+                            );
+                            let mut sent = vec![0usize; ranks];
+                            for t in step.transfers.iter().filter(|t| t.src != t.dst) {
+                                assert_eq!(
+                                    t.dst,
+                                    (t.src + d) % ranks,
+                                    "{a} {p} n={n}: step {i} peer"
+                                );
+                                sent[t.src] += t.count;
+                            }
+                            assert!(
+                                sent.iter().all(|&x| x == c),
+                                "{a} {p} n={n}: step {i} sends {sent:?}, claimed {c}"
+                            );
+                        }
                         if let Some((ranks, c)) = exchange {
                             exchanges += 1;
                             // One transfer of `c` chunks per ordered pair
@@ -552,16 +585,19 @@ fn repeat_claims_hold() {
     }
     assert!(repeats > 0, "no algorithm claims a repeat");
     assert!(exchanges > 0, "no algorithm claims an exchange");
+    assert!(shifts > 0, "no algorithm claims a shift");
 }
 
-/// The bound's walk over a complete exchange it does not make
-/// (`BoundWalk::exchange`, mesh's steps) equals, to the bit, the walk over
-/// the made steps (`Bound::of` the built schedule): on one 910B server
-/// (direct links), on clusters (switch ports), on machines where some
-/// pairs take other routes (910A's two rings, h100-8's switches, a link
-/// or a port down, where it makes the step), and with a slow rank.
+/// The bound's walk over steps it does not make, mesh's complete
+/// exchanges (`BoundWalk::exchange`), NHR's and the level1 NHR's shifts
+/// (`BoundWalk::shift`) and the level1 ring's repeats,
+/// equals, to the bit, the walk over the made steps (`Bound::of` the built
+/// schedule): on one 910B server (direct links), on clusters (switch
+/// ports), on machines where some pairs take other routes (910A's two
+/// rings, h100-8's switches, a link or a port down, where an exchange
+/// makes the step), and with a slow rank.
 #[test]
-fn exchange_bound_equals_the_walked_steps() {
+fn unmade_steps_bound_equals_the_walked_steps() {
     use ccl_playground::engine::plan::{Bound, BoundWalk};
     use ccl_playground::engine::schedule::Next;
     use ccl_playground::engine::schedule::StepSource;
@@ -584,11 +620,19 @@ fn exchange_bound_equals_the_walked_steps() {
         assert!(errors.is_empty(), "{q}: {errors:?}");
         c.ranks = n;
         let topo = plan::machine(&c).unwrap_or_else(|e| panic!("{q}: {e}"));
-        for p in Primitive::ALL {
-            if !Algorithm::Mesh.supports(p, n) {
+        for (a, p) in [
+            Algorithm::Mesh,
+            Algorithm::Nhr,
+            Algorithm::Hier,
+            Algorithm::HierNhr,
+        ]
+        .into_iter()
+        .flat_map(|a| Primitive::ALL.into_iter().map(move |p| (a, p)))
+        {
+            if !a.supports(p, n) {
                 continue;
             }
-            let st = algorithm::stream_on(Algorithm::Mesh, p, n, n - 1, &[n]).unwrap();
+            let st = algorithm::stream_on(a, p, n, n - 1, &[n]).unwrap();
             let mut walk = BoundWalk::new(&topo);
             st.each_next(&mut |next| {
                 match next {
@@ -596,8 +640,20 @@ fn exchange_bound_equals_the_walked_steps() {
                         let made = walk.exchange(ranks, count, make).unwrap();
                         unmade += usize::from(!made);
                     }
+                    Next::Shift {
+                        ranks,
+                        shift,
+                        count,
+                        ..
+                    } => {
+                        walk.shift(ranks, shift, count).unwrap();
+                        unmade += 1;
+                    }
                     Next::Step(s) => walk.step(s).unwrap(),
-                    Next::Repeat(make) => walk.repeat(make).unwrap(),
+                    Next::Repeat(make) => {
+                        walk.repeat(make).unwrap();
+                        unmade += 1;
+                    }
                 }
                 true
             });
@@ -610,14 +666,14 @@ fn exchange_bound_equals_the_walked_steps() {
                     assert_eq!(
                         (x.time_us.to_bits(), xa.to_bits(), xb),
                         (y.time_us.to_bits(), ya.to_bits(), yb),
-                        "{q} n={n} {p} {bytes} B {dtype:?}"
+                        "{q} n={n} {a} {p} {bytes} B {dtype:?}"
                     );
                 }
             }
         }
     }
     // Most cases take the unmade path (the rest make the step).
-    assert!(unmade >= 30, "only {unmade} exchanges were walked unmade");
+    assert!(unmade >= 100, "only {unmade} steps were walked unmade");
 }
 
 #[test]
@@ -724,13 +780,15 @@ fn sweep_curves_at_1024_ranks_are_bounded() {
         );
     }
     // Mesh on 1024 ranks (a million transfers a step) is a bound; its
-    // 1 GiB point is the plan's own estimate there (the plan bounds it too).
+    // complete exchanges are never made (the bound reads them off the
+    // machine), so it is walked at every size at no cost; its 1 GiB point
+    // is the plan's own estimate there (the plan bounds it too).
     let mesh = curves
         .iter()
         .find(|x| x.algorithm == Algorithm::Mesh)
         .unwrap();
     assert!(mesh.bound);
-    assert_eq!(mesh.passes, 1);
+    assert_eq!((mesh.passes, mesh.walked), (sizes.len(), 0));
     let p = Plan::at(&c, AlgoChoice::Fixed(Algorithm::Mesh), 1 << 30).unwrap();
     assert_eq!(p.method, Method::Bound);
     let last = mesh.points.last().unwrap();

@@ -203,8 +203,9 @@ pub trait StepSource {
     /// [`StepSource::each_step`], except that a step the source knows to
     /// repeat the previous step's traffic comes as [`Next::Repeat`], not
     /// made unless the consumer asks (every step of a ring phase after
-    /// the first), and a complete exchange as [`Next::Exchange`] (a mesh
-    /// step). By default every step is [`Next::Step`].
+    /// the first), a complete exchange as [`Next::Exchange`] (a mesh
+    /// step) and a shift as [`Next::Shift`] (an NHR step). By default
+    /// every step is [`Next::Step`].
     fn each_next(&self, f: &mut dyn FnMut(Next<'_>) -> bool) {
         self.each_step(&mut |s| f(Next::Step(s)));
     }
@@ -239,6 +240,25 @@ pub enum Next<'a> {
         ranks: usize,
         /// Chunks per transfer.
         count: usize,
+        /// Makes the step (again at each call).
+        make: &'a mut dyn FnMut() -> Step,
+    },
+    /// A shift: every rank `r` in `0..ranks` sends `count` chunks in all
+    /// (in one or more transfers) to rank `(r + shift) % ranks`, and no
+    /// other transfer has `src != dst` (an NHR step: the blocks of one
+    /// step go to one peer as runs of consecutive indices). Its `width`
+    /// transfers are not made unless the consumer asks: the bound needs
+    /// one route per rank ([`crate::engine::plan::BoundWalk::shift`]).
+    /// Checked against the made step like [`Next::Repeat`].
+    Shift {
+        /// Ranks `0..ranks` take part.
+        ranks: usize,
+        /// Each rank's peer is `shift` ranks on (`1..ranks`).
+        shift: usize,
+        /// Chunks each rank sends in all.
+        count: usize,
+        /// Transfers of the made step.
+        width: usize,
         /// Makes the step (again at each call).
         make: &'a mut dyn FnMut() -> Step,
     },

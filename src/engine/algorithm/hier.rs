@@ -52,7 +52,7 @@
 //! before all of them arrived.)
 
 use super::step;
-use super::{CostTerms, StepIter};
+use super::{CostTerms, Lazy, LazyIter, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
 
@@ -82,8 +82,26 @@ pub fn steps(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (us
 /// [`steps`], each step made when the iterator reaches it (the level1
 /// schedule is itself streamed, one flat step per lane-wise step).
 pub fn stream(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (usize, StepIter) {
+    let (chunks, s) = stream_lazy(primitive, n, root, level1);
+    (chunks, Box::new(s.map(Lazy::make)))
+}
+
+/// [`stream`], the level1 steps as their level1 algorithm hands them out
+/// ([`super::ring::stream_lazy`]: a repeat of the previous step's traffic;
+/// [`super::nhr::stream_lazy`]: a shift, which run in every lane at once
+/// is a shift by `8·d` over all ranks), so the cost model's bound makes
+/// none of them on many servers (8 192 ranks: 1 024 servers).
+pub fn stream_lazy(
+    primitive: Primitive,
+    n: usize,
+    root: usize,
+    level1: Level1,
+) -> (usize, LazyIter) {
     if primitive.rooted() {
-        return (n, Box::new(rooted(primitive, n, root).into_iter()));
+        return (
+            n,
+            Box::new(rooted(primitive, n, root).into_iter().map(Lazy::Made)),
+        );
     }
     let g = PER_SERVER;
     let servers = n / g;
@@ -131,50 +149,69 @@ pub fn stream(primitive: Primitive, n: usize, root: usize, level1: Level1) -> (u
     // The level1 algorithm's own schedule over the `servers` blocks of a
     // part (one chunk per block), run in every lane `l` at once: its rank
     // `i` is NPU `l` of server `i`, its block `b` the part's block `b`.
-    let inter = move |p: Primitive| -> StepIter {
+    let lanes = move |st: &Step, name: &str| {
+        let mut t = Vec::new();
+        for l in 0..g {
+            for x in &st.transfers {
+                let (src, dst) = (x.src * g + l, x.dst * g + l);
+                if contiguous {
+                    t.push(Transfer {
+                        kind: x.kind,
+                        ..Transfer::copy(src, dst, block(l, x.first), x.count)
+                    });
+                } else {
+                    t.extend((x.first..x.first + x.count).map(|b| Transfer {
+                        kind: x.kind,
+                        ..Transfer::copy(src, dst, block(l, b), 1)
+                    }));
+                }
+            }
+        }
+        step(&format!("inter-server {} ({name})", st.phase), t)
+    };
+    let inter = move |p: Primitive| -> LazyIter {
         if servers < 2 {
             return Box::new(std::iter::empty());
         }
         let (name, flat) = match level1 {
-            Level1::Ring => ("ring", super::ring::stream(p, servers, 0).1),
-            Level1::Nhr => ("NHR", super::nhr::stream(p, servers, 0).1),
+            Level1::Ring => ("ring", super::ring::stream_lazy(p, servers, 0).1),
+            Level1::Nhr => ("NHR", super::nhr::stream_lazy(p, servers, 0).1),
         };
-        Box::new(flat.map(move |st| {
-            let mut t = Vec::new();
-            for l in 0..g {
-                for x in &st.transfers {
-                    let (src, dst) = (x.src * g + l, x.dst * g + l);
-                    if contiguous {
-                        t.push(Transfer {
-                            kind: x.kind,
-                            ..Transfer::copy(src, dst, block(l, x.first), x.count)
-                        });
-                    } else {
-                        t.extend((x.first..x.first + x.count).map(|b| Transfer {
-                            kind: x.kind,
-                            ..Transfer::copy(src, dst, block(l, b), 1)
-                        }));
-                    }
-                }
-            }
-            step(&format!("inter-server {} ({name})", st.phase), t)
+        Box::new(flat.map(move |x| match x {
+            Lazy::Made(st) => Lazy::Made(lanes(&st, name)),
+            // The lanes' traffic is a function of the flat traffic.
+            Lazy::Repeat(f) => Lazy::Repeat(Box::new(move || lanes(&f(), name))),
+            Lazy::Shift {
+                ranks,
+                shift,
+                count,
+                width,
+                make,
+            } => Lazy::Shift {
+                ranks: ranks * g,
+                shift: shift * g,
+                count,
+                // Contiguous parts keep the runs; else one transfer a block.
+                width: if contiguous {
+                    g * width
+                } else {
+                    g * ranks * count
+                },
+                make: Box::new(move || lanes(&make(), name)),
+            },
+            Lazy::Exchange { make, .. } => Lazy::Made(lanes(&make(), name)),
         }))
     };
     use std::iter::once_with;
-    let steps: StepIter = match primitive {
-        Primitive::AllGather => Box::new(inter(Primitive::AllGather).chain(once_with(move || {
-            intra(TransferKind::Copy, "intra-server AllGather")
-        }))),
-        Primitive::ReduceScatter => Box::new(
-            once_with(move || intra(TransferKind::Reduce, "intra-server ReduceScatter"))
-                .chain(inter(Primitive::ReduceScatter)),
-        ),
+    let rs = move || Lazy::Made(intra(TransferKind::Reduce, "intra-server ReduceScatter"));
+    let ag = move || Lazy::Made(intra(TransferKind::Copy, "intra-server AllGather"));
+    let steps: LazyIter = match primitive {
+        Primitive::AllGather => Box::new(inter(Primitive::AllGather).chain(once_with(ag))),
+        Primitive::ReduceScatter => Box::new(once_with(rs).chain(inter(Primitive::ReduceScatter))),
         _ => Box::new(
-            once_with(move || intra(TransferKind::Reduce, "intra-server ReduceScatter"))
+            once_with(rs)
                 .chain(inter(Primitive::AllReduce))
-                .chain(once_with(move || {
-                    intra(TransferKind::Copy, "intra-server AllGather")
-                })),
+                .chain(once_with(ag)),
         ),
     };
     (n, steps)

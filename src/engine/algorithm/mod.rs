@@ -432,8 +432,9 @@ pub struct Streamed {
 pub type StepIter = Box<dyn Iterator<Item = Step>>;
 
 /// A streamed step: made, a repeat of the previous step's traffic
-/// ([`Next::Repeat`]) or a complete exchange ([`Next::Exchange`]), the
-/// last two made only if asked ([`Lazy::make`]).
+/// ([`Next::Repeat`]), a complete exchange ([`Next::Exchange`]) or a
+/// shift ([`Next::Shift`]), the last three made only if asked
+/// ([`Lazy::make`]).
 pub enum Lazy {
     /// The step.
     Made(Step),
@@ -451,6 +452,21 @@ pub enum Lazy {
         /// Makes the step.
         make: Box<dyn Fn() -> Step>,
     },
+    /// Every rank `r` in `0..ranks` sends `count` chunks in all to
+    /// `(r + shift) % ranks`, in `width` transfers, no other transfer
+    /// between two ranks; the closure makes the step.
+    Shift {
+        /// Ranks `0..ranks` take part.
+        ranks: usize,
+        /// Each rank's peer is `shift` ranks on.
+        shift: usize,
+        /// Chunks each rank sends in all.
+        count: usize,
+        /// Transfers of the made step.
+        width: usize,
+        /// Makes the step.
+        make: Box<dyn Fn() -> Step>,
+    },
 }
 
 impl Lazy {
@@ -458,7 +474,7 @@ impl Lazy {
     pub fn make(self) -> Step {
         match self {
             Lazy::Made(s) => s,
-            Lazy::Repeat(f) | Lazy::Exchange { make: f, .. } => f(),
+            Lazy::Repeat(f) | Lazy::Exchange { make: f, .. } | Lazy::Shift { make: f, .. } => f(),
         }
     }
 }
@@ -474,7 +490,8 @@ impl Streamed {
 
     /// The chunk count and the step iterator, by algorithm (the ring and
     /// HCCL's pipeline say which steps repeat their predecessor's traffic,
-    /// mesh which steps are complete exchanges).
+    /// mesh which steps are complete exchanges, NHR and the hierarchical
+    /// algorithms' level1 which are shifts).
     fn make(&self) -> (usize, LazyIter) {
         let (c, it) = match self.algorithm {
             Algorithm::Ring => {
@@ -487,6 +504,19 @@ impl Streamed {
             Algorithm::Mesh => {
                 let h = &self.header;
                 return mesh::stream_lazy(h.primitive, h.ranks, h.root);
+            }
+            Algorithm::Nhr => {
+                let h = &self.header;
+                return nhr::stream_lazy(h.primitive, h.ranks, h.root);
+            }
+            Algorithm::Hier | Algorithm::HierNhr => {
+                let h = &self.header;
+                let level1 = if self.algorithm == Algorithm::Hier {
+                    hier::Level1::Ring
+                } else {
+                    hier::Level1::Nhr
+                };
+                return hier::stream_lazy(h.primitive, h.ranks, h.root, level1);
             }
             _ => self.make_made(),
         };
@@ -569,6 +599,19 @@ impl StepSource for Streamed {
                 Lazy::Exchange { ranks, count, make } => f(Next::Exchange {
                     ranks,
                     count,
+                    make: &mut || make(),
+                }),
+                Lazy::Shift {
+                    ranks,
+                    shift,
+                    count,
+                    width,
+                    make,
+                } => f(Next::Shift {
+                    ranks,
+                    shift,
+                    count,
+                    width,
                     make: &mut || make(),
                 }),
             };

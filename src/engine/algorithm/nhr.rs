@@ -37,7 +37,7 @@
 //! faster than the closed form.)
 
 use super::step;
-use super::{CostTerms, StepIter};
+use super::{CostTerms, Lazy, LazyIter, StepIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
@@ -69,34 +69,32 @@ fn runs(n: usize, k: usize, first: usize) -> Vec<(usize, usize)> {
     out
 }
 
-fn reduce_scatter(n: usize) -> impl Iterator<Item = Step> {
-    (0..step_count(n)).map(move |k| {
-        let d = 1 << k;
-        let mut t = Vec::new();
-        for r in 0..n {
-            let to = (r + n - d % n) % n;
-            for (b, len) in runs(n, k, to) {
-                t.push(Transfer::reduce(r, to, b, len));
-            }
+/// ReduceScatter's step at distance `2^k`: rank `r` sends the partial
+/// sums of its peer `r - 2^k`'s blocks to it.
+fn reduce_scatter_step(n: usize, k: usize) -> Step {
+    let d = 1 << k;
+    let mut t = Vec::with_capacity(step_width(n, k));
+    for r in 0..n {
+        let to = (r + n - d % n) % n;
+        for (b, len) in runs(n, k, to) {
+            t.push(Transfer::reduce(r, to, b, len));
         }
-        step("ReduceScatter", t)
-    })
+    }
+    step("ReduceScatter", t)
 }
 
-fn all_gather(n: usize) -> impl Iterator<Item = Step> {
-    let l = step_count(n);
-    (0..l).map(move |s| {
-        let k = l - 1 - s;
-        let d = 1 << k;
-        let mut t = Vec::new();
-        for r in 0..n {
-            let to = (r + d) % n;
-            for (b, len) in runs(n, k, r) {
-                t.push(Transfer::copy(r, to, b, len));
-            }
+/// AllGather's step at distance `2^k`: rank `r` sends the blocks it holds
+/// to `r + 2^k`.
+fn all_gather_step(n: usize, k: usize) -> Step {
+    let d = 1 << k;
+    let mut t = Vec::with_capacity(step_width(n, k));
+    for r in 0..n {
+        let to = (r + d) % n;
+        for (b, len) in runs(n, k, r) {
+            t.push(Transfer::copy(r, to, b, len));
         }
-        step("AllGather", t)
-    })
+    }
+    step("AllGather", t)
 }
 
 /// The NHR steps for `primitive` on `n >= 2` ranks (Broadcast from `root`,
@@ -107,19 +105,70 @@ pub fn steps(primitive: Primitive, n: usize, root: usize) -> (usize, Vec<Step>) 
     (chunks, s.collect())
 }
 
+/// Transfers of a step at distance `2^k`: every rank sends
+/// [`blocks_at`]`(n, k)` blocks as runs of consecutive indices ([`runs`]),
+/// and over the `n` ranks the first block takes every value once, so the
+/// sets are the `n` rotations of one set `S`. A rotation has as many
+/// cyclic runs `c = |S| - #{b ∈ S : b + 1 mod n ∈ S}` as `S`, one more
+/// linear run where it holds both `n - 1` and `0`, which happens for as
+/// many rotations as `S` has cyclically adjacent pairs (`|S| - c`): `n·c
+/// + |S| - c`. O(n).
+pub fn step_width(n: usize, k: usize) -> usize {
+    let m = blocks_at(n, k);
+    let stride = 1 << (k + 1);
+    let mut in_set = vec![false; n];
+    for j in 0..m {
+        in_set[(n - (j * stride) % n) % n] = true;
+    }
+    let adjacent = (0..n).filter(|&b| in_set[b] && in_set[(b + 1) % n]).count();
+    let cyclic = m - adjacent;
+    n * cyclic + adjacent
+}
+
 /// [`steps`], each NHR step made when the iterator reaches it.
 pub fn stream(primitive: Primitive, n: usize, root: usize) -> (usize, StepIter) {
-    let steps: StepIter = match primitive {
+    let (chunks, s) = stream_lazy(primitive, n, root);
+    (chunks, Box::new(s.map(Lazy::make)))
+}
+
+/// [`stream`], every ReduceScatter and AllGather step a [`Lazy::Shift`]
+/// (rank `r` sends its [`blocks_at`] blocks to `r - 2^k` or `r + 2^k`),
+/// which the cost model's bound need not make; Broadcast's Scatter steps
+/// are made.
+pub fn stream_lazy(primitive: Primitive, n: usize, root: usize) -> (usize, LazyIter) {
+    let l = step_count(n);
+    let rs = move || {
+        (0..l).map(move |k| Lazy::Shift {
+            ranks: n,
+            shift: n - (1 << k) % n,
+            count: blocks_at(n, k),
+            width: step_width(n, k),
+            make: Box::new(move || reduce_scatter_step(n, k)),
+        })
+    };
+    let ag = move || {
+        (0..l).map(move |s| {
+            let k = l - 1 - s;
+            Lazy::Shift {
+                ranks: n,
+                shift: (1 << k) % n,
+                count: blocks_at(n, k),
+                width: step_width(n, k),
+                make: Box::new(move || all_gather_step(n, k)),
+            }
+        })
+    };
+    let steps: LazyIter = match primitive {
         Primitive::Broadcast => {
             let (_, mut s) = super::tree::steps(Primitive::Scatter, n, root);
             for st in &mut s {
                 st.phase = "Scatter".into();
             }
-            Box::new(s.into_iter().chain(all_gather(n)))
+            Box::new(s.into_iter().map(Lazy::Made).chain(ag()))
         }
-        Primitive::ReduceScatter => Box::new(reduce_scatter(n)),
-        Primitive::AllGather => Box::new(all_gather(n)),
-        _ => Box::new(reduce_scatter(n).chain(all_gather(n))),
+        Primitive::ReduceScatter => Box::new(rs()),
+        Primitive::AllGather => Box::new(ag()),
+        _ => Box::new(rs().chain(ag())),
     };
     (n, steps)
 }
@@ -161,6 +210,15 @@ mod tests {
             [2, 1, 1]
         );
         assert_eq!(runs(5, 0, 4), [(2, 1), (4, 1)]);
+        // The width of a step without making it, against the made steps.
+        for n in (2..=130).chain([255, 256, 257, 1000, 1024]) {
+            let (_, s) = steps(Primitive::AllReduce, n, 0);
+            let l = step_count(n);
+            for (i, st) in s.iter().enumerate() {
+                let k = if i < l { i } else { 2 * l - 1 - i };
+                assert_eq!(st.transfers.len(), step_width(n, k), "n={n} step {i}");
+            }
+        }
         let (_, s) = steps(Primitive::ReduceScatter, 5, 0);
         assert_eq!(
             s[0].transfers[..2],

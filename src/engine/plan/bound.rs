@@ -200,57 +200,90 @@ impl<'t> BoundWalk<'t> {
                 .extend(step.transfers.iter().map(|t| (t.src, t.dst, t.count)));
         }
         self.last_load.clear();
-        let topo = self.topo;
-        let (load, touched, hops) = (&mut self.load, &mut self.touched, &mut self.hops);
         let mut alpha = 0.0f64;
         // The pair `hops` routes: the runs of one message (NHR's strided
         // blocks, a wrapped range) follow one another.
         let mut pair = (usize::MAX, usize::MAX);
         for t in step.transfers.iter().filter(|t| t.src != t.dst) {
             // Local copies and reduces (src == dst) cross no link.
-            let count = t.count as f64;
             if (t.src, t.dst) != pair {
                 pair = (t.src, t.dst);
-                hops.clear();
-                // The direct link, else up the sender's switch port and
-                // down the receiver's (a non-blocking switch), else a route.
-                let a = match self.near_span.get(t.src) {
-                    Some(&(lo, hi)) if (lo..=hi).contains(&t.dst) => {
-                        self.near[t.src].iter().find(|x| x.node == t.dst).map(|x| {
-                            hops.push(x.dir);
-                            x.latency_us
-                        })
-                    }
-                    _ => None,
-                };
-                let a = a.or_else(|| {
-                    match (
-                        self.port.get(t.src).copied().flatten(),
-                        self.port.get(t.dst).copied().flatten(),
-                    ) {
-                        (Some(u), Some(v)) if u.switch == v.switch => {
-                            hops.push(u.up);
-                            hops.push(v.down);
-                            Some(u.latency_us + v.latency_us)
-                        }
-                        _ => None,
-                    }
-                });
-                let a = match a {
-                    Some(a) => a,
-                    None => {
-                        let r = topo.route(t.src, t.dst).map_err(|e| e.to_string())?;
-                        hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
-                        hops.iter().map(|h| topo.links[h / 2].latency_us).sum()
-                    }
-                };
-                alpha = alpha.max(a);
+                alpha = alpha.max(self.route_pair(t.src, t.dst)?);
             }
-            for &h in hops.iter() {
-                if load[h] == 0.0 {
-                    touched.push(h);
+            self.load_hops(t.count as f64);
+        }
+        self.finish_step(alpha);
+        Ok(())
+    }
+
+    /// Routes `src → dst` into `hops` and returns the route's α (µs): the
+    /// direct link, else up the sender's switch port and down the
+    /// receiver's (a non-blocking switch), else [`Topology::route`].
+    ///
+    /// Errors: a sentence if the two have no route.
+    fn route_pair(&mut self, src: usize, dst: usize) -> Result<f64, String> {
+        let hops = &mut self.hops;
+        hops.clear();
+        let a = match self.near_span.get(src) {
+            Some(&(lo, hi)) if (lo..=hi).contains(&dst) => {
+                self.near[src].iter().find(|x| x.node == dst).map(|x| {
+                    hops.push(x.dir);
+                    x.latency_us
+                })
+            }
+            _ => None,
+        };
+        let a = a.or_else(|| {
+            match (
+                self.port.get(src).copied().flatten(),
+                self.port.get(dst).copied().flatten(),
+            ) {
+                (Some(u), Some(v)) if u.switch == v.switch => {
+                    hops.push(u.up);
+                    hops.push(v.down);
+                    Some(u.latency_us + v.latency_us)
                 }
-                load[h] += count;
+                _ => None,
+            }
+        });
+        Ok(match a {
+            Some(a) => a,
+            None => {
+                let topo = self.topo;
+                let r = topo.route(src, dst).map_err(|e| e.to_string())?;
+                hops.extend(r.hops.iter().map(|h| 2 * h.link + usize::from(h.forward)));
+                hops.iter().map(|h| topo.links[h / 2].latency_us).sum()
+            }
+        })
+    }
+
+    /// Adds `chunks` to the load of every link direction in `hops`.
+    fn load_hops(&mut self, chunks: f64) {
+        for &h in self.hops.iter() {
+            if self.load[h] == 0.0 {
+                self.touched.push(h);
+            }
+            self.load[h] += chunks;
+        }
+    }
+
+    /// Adds the next step, a shift among ranks `0..ranks`
+    /// ([`crate::engine::schedule::Next::Shift`]: rank `r` sends `count`
+    /// chunks in all to `(r + shift) % ranks`), without making its
+    /// transfers: one route per rank, each carrying `count` chunks. Equal,
+    /// to the bit, to [`BoundWalk::step`] on the made step (its runs of
+    /// integer chunk counts add exactly, in any order).
+    ///
+    /// Errors: as [`BoundWalk::step`].
+    pub fn shift(&mut self, ranks: usize, shift: usize, count: usize) -> Result<(), String> {
+        self.flush();
+        self.last.clear();
+        self.last_load.clear();
+        let mut alpha = 0.0f64;
+        if ranks > 0 && shift % ranks != 0 {
+            for r in 0..ranks {
+                alpha = alpha.max(self.route_pair(r, (r + shift) % ranks)?);
+                self.load_hops(count as f64);
             }
         }
         self.finish_step(alpha);

@@ -56,7 +56,7 @@ use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
 use super::quantization::{self, Scheme};
-use super::schedule::{Next, Schedule, StepSource};
+use super::schedule::{Next, Schedule, Step, StepSource};
 use super::topology::Topology;
 use super::units::format_bytes;
 use super::verify::{self, Verified};
@@ -548,26 +548,36 @@ fn estimate_walk(
                 })
             }
             // Neither the bound's walk nor a simulation over budget makes
-            // a complete exchange; one that is simulated is made once.
+            // a complete exchange or a shift; one that is simulated is
+            // made once.
             Next::Exchange { ranks, count, make } => {
                 width = ranks * ranks.saturating_sub(1);
-                let simulate = sim.as_ref().is_some_and(|s| s.takes(width));
-                if simulate {
-                    let st = make();
-                    made += width;
-                    walk.step(&st).map_err(model).and_then(|()| match &mut sim {
-                        Some(s) => s.step(&st).map(|_| ()).map_err(|e| model(e.to_string())),
-                        None => Ok(()),
-                    })
-                } else {
-                    if let Some(s) = &mut sim {
-                        s.give_up();
+                match made_if_simulated(&mut sim, width, make) {
+                    Some(st) => {
+                        made += width;
+                        walk_made(&mut walk, &mut sim, &st)
                     }
-                    walk.exchange(ranks, count, make).map_err(model).map(|m| {
+                    None => walk.exchange(ranks, count, make).map_err(model).map(|m| {
                         if m {
                             made += width;
                         }
-                    })
+                    }),
+                }
+            }
+            Next::Shift {
+                ranks,
+                shift,
+                count,
+                width: w,
+                make,
+            } => {
+                width = w;
+                match made_if_simulated(&mut sim, width, make) {
+                    Some(st) => {
+                        made += width;
+                        walk_made(&mut walk, &mut sim, &st)
+                    }
+                    None => walk.shift(ranks, shift, count).map_err(model),
                 }
             }
             // Neither the walk nor the simulation makes the step unless
@@ -614,6 +624,40 @@ fn estimate_walk(
         bound,
         made,
     })
+}
+
+/// The step `make` makes if the streamed simulation `sim` would simulate a
+/// step of `width` transfers; else `None`, and a simulation gives up (the
+/// step is too wide for its budget, or it was over already).
+fn made_if_simulated(
+    sim: &mut Option<cost::Streaming<'_>>,
+    width: usize,
+    make: &mut dyn FnMut() -> Step,
+) -> Option<Step> {
+    match sim {
+        Some(s) if s.takes(width) => Some(make()),
+        Some(s) => {
+            s.give_up();
+            None
+        }
+        None => None,
+    }
+}
+
+/// Feeds a made step to the bound's walk and the simulation.
+fn walk_made(
+    walk: &mut BoundWalk<'_>,
+    sim: &mut Option<cost::Streaming<'_>>,
+    st: &Step,
+) -> Result<(), PlanError> {
+    walk.step(st).map_err(PlanError::Model)?;
+    match sim {
+        Some(s) => s
+            .step(st)
+            .map(|_| ())
+            .map_err(|e| PlanError::Model(e.to_string())),
+        None => Ok(()),
+    }
 }
 
 /// The rank counts `primitive` runs on, in words (AlltoAllV's `n²` blocks
