@@ -823,3 +823,28 @@ fn sweep_key_ignores_what_the_curves_do_not_depend_on() {
     d.slices = Slices::Fixed(2);
     assert_ne!(plan::sweep_key(&a), plan::sweep_key(&d));
 }
+
+/// A compressed plan simulates its whole schedule; one too large to hold
+/// is refused with the field named (ring AllReduce on 8192 ranks has
+/// 134 M transfers: building it took more than 6 GB and aborted), and
+/// the same link without compression is estimated.
+#[test]
+fn compression_refuses_a_schedule_too_large_to_hold() {
+    let q = "topo=910b-1024x8&ranks=8192&algo=ring&bytes=1GiB&compress=int8";
+    let (c, errors) = Config::from_query(q);
+    assert!(errors.is_empty(), "{errors:?}");
+    for r in [Plan::new(&c), Plan::headline(&c)] {
+        match r {
+            Err(plan::PlanError::Model(why)) => {
+                assert!(why.starts_with("compress=int8: "), "{why}");
+                assert!(why.contains("134217728 transfers"), "{why}");
+                assert!(why.contains("allowed here: compress=none"), "{why}");
+            }
+            other => panic!("{q}: {other:?}"),
+        }
+    }
+    let mut c = c;
+    c.compress.scheme = ccl_playground::engine::quantization::Scheme::None;
+    let p = Plan::headline(&c).unwrap();
+    assert!(p.estimate.time_us > 0.0);
+}

@@ -978,11 +978,21 @@ impl Plan {
         // written of it); else the estimate and the ranking stream its
         // steps (pipeline at 1024 ranks has 2.6 M transfers).
         let drawn = config.ranks <= MAX_DRAWN_RANKS;
+        // The compressed estimate simulates the whole schedule: refuse
+        // one too large to hold (ring on 8192 ranks: 134 M transfers,
+        // ~6 GB) instead of building it.
+        let upper = transfers_upper(algorithm, config.primitive, config.ranks);
+        if config.compresses(config.bytes) && upper > BUILD_BUDGET_TRANSFERS {
+            return Err(PlanError::Model(format!(
+                "compress={}: the compressed estimate simulates the whole schedule, and {algorithm} for {} on {} ranks could have {upper} transfers (at most {BUILD_BUDGET_TRANSFERS} are held); allowed here: compress=none, fewer ranks, or an algorithm with fewer transfers",
+                config.compress.scheme.name(),
+                config.primitive.title(),
+                config.ranks
+            )));
+        }
         let keep = drawn
             || config.compresses(config.bytes)
-            || (scope == Scope::Full
-                && transfers_upper(algorithm, config.primitive, config.ranks)
-                    <= MAX_RECORDED_TRANSFERS);
+            || (scope == Scope::Full && upper <= MAX_RECORDED_TRANSFERS);
         let schedule = match (&streamed, keep) {
             (Some(st), true) => Some(st.build()),
             _ => None,
