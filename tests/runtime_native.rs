@@ -330,3 +330,29 @@ fn hosted_msccl_imports_with_local_copies_and_scratch_equal_the_reference() {
         }
     }
 }
+
+/// The compressed reference of a schedule with a transfer it cannot carry
+/// out (a rank outside it) is an error naming the transfer, not a panic
+/// (it was `panic!("compressed reference: …")`).
+#[test]
+fn compressed_reference_of_a_bad_transfer_is_an_error() {
+    use ccl_playground::engine::compressed::Placement;
+    use ccl_playground::engine::execute::ExecuteError;
+    let setup = CompressedSetup {
+        compression: Compression {
+            scheme: Scheme::Int8,
+            block: 128,
+            scale: ScaleType::Fp16,
+        },
+        placement: Placement::Hop,
+        shape: GradientShape::Layered,
+    };
+    let ar = build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap();
+    let mut bad = ar.clone();
+    bad.steps[2].transfers[1].dst = 9;
+    match CompressedCheck::prepare(&ar, &bad, &setup, DType::Fp16, ReduceOp::Sum, 5, 1000) {
+        Err(ExecuteError::BadTransfer(e)) => assert!(e.to_string().contains('9'), "{e}"),
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a transfer to rank 9 of 4 was carried out"),
+    }
+}

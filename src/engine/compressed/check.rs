@@ -4,6 +4,7 @@
 //! uncompressed exact result.
 
 use super::*;
+use crate::engine::execute::ExecuteError;
 use crate::engine::quantization::{ErrorAccumulator, ErrorStats};
 use std::collections::HashMap;
 
@@ -38,7 +39,8 @@ impl CompressedCheck {
     /// with the exact result of `collective` (the uncompressed collective's
     /// schedule, which defines outputs and the uncompressed byte count).
     ///
-    /// Errors: [`WireError`] (see [`check_applies`]).
+    /// Errors: [`ExecuteError`]: the codec's [`WireError`] (see
+    /// [`check_applies`]), or a transfer the schedule cannot carry out.
     pub fn prepare(
         collective: &Schedule,
         run_schedule: &Schedule,
@@ -47,7 +49,7 @@ impl CompressedCheck {
         op: ReduceOp,
         seed: u64,
         elems: usize,
-    ) -> Result<CompressedCheck, WireError> {
+    ) -> Result<CompressedCheck, ExecuteError> {
         let mut b =
             CompressedCheckBuilder::new(collective, run_schedule, setup, dtype, op, seed, elems)?;
         while !b.advance()? {}
@@ -192,16 +194,13 @@ impl CompressedCheckBuilder {
 
     /// Does one unit of work; `Ok(true)` once everything is done.
     ///
-    /// Errors: [`WireError`] from the codec.
-    pub fn advance(&mut self) -> Result<bool, WireError> {
+    /// Errors: [`ExecuteError`]: the codec's [`WireError`], or a transfer
+    /// the schedule cannot carry out ([`ExecuteError::BadTransfer`]).
+    pub fn advance(&mut self) -> Result<bool, ExecuteError> {
         let n = self.collective.ranks;
         let (dtype, elems) = (self.dtype, self.elems);
         let c = self.setup.compression;
         let es = dtype.size_bytes();
-        let wire_err = |e: crate::engine::execute::ExecuteError| match e {
-            crate::engine::execute::ExecuteError::Wire(w) => w,
-            other => panic!("compressed reference: {other}"),
-        };
         self.stage = match self.stage {
             Stage::Inputs(r, b) => {
                 if b == 0 {
@@ -237,8 +236,7 @@ impl CompressedCheckBuilder {
                     &self.outputs,
                     elems,
                     Some(&c),
-                )
-                .map_err(wire_err)?;
+                )?;
                 self.wire += w;
                 self.payloads.push(data);
                 if i + 1 < self.run.steps[k].transfers.len() {
