@@ -348,11 +348,28 @@ fn compressed_reference_of_a_bad_transfer_is_an_error() {
         shape: GradientShape::Layered,
     };
     let ar = build(Algorithm::Ring, Primitive::AllReduce, 4).unwrap();
+    let prepare = |run: &ccl_playground::engine::schedule::Schedule| {
+        CompressedCheck::prepare(&ar, run, &setup, DType::Fp16, ReduceOp::Sum, 5, 1000)
+    };
     let mut bad = ar.clone();
     bad.steps[2].transfers[1].dst = 9;
-    match CompressedCheck::prepare(&ar, &bad, &setup, DType::Fp16, ReduceOp::Sum, 5, 1000) {
+    match prepare(&bad) {
         Err(ExecuteError::BadTransfer(e)) => assert!(e.to_string().contains('9'), "{e}"),
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("a transfer to rank 9 of 4 was carried out"),
     }
+    // A run of more ranks than the collective's buffers.
+    bad.ranks = 16;
+    match prepare(&bad) {
+        Err(ExecuteError::RankCount { want: 16, got: 4 }) => {}
+        other => panic!("{:?}", other.err()),
+    }
+    // A run with a larger layout (more scratch chunks).
+    let mut bad = ar.clone();
+    bad.scratch = 2;
+    match prepare(&bad) {
+        Err(ExecuteError::BufferLength { .. }) => {}
+        other => panic!("{:?}", other.err()),
+    }
+    assert!(prepare(&ar).is_ok());
 }

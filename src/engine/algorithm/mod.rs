@@ -569,6 +569,25 @@ impl Streamed {
         self.make().1
     }
 
+    /// The transfers of the whole schedule, counted without holding it: a
+    /// made step by its length, a repeat as its predecessor, a complete
+    /// exchange as `ranks·(ranks - 1)`, a shift by its width (each claim
+    /// checked against the made step by `tests/plan.rs`). Makes only the
+    /// steps that come made.
+    pub fn transfer_count(&self) -> usize {
+        let (mut total, mut last) = (0usize, 0usize);
+        for s in self.lazy_steps() {
+            last = match s {
+                Lazy::Made(st) => st.transfers.len(),
+                Lazy::Repeat(_) => last,
+                Lazy::Exchange { ranks, .. } => ranks * ranks.saturating_sub(1),
+                Lazy::Shift { width, .. } => width,
+            };
+            total += last;
+        }
+        total
+    }
+
     /// The whole schedule.
     pub fn build(&self) -> Schedule {
         Schedule {

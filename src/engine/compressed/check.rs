@@ -137,7 +137,12 @@ pub struct CompressedCheckBuilder {
 impl CompressedCheckBuilder {
     /// A builder for [`CompressedCheck::prepare`]'s arguments.
     ///
-    /// Errors: [`WireError`] (see [`check_applies`]).
+    /// Errors: [`ExecuteError`]: the codec's [`WireError`] (see
+    /// [`check_applies`]); with `hop` placement, a run schedule whose
+    /// ranks or buffer layout are not the collective's
+    /// ([`ExecuteError::RankCount`], [`ExecuteError::BufferLength`]) or
+    /// with a transfer it cannot carry out ([`ExecuteError::BadTransfer`]),
+    /// as the reference executor checks them before it runs.
     pub fn new(
         collective: &Schedule,
         run_schedule: &Schedule,
@@ -146,8 +151,36 @@ impl CompressedCheckBuilder {
         op: ReduceOp,
         seed: u64,
         elems: usize,
-    ) -> Result<Self, WireError> {
+    ) -> Result<Self, ExecuteError> {
         check_applies(setup, collective.primitive, dtype, op)?;
+        if setup.placement == Placement::Hop {
+            // The hop run moves the collective's buffers.
+            let run = run_schedule;
+            if run.ranks != collective.ranks {
+                return Err(ExecuteError::RankCount {
+                    want: run.ranks,
+                    got: collective.ranks,
+                });
+            }
+            let es = dtype.size_bytes();
+            let (want, len) = (
+                run.buffer_elems(elems) * es,
+                collective.buffer_elems(elems) * es,
+            );
+            if want != len {
+                return Err(ExecuteError::BufferLength {
+                    rank: 0,
+                    len,
+                    want,
+                    dtype,
+                });
+            }
+            for (step, st) in run.steps.iter().enumerate() {
+                for index in 0..st.transfers.len() {
+                    run.check_transfer(step, index, Some(elems))?;
+                }
+            }
+        }
         Ok(CompressedCheckBuilder {
             collective: collective.clone(),
             run: run_schedule.clone(),

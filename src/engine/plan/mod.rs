@@ -980,15 +980,23 @@ impl Plan {
         let drawn = config.ranks <= MAX_DRAWN_RANKS;
         // The compressed estimate simulates the whole schedule: refuse
         // one too large to hold (ring on 8192 ranks: 134 M transfers,
-        // ~6 GB) instead of building it.
+        // ~6 GB) instead of building it; counted where the upper bound
+        // says it might be (hier's bound is loose).
         let upper = transfers_upper(algorithm, config.primitive, config.ranks);
-        if config.compresses(config.bytes) && upper > BUILD_BUDGET_TRANSFERS {
-            return Err(PlanError::Model(format!(
-                "compress={}: the compressed estimate simulates the whole schedule, and {algorithm} for {} on {} ranks could have {upper} transfers (at most {BUILD_BUDGET_TRANSFERS} are held); allowed here: compress=none, fewer ranks, or an algorithm with fewer transfers",
-                config.compress.scheme.name(),
-                config.primitive.title(),
-                config.ranks
-            )));
+        if let (Some(st), true) = (&streamed, config.compresses(config.bytes)) {
+            let count = if upper > BUILD_BUDGET_TRANSFERS {
+                st.transfer_count()
+            } else {
+                0
+            };
+            if count > BUILD_BUDGET_TRANSFERS {
+                return Err(PlanError::Model(format!(
+                    "compress={}: the compressed estimate simulates the whole schedule, and {algorithm} for {} on {} ranks has {count} transfers (at most {BUILD_BUDGET_TRANSFERS} are held); allowed here: compress=none, fewer ranks, or an algorithm with fewer transfers",
+                    config.compress.scheme.name(),
+                    config.primitive.title(),
+                    config.ranks
+                )));
+            }
         }
         let keep = drawn
             || config.compresses(config.bytes)
