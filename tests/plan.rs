@@ -873,3 +873,22 @@ fn compression_refuses_a_schedule_too_large_to_hold() {
     let p = Plan::headline(&c).unwrap_or_else(|e| panic!("{q}: {e}"));
     assert!(p.compressed.is_some(), "{q}");
 }
+
+/// HCCL's `auto` at 8192 ranks (1024 servers, below its pipeline
+/// threshold) is hier-nhr, whose level1 steps of up to 4.2 M transfers
+/// are shifts the bound never makes: the plan is made (it was refused as
+/// "not modelled here" by the steps' upper bound), and equals the fixed
+/// choice's.
+#[test]
+fn auto_at_8192_ranks_is_hier_nhr_and_estimated() {
+    let c = config("910b-1024x8", Primitive::AllReduce, 8192, 1 << 30);
+    let p = Plan::headline(&c).unwrap();
+    assert_eq!((p.algorithm, p.method), (Algorithm::HierNhr, Method::Bound));
+    let mut fixed = c.clone();
+    fixed.algo = AlgoChoice::Fixed(Algorithm::HierNhr);
+    let q = Plan::headline(&fixed).unwrap();
+    assert_eq!(p.estimate.time_us, q.estimate.time_us);
+    // NHR's 2·ceil(log2 1024) = 20 level1 steps and the two mesh steps.
+    assert_eq!(p.schedule_steps, 22);
+    assert!(p.estimate.time_us > 0.0);
+}

@@ -433,15 +433,24 @@ pub fn transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> 
     }
 }
 
-/// An upper bound of the transfers of one step of `algorithm`'s schedule
-/// for `primitive` on `n` ranks, without building it (what a streamed
-/// schedule holds at once; a test checks it against every built schedule
+/// An upper bound of the transfers a streamed estimate of `algorithm`'s
+/// schedule for `primitive` on `n` ranks holds at once, without building
+/// it (a test checks it against the widest step of every built schedule
 /// up to 64 ranks): `n` for a ring, `64·(n/8 + 1)` for `hier`'s
-/// AllReduce (its intra-server steps), else [`transfers_upper`].
+/// AllReduce (its intra-server steps), that or [`SIM_BUDGET_TRANSFERS`]
+/// for `hier-nhr`'s AllReduce (its level1 shifts are made only to be
+/// simulated), else [`transfers_upper`].
 pub fn step_transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> usize {
     match algorithm {
         Algorithm::Ring => n,
         Algorithm::Hier if primitive == Primitive::AllReduce => 64 * (n / 8 + 1),
+        // Its level1 steps are shifts (`Next::Shift`), made only to be
+        // simulated: one within SIM_BUDGET_STEP_TRANSFERS, or the whole
+        // schedule within SIM_BUDGET_TRANSFERS where the simulation needs
+        // it built; the other made steps are the intra-server ones.
+        Algorithm::HierNhr if primitive == Primitive::AllReduce => {
+            (64 * (n / 8 + 1)).max(SIM_BUDGET_TRANSFERS)
+        }
         _ => transfers_upper(algorithm, primitive, n),
     }
 }
