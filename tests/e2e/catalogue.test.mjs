@@ -11,8 +11,8 @@
 //   src/engine/collective.rs): on 32 ranks the page refuses it with an error
 //   naming the primitive and the rank count; on 16 ranks of `910b-4x8` it verifies.
 // Never `error` or `mismatch` otherwise, no console error, no page error, no
-// CSP violation. One page is reused (page.goto per URL) and sizes are small
-// (64 KiB), to keep this quick.
+// CSP violation. A page is reused for up to LINKS_PER_PAGE URLs (page.goto
+// per URL) and sizes are small (64 KiB), to keep this quick.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
@@ -67,24 +67,42 @@ function combos(topo, ranks) {
 
 let browser;
 let page;
+let opened = 0; // URLs opened in `page`
 const problems = [];
-before(async () => {
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  watch(page, problems);
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+// Every link starts the page's wasm, its planner worker and (when executed)
+// the rank workers: a linear memory each, and V8 reserves ~10 GB of address
+// space per memory for its trap-handler bounds checks, inside the process's
+// V8 sandbox (Node.js docs, test/wasm-allocation; V8 commit fcd3ef48, "virtual
+// memory cage"). After ~130-180 links in one tab some rank worker failed with
+// "WebAssembly.instantiate(): Out of memory: Cannot allocate Wasm memory for
+// new instance" (2026-12-04, on a576a86 and on its successor alike, 4 links of
+// ~190), while the renderer's VmSize stayed at 1448 GiB: address space not yet
+// given back by earlier documents. A fresh context (its own renderer process)
+// every LINKS_PER_PAGE links keeps the test about the page, not one tab's GC.
+const LINKS_PER_PAGE = 25;
+async function goto(url) {
+  if (!page || opened >= LINKS_PER_PAGE) {
+    await page?.context().close();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    watch(page, problems);
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+      });
     });
-  });
-});
+    opened = 0;
+  }
+  opened += 1;
+  await page.goto(url);
+}
+before(async () => { browser = await launchChromium(); });
 after(async () => { await browser?.close(); });
 
 /** Opens `query`, waits for a final #run-result state; returns its data-* attributes and #run-error. */
 async function runLink(query, timeout = 30_000) {
   problems.length = 0;
   const t0 = Date.now();
-  await page.goto(`${BASE}/${query}`);
+  await goto(`${BASE}/${query}`);
   await page.waitForFunction(() => {
     const s = document.querySelector('#run-result')?.getAttribute('data-state');
     return s && !['idle', 'running'].includes(s);
@@ -127,7 +145,7 @@ test('the table mirrors Algorithm::supports: the page lists the same applicable 
       const want = applicable(op, op === 'alltoallv' ? Math.min(ranks, MAX_ALLTOALLV_RANKS) : ranks);
       const wrong = Object.keys(SUPPORTS).find((a) => !want.includes(a));
       problems.length = 0;
-      await page.goto(`${BASE}/?v=1&op=${op}&algo=${wrong}&topo=${topo}&bytes=${BYTES}&ranks=${ranks}`);
+      await goto(`${BASE}/?v=1&op=${op}&algo=${wrong}&topo=${topo}&bytes=${BYTES}&ranks=${ranks}`);
       // The message is there from the first render; no need to wait for the run.
       const msg = await page.waitForFunction(() => {
         const t = document.querySelector('#config-error')?.innerText ?? '';
