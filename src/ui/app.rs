@@ -17,6 +17,7 @@ use super::estimate_panel::EstimatePanel;
 use super::faults_card::FaultsCard;
 use super::format;
 use super::gantt::Gantt;
+use super::latest::Latest;
 use super::learn::Learn;
 use super::log_import::{Import, LogImport};
 use super::motion::{self, Clock, Frames};
@@ -54,6 +55,14 @@ const DWELL: f64 = 1.3;
 /// Delay between a control change and the worker run, ms (the estimate
 /// updates at once; dragging the size slider does not start a run per tick).
 const RUN_DEBOUNCE_MS: u32 = 250;
+
+/// How long (ms) the page waits after a control change for a model-only
+/// plan before it renders the previous plan dimmed as stale (`#estimate`
+/// `aria-busy`): most answers come first (the headline at 1024 ranks
+/// takes 2–50 ms of wasm), and the page then renders once. 100 ms: the
+/// limit below which a response feels instant (Nielsen, *Usability
+/// Engineering*, 1993, ch. 5), issue 13's longest main-thread task.
+pub const STALE_MS: u32 = 100;
 
 /// In which event-loop task after the first render each part below the
 /// stage is first drawn ([`Deferred`]; issue 13: no main-thread task over
@@ -120,6 +129,9 @@ pub enum Msg {
     Speed(f64),
     /// Animation frame (its `requestAnimationFrame` timestamp, ms).
     Tick(f64),
+    /// [`STALE_MS`] after the change that asked plan `id`: show the
+    /// previous plan as stale if that plan has not come.
+    ShowStale(u64),
     /// Copy the share link.
     CopyLink,
     /// The clipboard answered.
@@ -245,6 +257,12 @@ pub struct App {
     /// text and the determinism comparison, off the main thread (also the
     /// cards' context).
     planner: Planner,
+    /// The configuration as of now, for the controls' callbacks (a
+    /// context): it is ahead of their props while a render waits for a
+    /// model-only plan ([`STALE_MS`]).
+    latest: Latest,
+    /// The timer of [`Msg::ShowStale`].
+    stale_later: Option<Timeout>,
     bytes_text: String,
     bytes_error: Option<String>,
     seed_error: Option<String>,
@@ -645,7 +663,26 @@ impl App {
         match msg {
             Msg::SetConfig(c) => {
                 self.seed_error = None;
+                let shown = self.plan.is_ok();
                 self.set_config(ctx, c);
+                // A model-only plan is on its way from the planner worker
+                // (tens of ms at 1024 ranks): the page keeps showing the
+                // previous one and renders once, with the answer
+                // (`Msg::Planned`), or after STALE_MS dimmed as stale. A
+                // render now would diff and lay out the whole page on the
+                // cores the planner needs; the controls' callbacks start
+                // from `latest`, not from their lagging props.
+                if shown && self.planning {
+                    let (link, id) = (ctx.link().clone(), self.plan_seq);
+                    self.stale_later = Some(Timeout::new(STALE_MS, move || {
+                        link.send_message(Msg::ShowStale(id))
+                    }));
+                    return false;
+                }
+            }
+            Msg::ShowStale(id) => {
+                self.stale_later = None;
+                return id == self.plan_seq && self.planning;
             }
             Msg::BytesText(t) => {
                 self.bytes_text = t;
@@ -970,6 +1007,8 @@ impl Component for App {
             plan_seq: 0,
             planning: false,
             planner: Planner::new(),
+            latest: Latest::default(),
+            stale_later: None,
             bytes_text: String::new(),
             bytes_error: None,
             seed_error: None,
@@ -1037,12 +1076,14 @@ impl Component for App {
         }
         let link = ctx.link().clone();
         app.start = Some(Timeout::new(0, move || link.send_message(Msg::Start)));
+        app.latest.set(&app.config);
         app
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         let render = self.handle(ctx, msg);
         self.clock.set(self.frac.min(1.0));
+        self.latest.set(&self.config);
         render
     }
 
@@ -1274,6 +1315,7 @@ impl Component for App {
         html! {
             <ContextProvider<Lang> context={self.lang}>
             <ContextProvider<Planner> context={self.planner.clone()}>
+            <ContextProvider<Latest> context={self.latest.clone()}>
             <ContextProvider<Clock> context={self.clock.clone()}>
             <div class="app">
                 <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
@@ -1359,6 +1401,7 @@ impl Component for App {
                 </footer>
             </div>
             </ContextProvider<Clock>>
+            </ContextProvider<Latest>>
             </ContextProvider<Planner>>
             </ContextProvider<Lang>>
         }

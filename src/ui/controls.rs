@@ -50,10 +50,11 @@ fn select_value(e: &Event) -> String {
 pub fn controls(p: &ControlsProps) -> Html {
     let _lang = use_lang();
     let c = &p.config;
+    let latest = super::latest::use_latest(c);
     let change = |f: fn(&mut Config, &str)| {
-        let (c, cb) = (c.clone(), p.on_change.clone());
+        let (c, cb) = (latest.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
-            let mut next = c.clone();
+            let mut next = c.get();
             f(&mut next, &select_value(&e));
             cb.emit(next);
         })
@@ -94,9 +95,12 @@ pub fn controls(p: &ControlsProps) -> Html {
         }
     });
     let on_topo = {
-        let (c, cb) = (c.clone(), p.on_change.clone());
+        let (c, cb) = (latest.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
-            cb.emit(super::topologies::with_topology(&c, &select_value(&e)))
+            cb.emit(super::topologies::with_topology(
+                &c.get(),
+                &select_value(&e),
+            ))
         })
     };
     let on_ranks = change(|c, v| {
@@ -118,14 +122,14 @@ pub fn controls(p: &ControlsProps) -> Html {
         slice_choices.push(c.slices);
     }
     let on_slider = {
-        let (c, cb) = (c.clone(), p.on_change.clone());
+        let (c, cb) = (latest.clone(), p.on_change.clone());
         Callback::from(move |e: InputEvent| {
             let v: f64 = e
                 .target_unchecked_into::<HtmlInputElement>()
                 .value()
                 .parse()
                 .unwrap_or(24.0);
-            let mut next = c.clone();
+            let mut next = c.get();
             next.bytes = (2f64.powf(v.round()) as u64).clamp(MIN_BYTES, MAX_BYTES);
             cb.emit(next);
         })

@@ -17,12 +17,13 @@ use yew::prelude::*;
 pub fn faults_card(p: &WhatIfProps) -> Html {
     let _lang = use_lang();
     let c = &p.config;
+    let latest = super::latest::use_latest(c);
     let error = use_state(|| None::<String>);
     let on_key = |key: &'static str| {
-        let (c, cb, err) = (c.clone(), p.on_change.clone(), error.clone());
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), error.clone());
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlInputElement>().value();
-            let mut next = c.clone();
+            let mut next = c.get();
             match next.faults.set(key, &v, next.ranks) {
                 Ok(()) => {
                     err.set(None);
@@ -33,9 +34,9 @@ pub fn faults_card(p: &WhatIfProps) -> Html {
         })
     };
     let set_all = |f: Degradation| {
-        let (c, cb, err) = (c.clone(), p.on_change.clone(), error.clone());
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), error.clone());
         Callback::from(move |_: MouseEvent| {
-            let mut next = c.clone();
+            let mut next = c.get();
             next.faults = f.clone();
             err.set(None);
             cb.emit(next);

@@ -15,6 +15,7 @@
 //! | [`run`] | the state of one worker run (reports, samples, errors) |
 //! | [`url`] | reading and writing the query string, the share link |
 //! | [`controls`] | the configuration form |
+//! | [`latest`] | the configuration as of now, which the controls' callbacks start from (`use_latest`) |
 //! | [`topology_view`] | the SVG of devices, links and moving chunk tokens |
 //! | [`playback`] | play / pause / step / speed and the step described in words |
 //! | [`describe`] | step descriptions in words |
@@ -53,6 +54,7 @@ pub mod faults_card;
 pub mod format;
 pub mod gantt;
 pub mod lang;
+pub mod latest;
 pub mod learn;
 pub mod log_import;
 pub mod motion;

@@ -96,11 +96,12 @@ pub fn parse_claim(s: &str) -> Result<f64, String> {
 pub fn compression_card(p: &WhatIfProps) -> Html {
     let _lang = super::lang::use_lang();
     let c = &p.config;
+    let latest = super::latest::use_latest(c);
     let claim = use_state(String::new);
     let change = |f: fn(&mut Config, &str)| {
-        let (c, cb) = (c.clone(), p.on_change.clone());
+        let (c, cb) = (latest.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
-            let mut next = c.clone();
+            let mut next = c.get();
             f(&mut next, &select_value(&e));
             cb.emit(next);
         })
@@ -129,13 +130,13 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
     });
     let block_error = use_state(|| None::<String>);
     let on_block = {
-        let (c, cb, err) = (c.clone(), p.on_change.clone(), block_error.clone());
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), block_error.clone());
         Callback::from(move |e: Event| {
             let v = input_value(&e);
             match v.trim().parse::<usize>() {
                 Ok(b) if BLOCK_RANGE.contains(&b) => {
                     err.set(None);
-                    let mut next = c.clone();
+                    let mut next = c.get();
                     next.compress.block = b;
                     cb.emit(next);
                 }
@@ -150,13 +151,13 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
     };
     let min_error = use_state(|| None::<String>);
     let on_min = {
-        let (c, cb, err) = (c.clone(), p.on_change.clone(), min_error.clone());
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), min_error.clone());
         Callback::from(move |e: Event| {
             let v = input_value(&e);
             match crate::engine::config::parse_compress_min(&v) {
                 Ok(b) => {
                     err.set(None);
-                    let mut next = c.clone();
+                    let mut next = c.get();
                     next.compress_min = b;
                     cb.emit(next);
                 }
@@ -310,13 +311,14 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
 pub fn fusion_card(p: &WhatIfProps) -> Html {
     let _lang = super::lang::use_lang();
     let c = &p.config;
+    let latest = super::latest::use_latest(c);
     let spec_error = use_state(|| None::<String>);
     let set_fusion = {
-        let (c, cb, err) = (c.clone(), p.on_change.clone(), spec_error.clone());
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), spec_error.clone());
         // `bucket`: `None` leaves the cap as it is; `Some(None)` is "not
         // given" (DDP's default); `Some(Some(b))` a given cap.
         move |spec: Option<String>, bucket: Option<Option<u64>>| {
-            let mut next = c.clone();
+            let mut next = c.get();
             next.fusion = spec;
             if let Some(b) = bucket {
                 next.bucket = b;
@@ -353,26 +355,26 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
         })
     };
     let on_bucket = {
-        let (set, err, spec) = (set_fusion.clone(), spec_error.clone(), c.fusion.clone());
+        let (set, err, latest) = (set_fusion.clone(), spec_error.clone(), latest.clone());
         Callback::from(move |e: Event| {
             let v = input_value(&e);
             let t = v.trim();
             if t.is_empty() || t.eq_ignore_ascii_case("default") {
-                set(spec.clone(), Some(None));
+                set(latest.get().fusion, Some(None));
                 return;
             }
             match parse_bytes(t) {
-                Ok(b) if b <= MAX_BUCKET_BYTES => set(spec.clone(), Some(Some(b))),
+                Ok(b) if b <= MAX_BUCKET_BYTES => set(latest.get().fusion, Some(Some(b))),
                 _ => err.set(Some(format!("bucket “{t}” is not allowed: a size from 0 (one AllReduce per tensor) to 1 GiB, e.g. 25MiB, or empty for DDP's default."))),
             }
         })
     };
     let run_bucket = {
-        let (c, cb) = (c.clone(), p.on_change.clone());
+        let (c, cb) = (latest.clone(), p.on_change.clone());
         move |bytes: u64| {
             let (c, cb) = (c.clone(), cb.clone());
             Callback::from(move |_: MouseEvent| {
-                let mut next = c.clone();
+                let mut next = c.get();
                 next.bytes = bytes;
                 cb.emit(next);
             })

@@ -120,7 +120,10 @@ test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim g
       await new Promise((r) => setTimeout(r, 40));
     }
   });
+  // The page renders a change once its plan comes (or dimmed after
+  // STALE_MS): until then it still shows the previous size, not updating.
   await page.waitForFunction(() => !document.querySelector('#estimate-updating, #ranking-pending')
+    && /^1 ?MiB$/.test(document.querySelector('#bytes')?.value ?? '')
     && document.querySelector('table.ranking tbody tr'), null, { timeout: 600_000, polling: 100 });
   assert.match(await page.inputValue('#bytes'), /^1 ?MiB$/);
   // As the page rounds (ui/format.rs `us`).
@@ -129,6 +132,50 @@ test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim g
   const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
   assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
   assert.match(await page.textContent('#estimate'), new RegExp(want.algorithm));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// A control change at 1024 ranks is drawn when its plan comes (the page
+// does not re-render in between, ui/app.rs STALE_MS), so two changes a few
+// ms apart reach the App before the controls are drawn again: the second
+// must start from the first (ui/latest.rs), not undo it. The size slider,
+// then #algo 5 ms later: the page ends on both, with cclsim's estimate.
+// (Checked to fail: with `use_latest` handing out the props' configuration
+// the page ends on 1 GiB and ring.)
+test('1024 ranks: two quick changes both stick (the second does not undo the first)', async () => {
+  const bin = [join(ROOT, 'target/debug/cclsim'), join(ROOT, 'target/release/cclsim')].find(existsSync);
+  assert.ok(bin, 'cclsim is built (cargo test builds it)');
+  const want = JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-128x8', '--ranks', '1024',
+    '--op', 'allreduce', '--bytes', '4MiB', '--algo', 'ring', '--json'], { encoding: 'utf8' }));
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.goto(`${BASE}/?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce`);
+  await page.waitForSelector('table.ranking tbody tr', { timeout: 600_000 });
+  await page.evaluate(async () => {
+    const slider = document.querySelector('#bytes-slider');
+    slider.value = '22';
+    slider.dispatchEvent(new InputEvent('input', { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 5));
+    const algo = document.querySelector('#algo');
+    algo.value = 'ring';
+    algo.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await page.waitForFunction(() => !document.querySelector('#estimate-updating, #ranking-pending')
+    && /^4 ?MiB$/.test(document.querySelector('#bytes')?.value ?? '')
+    && document.querySelector('#algo')?.value === 'ring'
+    && document.querySelector('table.ranking tbody tr'), null, { timeout: 120_000, polling: 100 })
+    .catch(() => assert.fail(`the page did not end on 4 MiB and ring: ${page.url()}`));
+  const q = new URL(page.url()).searchParams;
+  assert.equal(q.get('algo'), 'ring', page.url());
+  assert.equal(q.get('bytes'), String(4 << 20), page.url());
+  const t = want.time_us;
+  const rounded = t < 10 ? t.toFixed(2) : t < 1000 ? t.toFixed(1) : t.toFixed(0);
+  const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
+  assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
   assert.deepEqual(problems, []);
   await context.close();
 });
