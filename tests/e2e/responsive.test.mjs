@@ -95,16 +95,16 @@ test('1024 ranks, nb, slices=2: the work budget caps it, estimate and ranking ar
   await context.close();
 });
 
-// A model-only plan is made in the planner worker; a newer configuration
-// cancels the request for the older one (the worker is restarted if it was
-// busy with it). Dragging the size slider through ten sizes at 1024 ranks
-// ends on exactly what cclsim answers for the last size, never on a stale
-// answer, and the page shows no error.
-test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim gives it', async () => {
+/** cclsim's prediction at 1024 ranks (910b-128x8, AllReduce), with `args`. */
+function cclsim1024(...args) {
   const bin = [join(ROOT, 'target/debug/cclsim'), join(ROOT, 'target/release/cclsim')].find(existsSync);
   assert.ok(bin, 'cclsim is built (cargo test builds it)');
-  const want = JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-128x8', '--ranks', '1024',
-    '--op', 'allreduce', '--bytes', '1MiB', '--json'], { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-128x8', '--ranks', '1024',
+    '--op', 'allreduce', ...args, '--json'], { encoding: 'utf8' }));
+}
+
+/** The 1024-rank, 1 GiB page once its ranking is up, and its problems. */
+async function open1024() {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   const problems = [];
@@ -112,6 +112,25 @@ test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim g
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   await page.goto(`${BASE}/?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce`);
   await page.waitForSelector('table.ranking tbody tr', { timeout: 600_000 });
+  return { context, page, problems };
+}
+
+/** The page's estimate equals cclsim's `want`, as the page rounds it (ui/format.rs `us`). */
+async function assertShown(page, want) {
+  const t = want.time_us;
+  const rounded = t < 10 ? t.toFixed(2) : t < 1000 ? t.toFixed(1) : t.toFixed(0);
+  const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
+  assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
+}
+
+// A model-only plan is made in the planner worker; a newer configuration
+// cancels the request for the older one (the worker is restarted if it was
+// busy with it). Dragging the size slider through ten sizes at 1024 ranks
+// ends on exactly what cclsim answers for the last size, never on a stale
+// answer, and the page shows no error.
+test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim gives it', async () => {
+  const want = cclsim1024('--bytes', '1MiB');
+  const { context, page, problems } = await open1024();
   await page.evaluate(async () => {
     const el = document.querySelector('#bytes-slider');
     for (const v of ['29', '28', '27', '26', '25', '24', '23', '22', '21', '20']) {
@@ -126,11 +145,7 @@ test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim g
     && /^1 ?MiB$/.test(document.querySelector('#bytes')?.value ?? '')
     && document.querySelector('table.ranking tbody tr'), null, { timeout: 600_000, polling: 100 });
   assert.match(await page.inputValue('#bytes'), /^1 ?MiB$/);
-  // As the page rounds (ui/format.rs `us`).
-  const t = want.time_us;
-  const rounded = t < 10 ? t.toFixed(2) : t < 1000 ? t.toFixed(1) : t.toFixed(0);
-  const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
-  assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
+  await assertShown(page, want);
   assert.match(await page.textContent('#estimate'), new RegExp(want.algorithm));
   assert.deepEqual(problems, []);
   await context.close();
@@ -144,17 +159,8 @@ test('1024 ranks: a size drag ends on the estimate of the last size, as cclsim g
 // (Checked to fail: with `use_latest` handing out the props' configuration
 // the page ends on 1 GiB and ring.)
 test('1024 ranks: two quick changes both stick (the second does not undo the first)', async () => {
-  const bin = [join(ROOT, 'target/debug/cclsim'), join(ROOT, 'target/release/cclsim')].find(existsSync);
-  assert.ok(bin, 'cclsim is built (cargo test builds it)');
-  const want = JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-128x8', '--ranks', '1024',
-    '--op', 'allreduce', '--bytes', '4MiB', '--algo', 'ring', '--json'], { encoding: 'utf8' }));
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  await page.goto(`${BASE}/?topo=910b-128x8&ranks=1024&bytes=1GiB&op=allreduce`);
-  await page.waitForSelector('table.ranking tbody tr', { timeout: 600_000 });
+  const want = cclsim1024('--bytes', '4MiB', '--algo', 'ring');
+  const { context, page, problems } = await open1024();
   await page.evaluate(async () => {
     const slider = document.querySelector('#bytes-slider');
     slider.value = '22';
@@ -172,10 +178,7 @@ test('1024 ranks: two quick changes both stick (the second does not undo the fir
   const q = new URL(page.url()).searchParams;
   assert.equal(q.get('algo'), 'ring', page.url());
   assert.equal(q.get('bytes'), String(4 << 20), page.url());
-  const t = want.time_us;
-  const rounded = t < 10 ? t.toFixed(2) : t < 1000 ? t.toFixed(1) : t.toFixed(0);
-  const shown = (await page.textContent('#estimate-us')).replace(/[^0-9.]/g, '');
-  assert.equal(shown, rounded, `page ${shown} µs, cclsim ${t} µs`);
+  await assertShown(page, want);
   assert.deepEqual(problems, []);
   await context.close();
 });
