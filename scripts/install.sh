@@ -25,6 +25,12 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# 1b. clippy (scripts/test.sh checks the engine's no-panic rule with it).
+if ! cargo clippy --version >/dev/null 2>&1; then
+  say "adding the clippy component"
+  rustup component add clippy
+fi
+
 # 2. trunk (builds and serves the page). ~12 min to compile the first time.
 if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
   say "installing trunk $TRUNK_VERSION (cargo install, ~12 min)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever is missing, then runs every test:
-#   1. native:  cargo fmt --check, cargo test (engine, verifier, cost model)
+#   1. native:  cargo fmt --check, cargo clippy --lib (the engine's no-panic
+#               rule, src/engine/mod.rs), cargo test (engine, verifier, cost model)
 #      mpi:     cargo test --features mpi --test mpi (cclrun under mpirun -np 4)
 #   2. fuzz:    a short cargo-fuzz run of each target in fuzz/
 #   3. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
@@ -13,6 +14,10 @@ step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
 
 step "native: format"
 cargo fmt --all -- --check
+
+step "native: clippy (no unwrap, expect or panic! in the engine outside tests)"
+# Only the lints src/engine/mod.rs denies fail this; the rest are silenced.
+cargo clippy --lib --quiet -- -A clippy::all
 
 step "native: cargo test"
 cargo test --all-targets

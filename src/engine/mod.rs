@@ -5,6 +5,17 @@
 //! (machine, `auto` by the machine's [`library`], [`algorithm::build_on`],
 //! [`verify::verify`], [`cost::estimate_sliced`], the ranking) -> (workers
 //! or [`execute::execute`]) -> [`check::Checker`].
+//!
+//! No `unwrap`, `expect` or `panic!` outside tests: user input reaches the
+//! engine (controls, links, pasted logs, imported files) and must come back
+//! as an error naming the field, never as a panic. `scripts/test.sh` runs
+//! `cargo clippy --lib`, which the attribute below makes fail on one.
+//! (Indexing and arithmetic are not covered: the fuzz targets and proptests
+//! look for those.)
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod algorithm;
 pub mod calibrate;
