@@ -581,13 +581,18 @@ fn estimate_walk(
                 make,
             } => {
                 width = w;
-                match made_if_simulated(&mut sim, width, make) {
-                    Some(st) => {
-                        made += width;
-                        walk_made(&mut walk, &mut sim, &st)
-                    }
-                    None => walk.shift(ranks, shift, count).map_err(model),
-                }
+                // The walk never needs the shift made (`BoundWalk::shift`
+                // equals its walk of the made step to the bit).
+                let made_step = made_if_simulated(&mut sim, width, make);
+                walk.shift(ranks, shift, count)
+                    .map_err(model)
+                    .and_then(|()| match (made_step, &mut sim) {
+                        (Some(st), Some(s)) => {
+                            made += width;
+                            s.step(&st).map(|_| ()).map_err(|e| model(e.to_string()))
+                        }
+                        _ => Ok(()),
+                    })
             }
             // Neither the walk nor the simulation makes the step unless
             // it must (the first step, or chunks of unequal sizes).
