@@ -164,9 +164,16 @@ impl<'a> Fast<'a> {
             let mut routes = std::mem::take(&mut self.last_routes);
             pairs.clear();
             routes.clear();
+            // A run of transfers to one peer (NHR's strided blocks) looks
+            // its route up once.
+            let mut last = (NONE, NONE, NONE);
             for t in &step.transfers {
-                pairs.push((t.src as u32, t.dst as u32));
-                routes.push(self.route(t.src, t.dst)?);
+                let pair = (t.src as u32, t.dst as u32);
+                if (pair.0, pair.1) != (last.0, last.1) {
+                    last = (pair.0, pair.1, self.route(t.src, t.dst)?);
+                }
+                pairs.push(pair);
+                routes.push(last.2);
             }
             self.last_pairs = pairs;
             self.last_routes = routes;
@@ -777,6 +784,15 @@ impl StepSim {
                 self.group_start[g] as usize,
                 self.group_start[g + 1] as usize,
             );
+            if b - a == 1 {
+                // A class alone on its links (hier-nhr's level1 shifts:
+                // 1 024 such groups a step at 1024 ranks).
+                let c = self.group_flow[a] as usize;
+                if let Some(end) = self.alone(sim, c) {
+                    self.cls_end[c] = end;
+                    continue;
+                }
+            }
             self.pending.clear();
             for j in a..b {
                 let c = self.group_flow[j];
@@ -794,6 +810,29 @@ impl StepSim {
             let (f, e) = (f as usize, self.cls_end[c]);
             self.end[f..f + w as usize].fill(e);
         }
+    }
+
+    /// The end of class `c` when it is the only class on its links, as
+    /// [`StepSim::events`] computes it for a group of that one class, to
+    /// the bit: it starts at its route's latency, and its `w` flows are
+    /// frozen at once at the share `capacity / w` of the first of its links
+    /// (in route order) within [`LEVEL_TOL`] of the smallest, then run to
+    /// the end. `None` (use the event loop) if it has no bytes left or its
+    /// route crosses a link direction twice.
+    fn alone(&self, sim: &Fast, c: usize) -> Option<f64> {
+        let hops = sim.route_hops(self.cls_route[c]);
+        if self.rem[c] <= 0.0 || hops.is_empty() {
+            return None;
+        }
+        if hops.iter().enumerate().any(|(i, h)| hops[..i].contains(h)) {
+            return None;
+        }
+        let w = self.cls_w[c] as f64;
+        let cur = |h: &u32| self.lcap0[self.local[*h as usize] as usize] / w;
+        let share = hops.iter().map(cur).fold(f64::INFINITY, f64::min);
+        let level = share + share.abs() * LEVEL_TOL;
+        let rate = hops.iter().map(cur).find(|&x| x <= level)?;
+        Some(self.from[c] + self.rem[c] / rate)
     }
 
     /// The event loop of one group of flow classes (`pending`, in class
