@@ -37,6 +37,8 @@
 //!   of one or two flows, not one loop of ~500 events over 1 500 flows.
 //!   Only the reference's rounding differs: a flow of another group that
 //!   finishes within 1e-12 of an event is no longer ended at that event.
+//!   A group of one class (alone on its links: every flow of `hier-nhr`'s
+//!   level1 shifts) is timed directly, as its event loop would time it.
 //! - **Flow classes**: a run of consecutive transfers with equal keys
 //!   (route, receiver, kind, bytes: NHR's strided blocks to one peer) is
 //!   one flow of weight `w` in a contended step: it counts `w` flows on
