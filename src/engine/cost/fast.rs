@@ -168,14 +168,16 @@ impl<'a> Fast<'a> {
             routes.clear();
             // A run of transfers to one peer (NHR's strided blocks) looks
             // its route up once.
-            let mut last = (NONE, NONE, NONE);
+            let mut last: Option<((u32, u32), u32)> = None;
             for t in &step.transfers {
                 let pair = (t.src as u32, t.dst as u32);
-                if (pair.0, pair.1) != (last.0, last.1) {
-                    last = (pair.0, pair.1, self.route(t.src, t.dst)?);
-                }
+                let route = match last {
+                    Some((p, r)) if p == pair => r,
+                    _ => self.route(t.src, t.dst)?,
+                };
+                last = Some((pair, route));
                 pairs.push(pair);
-                routes.push(last.2);
+                routes.push(route);
             }
             self.last_pairs = pairs;
             self.last_routes = routes;
