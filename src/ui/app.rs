@@ -418,6 +418,10 @@ impl App {
     /// ranks), which replaces the headline when it comes
     /// ([`Msg::Planned`]); a newer configuration cancels both requests.
     fn replan(&mut self, ctx: &Context<Self>) {
+        // Every change of `self.config` is planned here (a control, a
+        // lesson stop, the browser's back button): the controls' callbacks
+        // start from it from now on, drawn or not.
+        self.latest.set(&self.config);
         self.plan_seq += 1;
         self.plan_partial = false;
         if self.config.ranks > MAX_DRAWN_RANKS {
@@ -1083,7 +1087,6 @@ impl Component for App {
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         let render = self.handle(ctx, msg);
         self.clock.set(self.frac.min(1.0));
-        self.latest.set(&self.config);
         render
     }
 
