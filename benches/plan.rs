@@ -9,6 +9,7 @@
 //! size of the real 540-node log the issue names, which is not in the
 //! repository): only the rank count matters for the plan's cost.
 
+use ccl_playground::engine::algorithm::Algorithm;
 use ccl_playground::engine::calibrate::Profile;
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::config::{AlgoChoice, Config, MEASURED};
@@ -84,5 +85,28 @@ fn page_start(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, auto_at_scale, page_start);
+/// What a control change at 1024 ranks waits for in the planner worker
+/// (issue 13: the estimate within 50 ms of a change): `Plan::headline` of
+/// `910b-128x8`, 1 GiB AllReduce, with `#algo` set to each algorithm the
+/// page's 1024-rank select offers.
+fn headline_at_scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("headline_1024ranks");
+    g.sample_size(20);
+    for algo in ["ring", "mesh", "nhr", "nb", "pipeline", "hier", "hier-nhr", "rhd", "dbtree"] {
+        let config = Config {
+            topo: "910b-128x8".into(),
+            ranks: 1024,
+            bytes: 1 << 30,
+            primitive: Primitive::AllReduce,
+            algo: AlgoChoice::Fixed(Algorithm::from_name(algo).expect("algorithm")),
+            ..Config::default()
+        };
+        g.bench_function(algo, |b| {
+            b.iter(|| Plan::headline(black_box(&config)).expect("plan"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, auto_at_scale, page_start, headline_at_scale);
 criterion_main!(benches);

@@ -444,10 +444,12 @@ struct StepSim {
     /// Flows per directed link this step, and the ids touched.
     users: Vec<u32>,
     used: Vec<u32>,
-    /// Per flow: arrival of the last byte, end of its reduce, bytes left,
-    /// data start, rate, state (0 idle, 1 running unfrozen, 2 frozen).
+    /// Per transfer, filled only when recording: arrival of the last
+    /// byte, end of its reduce.
     end: Vec<f64>,
     done: Vec<f64>,
+    /// Per flow class: bytes left, data start, rate, state (0 idle, 1
+    /// running unfrozen, 2 frozen).
     rem: Vec<f64>,
     from: Vec<f64>,
     rate: Vec<f64>,
@@ -490,6 +492,9 @@ struct StepSim {
     cls_w: Vec<u32>,
     cls_route: Vec<u32>,
     cls_end: Vec<f64>,
+    /// Per class: the end of its last reduce (its latest done), or its
+    /// end if it does not reduce.
+    cls_done: Vec<f64>,
 }
 
 impl StepSim {
@@ -528,85 +533,121 @@ impl StepSim {
             cls_w: Vec::new(),
             cls_route: Vec::new(),
             cls_end: Vec::new(),
+            cls_done: Vec::new(),
         }
     }
 
-    /// Simulates one step from time 0: fills `end` and `done` per
-    /// transfer (and `busy` if `record`); returns the step's duration and
-    /// its most flows on one link direction.
+    /// Simulates one step from time 0; returns the step's duration and
+    /// its most flows on one link direction. Works per flow class (runs
+    /// of consecutive transfers with equal keys: they share every rate,
+    /// end and receiver), so a step of `hier-nhr`'s level1 (65 536
+    /// transfers in runs of 64 at 1024 ranks) costs its 1 024 classes,
+    /// not its transfers; only `record` fills `end`, `done` (per
+    /// transfer) and `busy`.
     fn simulate(&mut self, sim: &Fast, key: &[Key], record: bool) -> (f64, usize) {
-        let m = key.len();
+        self.classes(key);
+        let nc = self.cls_first.len();
         for &id in &self.used {
             self.users[id as usize] = 0;
         }
         self.used.clear();
         let mut sharing = 0u32;
-        for k in key {
-            for &h in sim.route_hops(k.route) {
+        for (&r, &w) in self.cls_route.iter().zip(&self.cls_w) {
+            for &h in sim.route_hops(r) {
                 let u = &mut self.users[h as usize];
                 if *u == 0 {
                     self.used.push(h);
                 }
-                *u += 1;
+                *u += w;
                 sharing = sharing.max(*u);
             }
         }
-        self.end.clear();
-        self.end.resize(m, f64::NAN);
         if sharing <= 1 {
             // Uncontended: every flow at its route's bottleneck bandwidth.
-            for (i, k) in key.iter().enumerate() {
+            self.cls_end.clear();
+            for &f in &self.cls_first {
+                let k = &key[f as usize];
                 let r = k.route as usize;
                 let lat = sim.lat[r];
-                self.end[i] = if k.bytes > 0 {
+                self.cls_end.push(if k.bytes > 0 {
                     lat + k.bytes as f64 / sim.bw[r]
                 } else {
                     lat
-                };
+                });
             }
         } else {
             self.contended(sim, key);
         }
-        // Serial reduces per receiver, in arrival order (ties by index).
-        self.done.clear();
-        self.done.extend_from_slice(&self.end);
+        if record {
+            // Every transfer of a class ends with it.
+            self.end.clear();
+            self.end.resize(key.len(), f64::NAN);
+            for (c, (&f, &w)) in self.cls_first.iter().zip(&self.cls_w).enumerate() {
+                let f = f as usize;
+                self.end[f..f + w as usize].fill(self.cls_end[c]);
+            }
+            self.done.clear();
+            self.done.extend_from_slice(&self.end);
+        }
+        // Serial reduces per receiver, in arrival order (ties by index):
+        // a class's transfers arrive together and in index order, and
+        // classes do not interleave, so classes sorted by (end, first) and
+        // each class's transfers in turn are the transfers in that order.
+        // `cls_done`: the last reduce's end of each class (its latest).
+        self.cls_done.clear();
+        self.cls_done.extend_from_slice(&self.cls_end);
         if let Some(g) = sim.gamma {
-            for k in key {
+            for (&f, &w) in self.cls_first.iter().zip(&self.cls_w) {
+                let k = &key[f as usize];
                 if k.tag & 1 == 1 {
                     let d = (k.tag >> 1) as usize;
                     if self.reduces[d] == 0 {
                         self.receivers.push(d as u32);
                     }
-                    self.reduces[d] += 1;
+                    self.reduces[d] += w;
                 }
             }
             self.serial.clear();
-            for (i, k) in key.iter().enumerate() {
+            for c in 0..nc {
+                let f = self.cls_first[c] as usize;
+                let k = &key[f];
                 if k.tag & 1 == 1 {
                     let d = (k.tag >> 1) as usize;
                     if self.reduces[d] == 1 {
                         // The only reduce of its receiver this step.
-                        self.done[i] = self.end[i].max(0.0) + k.bytes as f64 / (g * 1e3);
+                        let e = self.cls_end[c].max(0.0) + k.bytes as f64 / (g * 1e3);
+                        self.cls_done[c] = e;
+                        if record {
+                            self.done[f] = e;
+                        }
                     } else {
-                        self.serial.push(i as u32);
+                        self.serial.push(c as u32);
                     }
                 }
             }
             if !self.serial.is_empty() {
-                let end = &self.end;
+                let end = &self.cls_end;
                 self.serial.sort_unstable_by(|&x, &y| {
                     end[x as usize].total_cmp(&end[y as usize]).then(x.cmp(&y))
                 });
                 for &d in &self.receivers {
                     self.busy_until[d as usize] = 0.0;
                 }
-                for &i in &self.serial {
-                    let i = i as usize;
-                    let d = (key[i].tag >> 1) as usize;
-                    let s = self.busy_until[d].max(self.end[i]);
-                    let e = s + key[i].bytes as f64 / (g * 1e3);
-                    self.busy_until[d] = e;
-                    self.done[i] = e;
+                for &c in &self.serial {
+                    let c = c as usize;
+                    let f = self.cls_first[c] as usize;
+                    let k = &key[f];
+                    let d = (k.tag >> 1) as usize;
+                    let arrive = self.cls_end[c];
+                    let mut busy = self.busy_until[d];
+                    for i in f..f + self.cls_w[c] as usize {
+                        busy = busy.max(arrive) + k.bytes as f64 / (g * 1e3);
+                        if record {
+                            self.done[i] = busy;
+                        }
+                    }
+                    self.busy_until[d] = busy;
+                    self.cls_done[c] = busy;
                 }
             }
             for &d in &self.receivers {
@@ -614,7 +655,7 @@ impl StepSim {
             }
             self.receivers.clear();
         }
-        let dur = self.done.iter().copied().fold(0.0, f64::max);
+        let dur = self.cls_done.iter().copied().fold(0.0, f64::max);
         if record {
             self.busy.clear();
             let mut ids = self.used.clone();
@@ -624,13 +665,14 @@ impl StepSim {
                 self.local[id as usize] = slot as u32;
                 self.busy.push((id, f64::INFINITY, f64::NEG_INFINITY, 0));
             }
-            for (i, k) in key.iter().enumerate() {
-                let from = sim.lat[k.route as usize];
-                for &h in sim.route_hops(k.route) {
+            for c in 0..nc {
+                let r = self.cls_route[c];
+                let from = sim.lat[r as usize];
+                for &h in sim.route_hops(r) {
                     let e = &mut self.busy[self.local[h as usize] as usize];
                     e.1 = e.1.min(from);
-                    e.2 = e.2.max(self.end[i]);
-                    e.3 += 1;
+                    e.2 = e.2.max(self.cls_end[c]);
+                    e.3 += self.cls_w[c];
                 }
             }
             for &id in &ids {
@@ -640,13 +682,10 @@ impl StepSim {
         (dur, sharing as usize)
     }
 
-    /// Event loop of a step where some link direction carries several
-    /// flows: max-min fair rates by levels, recomputed at every start and
-    /// finish (module doc), separately for each set of flows joined by
-    /// shared links. Fills `end`.
-    fn contended(&mut self, sim: &Fast, key: &[Key]) {
-        // Flow classes (the field's doc): a class of `w` transfers counts
-        // `w` flows on each of its links and takes `w` shares.
+    /// The flow classes of `key` (the field's doc): a run of consecutive
+    /// transfers with equal keys and bytes is one class; a zero-byte
+    /// transfer is a class of its own.
+    fn classes(&mut self, key: &[Key]) {
         self.cls_first.clear();
         self.cls_w.clear();
         self.cls_route.clear();
@@ -660,6 +699,15 @@ impl StepSim {
                 }
             }
         }
+    }
+
+    /// Event loop of a step where some link direction carries several
+    /// flows: max-min fair rates by levels, recomputed at every start and
+    /// finish (module doc), separately for each set of flows joined by
+    /// shared links. Fills `cls_end`.
+    fn contended(&mut self, sim: &Fast, key: &[Key]) {
+        // A class of `w` transfers counts `w` flows on each of its links
+        // and takes `w` shares ([`StepSim::classes`]).
         let m = self.cls_first.len();
         // Compact ids of the link directions used in this step.
         self.lcap0.clear();
@@ -808,11 +856,6 @@ impl StepSim {
         }
         for &id in &self.used {
             self.local[id as usize] = NONE;
-        }
-        // Every transfer of a class ends with it.
-        for (c, (&f, &w)) in self.cls_first.iter().zip(&self.cls_w).enumerate() {
-            let (f, e) = (f as usize, self.cls_end[c]);
-            self.end[f..f + w as usize].fill(e);
         }
     }
 
