@@ -115,6 +115,17 @@ struct Key {
     bytes: u64,
 }
 
+/// A flow class: a run of `w` consecutive transfers of a step with equal
+/// [`Key`]s and bytes (a zero-byte transfer is a class of its own). They
+/// share every rate, end and receiver, so the simulator works per class
+/// (module doc); two steps with equal classes have equal keys, transfer
+/// by transfer.
+#[derive(Clone, Copy, PartialEq)]
+struct Class {
+    key: Key,
+    w: u32,
+}
+
 impl<'a> Fast<'a> {
     /// The route tables of a schedule on `ranks` ranks of `topo` (empty:
     /// routes are resolved as transfers use them).
@@ -272,8 +283,9 @@ pub(super) struct Run<'h> {
     transfers: Vec<TransferTiming>,
     link_busy: Vec<LinkBusy>,
     st: StepSim,
-    key: Vec<Key>,
-    prev_key: Vec<Key>,
+    /// The step's flow classes, and those of the last simulated step.
+    key: Vec<Class>,
+    prev_key: Vec<Class>,
     /// Duration and sharing of the last simulated step.
     prev: Option<(f64, usize)>,
     t0: f64,
@@ -345,23 +357,27 @@ impl<'h> Run<'h> {
             }
             .unwrap_or_else(|| self.header.range_elems_u64(self.elems, t.first, t.count));
             let reduces = reduce_matters && t.kind == TransferKind::Reduce;
-            self.key.push(Key {
+            let k = Key {
                 route,
                 tag: ((t.dst as u32) << 1) | u32::from(reduces),
                 bytes: (r.end - r.start) * self.es,
-            });
+            };
+            match self.key.last_mut() {
+                Some(c) if k.bytes > 0 && c.key == k => c.w += 1,
+                _ => self.key.push(Class { key: k, w: 1 }),
+            }
         }
         let p = match self.prev {
             Some(p) if self.key == self.prev_key => p,
             _ => {
+                let m = step.transfers.len();
                 if let Some((all, one)) = limit {
-                    let m = self.key.len();
                     if m > one || self.simulated + m > all {
                         return Ok(false);
                     }
                 }
-                self.simulated += self.key.len();
-                self.widest = self.widest.max(self.key.len());
+                self.simulated += m;
+                self.widest = self.widest.max(m);
                 let p = self.st.simulate(fast, &self.key, self.record);
                 std::mem::swap(&mut self.key, &mut self.prev_key);
                 self.prev = Some(p);
@@ -392,7 +408,11 @@ impl<'h> Run<'h> {
     fn push(&mut self, fast: &Fast, (dur, sharing): (f64, usize)) {
         let (si, t0) = (self.steps.len(), self.t0);
         if self.record {
-            for (i, k) in self.prev_key.iter().enumerate() {
+            let keys = self
+                .prev_key
+                .iter()
+                .flat_map(|c| std::iter::repeat_n(c.key, c.w as usize));
+            for (i, k) in keys.enumerate() {
                 let route = k.route as usize;
                 self.transfers.push(TransferTiming {
                     step: si,
@@ -483,11 +503,10 @@ struct StepSim {
     group_start: Vec<u32>,
     group_fill: Vec<u32>,
     group_flow: Vec<u32>,
-    /// Flow classes of a contended step: runs of consecutive transfers
-    /// with equal keys (same route, receiver, kind and bytes) share every
-    /// rate and end, so each run is one flow of that many transfers
-    /// (NHR's strided blocks to one peer: 64 transfers, one class). Per
-    /// class: its first transfer, its transfers, its route, its end.
+    /// The step's flow classes ([`Class`]: NHR's strided blocks to one
+    /// peer, 64 transfers, are one class; in a contended step one flow of
+    /// weight 64). Per class: its first transfer, its transfers, its
+    /// route, its end.
     cls_first: Vec<u32>,
     cls_w: Vec<u32>,
     cls_route: Vec<u32>,
@@ -544,7 +563,7 @@ impl StepSim {
     /// transfers in runs of 64 at 1024 ranks) costs its 1 024 classes,
     /// not its transfers; only `record` fills `end`, `done` (per
     /// transfer) and `busy`.
-    fn simulate(&mut self, sim: &Fast, key: &[Key], record: bool) -> (f64, usize) {
+    fn simulate(&mut self, sim: &Fast, key: &[Class], record: bool) -> (f64, usize) {
         self.classes(key);
         let nc = self.cls_first.len();
         for &id in &self.used {
@@ -565,8 +584,8 @@ impl StepSim {
         if sharing <= 1 {
             // Uncontended: every flow at its route's bottleneck bandwidth.
             self.cls_end.clear();
-            for &f in &self.cls_first {
-                let k = &key[f as usize];
+            for c in key {
+                let k = &c.key;
                 let r = k.route as usize;
                 let lat = sim.lat[r];
                 self.cls_end.push(if k.bytes > 0 {
@@ -581,7 +600,9 @@ impl StepSim {
         if record {
             // Every transfer of a class ends with it.
             self.end.clear();
-            self.end.resize(key.len(), f64::NAN);
+            let m = self.cls_first.last().map_or(0, |&f| f as usize)
+                + self.cls_w.last().map_or(0, |&w| w as usize);
+            self.end.resize(m, f64::NAN);
             for (c, (&f, &w)) in self.cls_first.iter().zip(&self.cls_w).enumerate() {
                 let f = f as usize;
                 self.end[f..f + w as usize].fill(self.cls_end[c]);
@@ -597,8 +618,8 @@ impl StepSim {
         self.cls_done.clear();
         self.cls_done.extend_from_slice(&self.cls_end);
         if let Some(g) = sim.gamma {
-            for (&f, &w) in self.cls_first.iter().zip(&self.cls_w) {
-                let k = &key[f as usize];
+            for c in key {
+                let (k, w) = (&c.key, c.w);
                 if k.tag & 1 == 1 {
                     let d = (k.tag >> 1) as usize;
                     if self.reduces[d] == 0 {
@@ -610,7 +631,7 @@ impl StepSim {
             self.serial.clear();
             for c in 0..nc {
                 let f = self.cls_first[c] as usize;
-                let k = &key[f];
+                let k = &key[c].key;
                 if k.tag & 1 == 1 {
                     let d = (k.tag >> 1) as usize;
                     if self.reduces[d] == 1 {
@@ -636,7 +657,7 @@ impl StepSim {
                 for &c in &self.serial {
                     let c = c as usize;
                     let f = self.cls_first[c] as usize;
-                    let k = &key[f];
+                    let k = &key[c].key;
                     let d = (k.tag >> 1) as usize;
                     let arrive = self.cls_end[c];
                     let mut busy = self.busy_until[d];
@@ -682,22 +703,18 @@ impl StepSim {
         (dur, sharing as usize)
     }
 
-    /// The flow classes of `key` (the field's doc): a run of consecutive
-    /// transfers with equal keys and bytes is one class; a zero-byte
-    /// transfer is a class of its own.
-    fn classes(&mut self, key: &[Key]) {
+    /// The flow classes `key` as the simulator's flat arrays: each
+    /// class's first transfer, transfers and route.
+    fn classes(&mut self, key: &[Class]) {
         self.cls_first.clear();
         self.cls_w.clear();
         self.cls_route.clear();
-        for (i, k) in key.iter().enumerate() {
-            match (self.cls_first.last(), self.cls_w.last_mut()) {
-                (Some(&f), Some(w)) if k.bytes > 0 && key[f as usize] == *k => *w += 1,
-                _ => {
-                    self.cls_first.push(i as u32);
-                    self.cls_w.push(1);
-                    self.cls_route.push(k.route);
-                }
-            }
+        let mut first = 0u32;
+        for c in key {
+            self.cls_first.push(first);
+            self.cls_w.push(c.w);
+            self.cls_route.push(c.key.route);
+            first += c.w;
         }
     }
 
@@ -705,7 +722,7 @@ impl StepSim {
     /// flows: max-min fair rates by levels, recomputed at every start and
     /// finish (module doc), separately for each set of flows joined by
     /// shared links. Fills `cls_end`.
-    fn contended(&mut self, sim: &Fast, key: &[Key]) {
+    fn contended(&mut self, sim: &Fast, key: &[Class]) {
         // A class of `w` transfers counts `w` flows on each of its links
         // and takes `w` shares ([`StepSim::classes`]).
         let m = self.cls_first.len();
@@ -750,8 +767,8 @@ impl StepSim {
         self.cls_end.clear();
         self.cls_end.resize(m, f64::NAN);
         let mut local_data = false;
-        for (c, &f) in self.cls_first.iter().enumerate() {
-            let k = &key[f as usize];
+        for (c, cl) in key.iter().enumerate() {
+            let k = &cl.key;
             let from = sim.lat[k.route as usize];
             self.rem.push(k.bytes as f64);
             self.from.push(from);
@@ -794,8 +811,8 @@ impl StepSim {
             self.group_of.resize(nl, NONE);
             self.flow_group.clear();
             let mut groups = 0u32;
-            for &f in &self.cls_first {
-                let k = &key[f as usize];
+            for cl in key {
+                let k = &cl.key;
                 let g = match sim.route_hops(k.route).first() {
                     Some(&h) if k.bytes > 0 => {
                         let root = find(&mut self.parent, self.local[h as usize]) as usize;
