@@ -41,11 +41,18 @@
 //!   level1 shifts) is timed directly, as its event loop would time it.
 //! - **Flow classes**: a run of consecutive transfers with equal keys
 //!   (route, receiver, kind, bytes: NHR's strided blocks to one peer) is
-//!   one flow of weight `w` in a contended step: it counts `w` flows on
-//!   each of its links and takes `w` equal shares, which is what max-min
-//!   fair sharing gives `w` identical flows. `hier-nhr` on 1024 ranks
-//!   (steps of 65 536 transfers in runs of 64) simulates 1/64 of them.
-//!   Only rounding differs (`w` shares taken in one subtraction).
+//!   one class ([`Class`]), collected as the keys are computed; the reuse
+//!   test, the link counts, the event loop and the receivers' serial
+//!   reduces all work per class, and per-transfer times are written only
+//!   when recording. In a contended step a class is one flow of weight
+//!   `w`: it counts `w` flows on each of its links and takes `w` equal
+//!   shares, which is what max-min fair sharing gives `w` identical
+//!   flows. A receiver's reduces run in arrival order, ties by index: a
+//!   class's transfers arrive together and classes do not interleave, so
+//!   classes in (end, first) order, each chained transfer by transfer,
+//!   are that order exactly. `hier-nhr` on 1024 ranks (steps of 65 536
+//!   transfers in runs of 64) simulates 1 024 classes a step. Only
+//!   rounding differs (`w` shares taken in one subtraction).
 //! - **Routes searched without allocating** ([`Topology::route_in`]: the
 //!   breadth-first search's scratch is kept across routes; a route up the
 //!   sender's first switch port and down to the receiver is read off the
