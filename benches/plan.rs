@@ -92,7 +92,9 @@ fn page_start(c: &mut Criterion) {
 fn headline_at_scale(c: &mut Criterion) {
     let mut g = c.benchmark_group("headline_1024ranks");
     g.sample_size(20);
-    for algo in ["ring", "mesh", "nhr", "nb", "pipeline", "hier", "hier-nhr", "rhd", "dbtree"] {
+    for algo in [
+        "ring", "mesh", "nhr", "nb", "pipeline", "hier", "hier-nhr", "rhd", "dbtree",
+    ] {
         let config = Config {
             topo: "910b-128x8".into(),
             ranks: 1024,
