@@ -428,8 +428,19 @@ impl App {
             self.planning = true;
             for job in [Job::Headline, Job::Full] {
                 let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
+                // Handled in a task of its own, not in the one that read
+                // the worker's message: the first answer after a page load
+                // is also the first time this wasm decodes a plan, and V8
+                // compiles its functions lazily, on first call (a trace at
+                // 1024 ranks: ~20 of the task's ~50 ms compiling the serde
+                // visitors), then the App's update and render (~30 ms) ran
+                // in the same task's microtasks.
                 self.planner.ask(&self.config, job, move |r| {
-                    link.send_message(Msg::Planned(id, lane, r))
+                    let link = link.clone();
+                    yew::platform::spawn_local(async move {
+                        gloo_timers::future::TimeoutFuture::new(0).await;
+                        link.send_message(Msg::Planned(id, lane, r))
+                    });
                 });
             }
         } else {
