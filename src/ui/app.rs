@@ -263,6 +263,11 @@ pub struct App {
     latest: Latest,
     /// The timer of [`Msg::ShowStale`].
     stale_later: Option<Timeout>,
+    /// The id of the latest plan the planner answered, set as soon as the
+    /// answer is read (its [`Msg::Planned`] follows in a task of its own):
+    /// a [`Msg::ShowStale`] due in between does not dim what is about to
+    /// be replaced.
+    answered: Rc<Cell<u64>>,
     bytes_text: String,
     bytes_error: Option<String>,
     seed_error: Option<String>,
@@ -432,10 +437,13 @@ impl App {
                 // the worker's message: the first answer after a page load
                 // is also the first time this wasm decodes a plan, and V8
                 // compiles its functions lazily, on first call (a trace at
-                // 1024 ranks: ~20 of the task's ~50 ms compiling the serde
-                // visitors), then the App's update and render (~30 ms) ran
-                // in the same task's microtasks.
+                // 1024 ranks: 50-75 ms compiling the decoder before
+                // wasm-opt was told not to merge it into one function),
+                // and the App's update and render (30-40 ms) ran in the
+                // same task's microtasks.
+                let answered = self.answered.clone();
                 self.planner.ask(&self.config, job, move |r| {
+                    answered.set(id);
                     let link = link.clone();
                     yew::platform::spawn_local(async move {
                         gloo_timers::future::TimeoutFuture::new(0).await;
@@ -697,7 +705,7 @@ impl App {
             }
             Msg::ShowStale(id) => {
                 self.stale_later = None;
-                return id == self.plan_seq && self.planning;
+                return id == self.plan_seq && self.planning && self.answered.get() != id;
             }
             Msg::BytesText(t) => {
                 self.bytes_text = t;
@@ -1024,6 +1032,7 @@ impl Component for App {
             planner: Planner::new(),
             latest: Latest::default(),
             stale_later: None,
+            answered: Rc::new(Cell::new(0)),
             bytes_text: String::new(),
             bytes_error: None,
             seed_error: None,

@@ -41,9 +41,11 @@
 //!   level1 shifts) is timed directly, as its event loop would time it.
 //! - **Flow classes**: a run of consecutive transfers with equal keys
 //!   (route, receiver, kind, bytes: NHR's strided blocks to one peer) is
-//!   one class ([`Class`]), collected as the keys are computed; the reuse
-//!   test, the link counts, the event loop and the receivers' serial
-//!   reduces all work per class, and per-transfer times are written only
+//!   one class ([`Class`]), collected as the keys are computed (that pass
+//!   and the route look-up stay per transfer); the reuse test, the link
+//!   counts, the event loop and the ordering of the receivers' serial
+//!   reduces work per class (each class's reduces are then chained one by
+//!   one, for the same bits), and per-transfer times are written only
 //!   when recording. In a contended step a class is one flow of weight
 //!   `w`: it counts `w` flows on each of its links and takes `w` equal
 //!   shares, which is what max-min fair sharing gives `w` identical
@@ -123,7 +125,7 @@ struct Key {
 }
 
 /// A flow class: a run of `w` consecutive transfers of a step with equal
-/// [`Key`]s and bytes (a zero-byte transfer is a class of its own). They
+/// [`Key`]s (a zero-byte transfer is a class of its own). They
 /// share every rate, end and receiver, so the simulator works per class
 /// (module doc); two steps with equal classes have equal keys, transfer
 /// by transfer.
