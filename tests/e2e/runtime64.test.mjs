@@ -80,7 +80,10 @@ test('above 16 ranks the buffer grid is one canvas: its pixels are the cells, it
   assert.deepEqual(await pixel(3, 10), [0xd5, 0x5e, 0x00]);
   assert.deepEqual(await pixel(63, 0), [0, 0, 0]);
   await page.click('#btn-last');
-  await page.waitForFunction(() => !/before the first step/.test(document.querySelector('#buffers .card-head')?.textContent ?? ''));
+  // The last button shows step 125 of 126 while the last step plays
+  // (about a second), then 126: wait for that, or the step read below
+  // moves under the test (it did on a busy machine).
+  await page.waitForFunction(() => /after step (\d+) of \1\b/.test(document.querySelector('#buffers .card-head')?.textContent ?? ''));
   // After the last step every chunk is fully reduced (COMPLETE #2b1d6e).
   assert.deepEqual(await pixel(3, 10), [0x2b, 0x1d, 0x6e]);
   assert.deepEqual(await pixel(63, 63), [0x2b, 0x1d, 0x6e]);
