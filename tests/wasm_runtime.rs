@@ -115,9 +115,11 @@ fn chunks_reuse_returned_buffers_of_their_length() {
     assert!(pool.take(102).is_none());
 }
 
-/// A consumed `Incoming` hands its buffer back on its port.
+/// A consumed `Incoming` joins its worker's pool while the pool keeps
+/// fewer than `BufferPool::KEEP` of its length, and goes back to its sender
+/// on its port after that.
 #[wasm_bindgen_test]
-async fn a_consumed_chunk_goes_back_to_its_sender() {
+async fn a_consumed_chunk_is_kept_or_goes_back_to_its_sender() {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     let ch = web_sys::MessageChannel::new().unwrap();
@@ -130,11 +132,34 @@ async fn a_consumed_chunk_goes_back_to_its_sender() {
         }
     });
     ch.port2().set_onmessage(Some(h.as_ref().unchecked_ref()));
+    let pool: Rc<RefCell<BufferPool>> = Rc::default();
+    let incoming = |len: u32| {
+        Incoming::new(
+            Uint8Array::new(&js_sys::ArrayBuffer::new(len)),
+            Some(ch.port1()),
+            Some(pool.clone()),
+        )
+    };
+    // Kept: the pool has fewer than KEEP of 48 bytes (another length does
+    // not count).
+    drop(incoming(40));
+    for _ in 0..BufferPool::KEEP {
+        drop(incoming(48));
+    }
+    assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1, "kept here");
+    // The pool has KEEP of 48 bytes: the next goes back, detached here.
     let buf = js_sys::ArrayBuffer::new(48);
-    let kept = Incoming::new(Uint8Array::new(&buf), None);
-    drop(Incoming::new(Uint8Array::new(&buf), Some(ch.port1())));
+    drop(Incoming::new(
+        Uint8Array::new(&buf),
+        Some(ch.port1()),
+        Some(pool.clone()),
+    ));
     assert_eq!(buf.byte_length(), 0, "transferred back, so detached here");
-    drop(kept);
+    assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
+    // Neither pool nor port: dropped.
+    let kept = js_sys::ArrayBuffer::new(48);
+    drop(Incoming::new(Uint8Array::new(&kept), None, None));
+    assert_eq!(kept.byte_length(), 48);
     for _ in 0..200 {
         if !got.borrow().is_empty() {
             break;
@@ -142,6 +167,10 @@ async fn a_consumed_chunk_goes_back_to_its_sender() {
         sleep(5).await;
     }
     assert_eq!(*got.borrow(), vec![48]);
+    assert_eq!(
+        pool.borrow_mut().take(48).map(|b| b.byte_length()),
+        Some(48)
+    );
     ch.port1().close();
     ch.port2().close();
 }
@@ -600,10 +629,10 @@ async fn sleep(ms: i32) {
 
 type Hosts = Rc<RefCell<Vec<Host<Incoming>>>>;
 type Outs = Rc<RefCell<Vec<Option<Vec<u8>>>>>;
-type Pools = Rc<RefCell<Vec<BufferPool>>>;
+type Pools = Rc<Vec<Rc<RefCell<BufferPool>>>>;
 
 /// Drains host `w`, posting remote chunks on `ports[w][peer]` (in a buffer
-/// from `pools[w]` when one was handed back), recording finished ranks;
+/// from `pools[w]` when one was kept or handed back), recording finished ranks;
 /// counts local and remote sends, and remote sends in a reused buffer.
 fn drain_host(
     hosts: &Hosts,
@@ -620,7 +649,7 @@ fn drain_host(
         }
         Route::Remote(to) => {
             counts.borrow_mut().1 += 1;
-            let reuse = pools.borrow_mut()[w].take(bytes.len());
+            let reuse = pools[w].borrow_mut().take(bytes.len());
             counts.borrow_mut().2 += usize::from(reuse.is_some());
             let wire = encode_chunk_in(msg, bytes, reuse);
             ports[w][to]
@@ -692,9 +721,7 @@ async fn hosts_over_message_channels_equal_reference() {
         let ports = Rc::new(ports);
         let outs: Outs = Rc::new(RefCell::new(vec![None; n]));
         let counts = Rc::new(RefCell::new((0usize, 0usize, 0usize)));
-        let pools: Pools = Rc::new(RefCell::new(
-            (0..workers).map(|_| BufferPool::default()).collect(),
-        ));
+        let pools: Pools = Rc::new((0..workers).map(|_| Rc::default()).collect());
         let mut handlers = Vec::new();
         for (w, port) in inbound {
             let (hosts, ports, outs, counts, pools) = (
@@ -708,13 +735,13 @@ async fn hosts_over_message_channels_equal_reference() {
             let h = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
                 move |ev: web_sys::MessageEvent| match decode_port(&ev.data()).unwrap() {
                     PortMessage::Chunk(msg, data) => {
-                        let data = Incoming::new(data, Some(back.clone()));
+                        let data = Incoming::new(data, Some(back.clone()), Some(pools[w].clone()));
                         hosts.borrow_mut()[w]
                             .deliver(msg, Bytes::Wire(data))
                             .unwrap();
                         drain_host(&hosts, &ports, &outs, &counts, &pools, w);
                     }
-                    PortMessage::Returned(b) => pools.borrow_mut()[w].put(b),
+                    PortMessage::Returned(b) => pools[w].borrow_mut().put(b),
                 },
             );
             port.set_onmessage(Some(h.as_ref().unchecked_ref()));

@@ -13,10 +13,11 @@
 //!    as a transferred `ArrayBuffer` (never through the page); a send to a
 //!    co-hosted rank is queued into it directly (no `postMessage`).
 //! 3. Each chunk that arrives on a port is queued for its receiving rank and
-//!    the host drains again. Once the rank has consumed it, its buffer goes
-//!    back to the sending worker ([`Incoming`]), which keeps it
-//!    ([`BufferPool`]) and copies a later chunk of the same length into it
-//!    rather than into a fresh `ArrayBuffer`. Whenever a rank stops to wait, the worker tells
+//!    the host drains again. Once the rank has consumed it, its buffer joins
+//!    this worker's [`BufferPool`] (or, when the pool has enough of its
+//!    length, goes back to the sending worker's; [`Incoming`]); a later
+//!    remote send of that length is copied into it rather than into a
+//!    fresh `ArrayBuffer`. Whenever a rank stops to wait, the worker tells
 //!    the page whom it waits for ([`ToPage::Waiting`]; the pool's stall
 //!    watchdog uses it), and it answers the watchdog's [`ToWorker::Ping`]
 //!    with [`ToPage::Pong`] (a worker that does not is reported lost).
@@ -76,8 +77,9 @@ struct Ranks {
     host: RefCell<Option<Host<Incoming>>>,
     /// Peer worker -> the port of that worker pair.
     ports: HashMap<usize, MessagePort>,
-    /// Chunk buffers the peers handed back, for the next remote sends.
-    pool: RefCell<BufferPool>,
+    /// Spare chunk buffers (consumed here or handed back), for the next
+    /// remote sends; shared with every [`Incoming`] until it is dropped.
+    pool: Rc<RefCell<BufferPool>>,
     handlers: RefCell<Vec<PortHandler>>,
     /// The test-only injected fault, until it fires (then `None`).
     fault: Cell<Option<Fault>>,
@@ -185,7 +187,7 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
         host: RefCell::new(Some(host)),
         ports: peers.iter().copied().zip(ports).collect(),
         handlers: RefCell::new(Vec::new()),
-        pool: RefCell::new(BufferPool::default()),
+        pool: Rc::default(),
         fault: Cell::new(fault.filter(|f| hosted.contains(&f.rank))),
     });
     STATE.with(|s| *s.borrow_mut() = Some(state.clone()));
@@ -210,7 +212,12 @@ impl Ranks {
         match decode_port(data) {
             Ok(PortMessage::Chunk(msg, bytes)) => {
                 let back = self.ports.get(&peer).cloned();
-                self.deliver(Some(peer), msg, Bytes::Wire(Incoming::new(bytes, back)));
+                let pool = Some(self.pool.clone());
+                self.deliver(
+                    Some(peer),
+                    msg,
+                    Bytes::Wire(Incoming::new(bytes, back, pool)),
+                );
             }
             Ok(PortMessage::Returned(buffer)) => self.pool.borrow_mut().put(buffer),
             Err(e) => self.fail(None, format!("message from worker {peer}: {e}")),
