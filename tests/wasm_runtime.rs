@@ -116,8 +116,8 @@ fn chunks_reuse_returned_buffers_of_their_length() {
 }
 
 /// A consumed `Incoming` joins its worker's pool while the pool keeps
-/// fewer than `BufferPool::KEEP` of its length, and goes back to its sender
-/// on its port after that.
+/// fewer than `BufferPool::KEEP` of its length and the worker sends chunks
+/// of that length, and goes back to its sender on its port otherwise.
 #[wasm_bindgen_test]
 async fn a_consumed_chunk_is_kept_or_goes_back_to_its_sender() {
     use wasm_bindgen::closure::Closure;
@@ -133,6 +133,8 @@ async fn a_consumed_chunk_is_kept_or_goes_back_to_its_sender() {
     });
     ch.port2().set_onmessage(Some(h.as_ref().unchecked_ref()));
     let pool: Rc<RefCell<BufferPool>> = Rc::default();
+    // This worker sends chunks of 40 and 48 bytes (a send asks the pool).
+    assert!(pool.borrow_mut().take(40).is_none() && pool.borrow_mut().take(48).is_none());
     let incoming = |len: u32| {
         Incoming::new(
             Uint8Array::new(&js_sys::ArrayBuffer::new(len)),
@@ -156,17 +158,26 @@ async fn a_consumed_chunk_is_kept_or_goes_back_to_its_sender() {
     ));
     assert_eq!(buf.byte_length(), 0, "transferred back, so detached here");
     assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
+    // A length this worker never sent goes back, however empty the pool.
+    let unsent = js_sys::ArrayBuffer::new(56);
+    drop(Incoming::new(
+        Uint8Array::new(&unsent),
+        Some(ch.port1()),
+        Some(pool.clone()),
+    ));
+    assert_eq!(unsent.byte_length(), 0, "a length never sent goes back");
+    assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
     // Neither pool nor port: dropped.
     let kept = js_sys::ArrayBuffer::new(48);
     drop(Incoming::new(Uint8Array::new(&kept), None, None));
     assert_eq!(kept.byte_length(), 48);
     for _ in 0..200 {
-        if !got.borrow().is_empty() {
+        if got.borrow().len() == 2 {
             break;
         }
         sleep(5).await;
     }
-    assert_eq!(*got.borrow(), vec![48]);
+    assert_eq!(*got.borrow(), vec![48, 56]);
     assert_eq!(
         pool.borrow_mut().take(48).map(|b| b.byte_length()),
         Some(48)
@@ -670,10 +681,11 @@ fn drain_host(
 }
 
 /// Several ranks per host, hosts wired by real `MessageChannel`s (one per
-/// worker pair, chunks in the real wire format, transferred, and handed
-/// back to be reused as the workers do): every rank's output equals the
-/// reference executor bit for bit, co-hosted ranks never touch a port, and
-/// the ring's chunks travel in returned buffers as well as fresh ones.
+/// worker pair, chunks in the real wire format, transferred, and kept or
+/// handed back to be reused as the workers do): every rank's output equals
+/// the reference executor bit for bit, co-hosted ranks never touch a port,
+/// and most of the ring's chunks travel in buffers the receiving host kept
+/// (few are handed back).
 #[wasm_bindgen_test]
 async fn hosts_over_message_channels_equal_reference() {
     use wasm_bindgen::closure::Closure;
@@ -721,15 +733,17 @@ async fn hosts_over_message_channels_equal_reference() {
         let ports = Rc::new(ports);
         let outs: Outs = Rc::new(RefCell::new(vec![None; n]));
         let counts = Rc::new(RefCell::new((0usize, 0usize, 0usize)));
+        let returned = Rc::new(std::cell::Cell::new(0usize));
         let pools: Pools = Rc::new((0..workers).map(|_| Rc::default()).collect());
         let mut handlers = Vec::new();
         for (w, port) in inbound {
-            let (hosts, ports, outs, counts, pools) = (
+            let (hosts, ports, outs, counts, pools, returned) = (
                 hosts.clone(),
                 ports.clone(),
                 outs.clone(),
                 counts.clone(),
                 pools.clone(),
+                returned.clone(),
             );
             let back = port.clone();
             let h = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
@@ -741,7 +755,10 @@ async fn hosts_over_message_channels_equal_reference() {
                             .unwrap();
                         drain_host(&hosts, &ports, &outs, &counts, &pools, w);
                     }
-                    PortMessage::Returned(b) => pools[w].borrow_mut().put(b),
+                    PortMessage::Returned(b) => {
+                        returned.set(returned.get() + 1);
+                        pools[w].borrow_mut().put(b)
+                    }
                 },
             );
             port.set_onmessage(Some(h.as_ref().unchecked_ref()));
@@ -771,9 +788,17 @@ async fn hosts_over_message_channels_equal_reference() {
         let (local, sent, reused) = *counts.borrow();
         assert_eq!((local, sent), (transfers.len() - remote, remote));
         if alg == Algorithm::Ring && p == Primitive::AllReduce {
+            let back = returned.get();
+            console_log!(
+                "ring: {reused} of {sent} remote chunks in reused buffers, {back} handed back"
+            );
+            // Measured: 440 of 504 reused, 3-51 handed back by the time
+            // the outputs are in (a length a host receives before it has
+            // sent one goes back). With the pool ignored on receipt: 136
+            // reused, 504 handed back.
             assert!(
-                reused > 0 && reused < sent,
-                "{reused} of {sent} remote chunks in returned buffers"
+                reused > sent / 2 && reused < sent && back < sent / 4,
+                "{reused} of {sent} remote chunks in reused buffers, {back} handed back"
             );
         }
         for row in ports.iter() {

@@ -137,9 +137,9 @@ pub fn encode_chunk(header: Routed, bytes: &[u8]) -> Wire {
     encode_chunk_in(header, bytes, None)
 }
 
-/// As [`encode_chunk`], copying the bytes into `reuse` (a buffer a receiver
-/// handed back, [`BufferPool::take`]) when its length is theirs; a fresh
-/// buffer otherwise.
+/// As [`encode_chunk`], copying the bytes into `reuse` (a spare buffer,
+/// [`BufferPool::take`]) when its length is theirs; a fresh buffer
+/// otherwise.
 pub fn encode_chunk_in(header: Routed, bytes: &[u8], reuse: Option<ArrayBuffer>) -> Wire {
     wire(encode_header(&header), Some(bytes), reuse, &[])
 }
@@ -179,13 +179,16 @@ pub fn decode_port(msg: &JsValue) -> Result<PortMessage, CodecError> {
 /// Spare chunk buffers of one worker, for its next remote sends (a worker
 /// sends chunks of few distinct lengths, a ring one): the buffers of chunks
 /// it received and consumed ([`Incoming`] keeps up to [`BufferPool::KEEP`]
-/// of a length) and those receivers handed back. Reusing one spares
+/// of a length it has sent itself) and those receivers handed back. Reusing one spares
 /// allocating, zeroing and page-faulting a fresh `ArrayBuffer` per chunk
 /// (about 5 ms for 8 MiB against 1 ms into a mapped one, measured in the
 /// 8 × 64 MiB ring run), and the garbage collector a dead one.
 #[derive(Debug, Default)]
 pub struct BufferPool {
     free: Vec<ArrayBuffer>,
+    /// The chunk lengths this worker has sent to another worker (asked
+    /// [`BufferPool::take`] for): the only ones worth keeping.
+    sent: Vec<usize>,
 }
 
 impl BufferPool {
@@ -193,8 +196,9 @@ impl BufferPool {
     pub const CAP: usize = 8;
 
     /// A consumed chunk's buffer stays with the worker that received it
-    /// while it keeps fewer than this many of that length; beyond, it goes
-    /// back to its sender. Waiting for the hand-back alone, a ring's sender
+    /// while it keeps fewer than this many of that length, if the worker
+    /// has sent a chunk of that length itself; else it goes back to its
+    /// sender (a gather's root, which sends nothing, keeps nothing). Waiting for the hand-back alone, a ring's sender
     /// found no buffer for about half its chunks: the receiver hands it
     /// back in the middle of its step, and the sender reads its port only
     /// after its own step, whose send comes first. Kept, the buffer of the
@@ -202,13 +206,16 @@ impl BufferPool {
     pub const KEEP: usize = 2;
 
     /// True if a buffer of `len` bytes would be kept rather than handed
-    /// back: fewer than [`Self::KEEP`] of that length are kept.
+    /// back: this worker has sent a chunk of that length
+    /// ([`Self::take`]) and keeps fewer than [`Self::KEEP`] of it.
     pub fn wants(&self, len: usize) -> bool {
-        self.free
-            .iter()
-            .filter(|b| b.byte_length() as usize == len)
-            .count()
-            < Self::KEEP
+        self.sent.contains(&len)
+            && self
+                .free
+                .iter()
+                .filter(|b| b.byte_length() as usize == len)
+                .count()
+                < Self::KEEP
     }
 
     /// Keeps `buffer` for a later chunk of its length.
@@ -219,8 +226,13 @@ impl BufferPool {
         self.free.push(buffer);
     }
 
-    /// A kept buffer of exactly `len` bytes, if there is one.
+    /// A kept buffer of exactly `len` bytes, if there is one. Called once
+    /// per remote send, so it also notes `len` as a length this worker
+    /// sends ([`Self::wants`]).
     pub fn take(&mut self, len: usize) -> Option<ArrayBuffer> {
+        if !self.sent.contains(&len) {
+            self.sent.push(len);
+        }
         let i = self
             .free
             .iter()
@@ -380,6 +392,8 @@ impl Payload for Uint8Array {
 /// consumed it, its `ArrayBuffer` joins this worker's [`BufferPool`] if
 /// the pool [wants](BufferPool::wants) one of its length, else it goes back
 /// to the sender on `back` ([`encode_returned`]), whose pool keeps it.
+/// (The pool is never borrowed while a chunk is consumed; if it were, the
+/// buffer would go back.)
 #[derive(Debug)]
 pub struct Incoming {
     bytes: Uint8Array,
@@ -389,7 +403,8 @@ pub struct Incoming {
 
 impl Incoming {
     /// `bytes` (a whole transferred buffer, [`decode_port`]), kept in
-    /// `pool` or handed back on `back` when dropped (dropped with neither).
+    /// `pool` or handed back on `back` when dropped (else left to the
+    /// garbage collector).
     pub fn new(
         bytes: Uint8Array,
         back: Option<MessagePort>,
@@ -413,6 +428,9 @@ impl Payload for Incoming {
 
 impl Drop for Incoming {
     fn drop(&mut self) {
+        if self.pool.is_none() && self.back.is_none() {
+            return;
+        }
         let buffer = self.bytes.buffer();
         let len = buffer.byte_length() as usize;
         if let Some(mut pool) = self.pool.as_ref().and_then(|p| p.try_borrow_mut().ok()) {

@@ -15,7 +15,8 @@
 //! 3. Each chunk that arrives on a port is queued for its receiving rank and
 //!    the host drains again. Once the rank has consumed it, its buffer joins
 //!    this worker's [`BufferPool`] (or, when the pool has enough of its
-//!    length, goes back to the sending worker's; [`Incoming`]); a later
+//!    length or this worker sends none of it, goes back to the sending
+//!    worker's; [`Incoming`]); a later
 //!    remote send of that length is copied into it rather than into a
 //!    fresh `ArrayBuffer`. Whenever a rank stops to wait, the worker tells
 //!    the page whom it waits for ([`ToPage::Waiting`]; the pool's stall
@@ -206,8 +207,9 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
 }
 
 impl Ranks {
-    /// A message arrived on the port of worker `peer`: a chunk, which
-    /// goes back to `peer` once consumed, or a buffer `peer` handed back.
+    /// A message arrived on the port of worker `peer`: a chunk (once
+    /// consumed, its buffer joins this worker's pool or goes back to
+    /// `peer`, [`Incoming`]), or a buffer `peer` handed back.
     fn on_chunk(&self, peer: usize, data: &JsValue) {
         match decode_port(data) {
             Ok(PortMessage::Chunk(msg, bytes)) => {
