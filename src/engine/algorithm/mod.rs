@@ -490,8 +490,8 @@ impl Streamed {
 
     /// The chunk count and the step iterator, by algorithm (the ring and
     /// HCCL's pipeline say which steps repeat their predecessor's traffic,
-    /// mesh which steps are complete exchanges, NHR and the hierarchical
-    /// algorithms' level1 which are shifts).
+    /// mesh which steps are complete exchanges, NHR, Bruck's AlltoAll and
+    /// the hierarchical algorithms' level1 which are shifts).
     fn make(&self) -> (usize, LazyIter) {
         let (c, it) = match self.algorithm {
             Algorithm::Ring => {
@@ -509,6 +509,7 @@ impl Streamed {
                 let h = &self.header;
                 return nhr::stream_lazy(h.primitive, h.ranks, h.root);
             }
+            Algorithm::Nb => return nb::stream_lazy(self.header.primitive, self.header.ranks),
             Algorithm::Hier | Algorithm::HierNhr => {
                 let h = &self.header;
                 let level1 = if self.algorithm == Algorithm::Hier {
