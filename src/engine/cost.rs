@@ -445,7 +445,7 @@ impl<'a> Streaming<'a> {
     ) -> Self {
         let elems = bytes / es;
         let (loops, loop_elems) = loops_of(topo, bytes, es);
-        let fast = fast::Fast::new(header.ranks, topo);
+        let fast = fast::Fast::new(header.ranks, topo, record == Record::Full);
         let first = fast::Run::new(&fast, header, loop_elems, es, record == Record::Full);
         let last = last_loop(elems, loops, loop_elems)
             .map(|e| fast::Run::new(&fast, header, e, es, false));

@@ -67,6 +67,7 @@
 use super::{LinkBusy, StepTiming, Timeline, TransferTiming};
 use crate::engine::schedule::{Schedule, Step, TransferKind};
 use crate::engine::topology::{Route, RouteScratch, Topology, TopologyError};
+use std::collections::HashMap;
 
 /// Most ranks for the dense `src × dst` route table (4 bytes a pair: 16 MiB
 /// at 2048 ranks); above, each sender's routes in a list sorted by receiver
@@ -96,15 +97,22 @@ pub(super) struct Fast<'a> {
     scratch: RouteScratch,
     gamma: Option<f64>,
     index: RouteIndex,
-    /// Distinct routes in order of first use (the timeline's routes).
+    /// Distinct routes in order of first use (the timeline's routes), kept
+    /// only when a timeline is recorded (`keep_routes`): an AlltoAll on
+    /// 1024 ranks resolves all 1 047 552 pairs, ~120 B each as `Route`s
+    /// against ~24 B in the flat arrays below.
     routes: Vec<Route>,
+    keep_routes: bool,
     /// Directed-link ids of route `r`: `hops[start[r]..start[r + 1]]`.
     hops: Vec<u32>,
     start: Vec<u32>,
-    /// Route latency, µs.
-    lat: Vec<f64>,
-    /// Route bottleneck capacity, bytes/µs (`INFINITY` for a local copy).
-    bw: Vec<f64>,
+    /// Route `r`'s `(latency µs, bottleneck capacity bytes/µs)` is
+    /// `kinds[kind[r]]` (capacity `INFINITY` for a local copy): a machine
+    /// has few distinct pairs, so 4 bytes a route instead of 16.
+    kind: Vec<u32>,
+    kinds: Vec<(f64, f64)>,
+    /// `kinds` by the bits of its two figures.
+    kind_of: HashMap<(u64, u64), u32>,
     /// Capacity of every directed link, bytes/µs.
     cap: Vec<f64>,
     /// The last step's `(src, dst)` pairs and their routes: a step between
@@ -137,8 +145,9 @@ struct Class {
 
 impl<'a> Fast<'a> {
     /// The route tables of a schedule on `ranks` ranks of `topo` (empty:
-    /// routes are resolved as transfers use them).
-    pub(super) fn new(ranks: usize, topo: &'a Topology) -> Self {
+    /// routes are resolved as transfers use them); `keep_routes` when a
+    /// [`Run`] sharing it records its timeline (which lists the routes).
+    pub(super) fn new(ranks: usize, topo: &'a Topology, keep_routes: bool) -> Self {
         let cap: Vec<f64> = topo
             .links
             .iter()
@@ -159,10 +168,12 @@ impl<'a> Fast<'a> {
             gamma: topo.reduce_gbps,
             index,
             routes: Vec::new(),
+            keep_routes,
             hops: Vec::new(),
             start: vec![0],
-            lat: Vec::new(),
-            bw: Vec::new(),
+            kind: Vec::new(),
+            kinds: Vec::new(),
+            kind_of: HashMap::new(),
             cap,
             last_pairs: Vec::new(),
             last_routes: Vec::new(),
@@ -219,10 +230,25 @@ impl<'a> Fast<'a> {
             rate = rate.min(self.cap[id]);
         }
         self.start.push(self.hops.len() as u32);
-        self.lat.push(r.latency_us);
-        self.bw.push(rate);
-        self.routes.push(r);
-        Ok((self.routes.len() - 1) as u32)
+        let kinds = &mut self.kinds;
+        let k = *self
+            .kind_of
+            .entry((r.latency_us.to_bits(), rate.to_bits()))
+            .or_insert_with(|| {
+                kinds.push((r.latency_us, rate));
+                (kinds.len() - 1) as u32
+            });
+        self.kind.push(k);
+        if self.keep_routes {
+            self.routes.push(r);
+        }
+        Ok((self.kind.len() - 1) as u32)
+    }
+
+    /// Route `r`'s latency, µs.
+    #[inline]
+    fn lat(&self, r: usize) -> f64 {
+        self.kinds[self.kind[r] as usize].0
     }
 
     /// Route index from `src` to `dst`, resolved on first use.
@@ -270,6 +296,13 @@ impl<'a> Fast<'a> {
     fn route_hops(&self, r: u32) -> &[u32] {
         let r = r as usize;
         &self.hops[self.start[r] as usize..self.start[r + 1] as usize]
+    }
+
+    /// The first link route `r` crosses (`usize::MAX` for a local copy).
+    fn first_link(&self, r: u32) -> usize {
+        self.route_hops(r)
+            .first()
+            .map_or(usize::MAX, |&id| id as usize / 2)
     }
 }
 
@@ -427,10 +460,7 @@ impl<'h> Run<'h> {
                     step: si,
                     index: i,
                     bytes: k.bytes,
-                    link: fast.routes[route]
-                        .hops
-                        .first()
-                        .map_or(usize::MAX, |h| h.link),
+                    link: fast.first_link(k.route),
                     start_us: t0,
                     end_us: t0 + self.st.end[i],
                     done_us: t0 + self.st.done[i],
@@ -596,9 +626,9 @@ impl StepSim {
             for c in key {
                 let k = &c.key;
                 let r = k.route as usize;
-                let lat = sim.lat[r];
+                let (lat, bw) = sim.kinds[sim.kind[r] as usize];
                 self.cls_end.push(if k.bytes > 0 {
-                    lat + k.bytes as f64 / sim.bw[r]
+                    lat + k.bytes as f64 / bw
                 } else {
                     lat
                 });
@@ -697,7 +727,7 @@ impl StepSim {
             }
             for c in 0..nc {
                 let r = self.cls_route[c];
-                let from = sim.lat[r as usize];
+                let from = sim.lat(r as usize);
                 for &h in sim.route_hops(r) {
                     let e = &mut self.busy[self.local[h as usize] as usize];
                     e.1 = e.1.min(from);
@@ -778,7 +808,7 @@ impl StepSim {
         let mut local_data = false;
         for (c, cl) in key.iter().enumerate() {
             let k = &cl.key;
-            let from = sim.lat[k.route as usize];
+            let from = sim.lat(k.route as usize);
             self.rem.push(k.bytes as f64);
             self.from.push(from);
             if k.bytes == 0 {
