@@ -135,38 +135,25 @@ async fn a_consumed_chunk_is_kept_or_goes_back_to_its_sender() {
     let pool: Rc<RefCell<BufferPool>> = Rc::default();
     // This worker sends chunks of 40 and 48 bytes (a send asks the pool).
     assert!(pool.borrow_mut().take(40).is_none() && pool.borrow_mut().take(48).is_none());
-    let incoming = |len: u32| {
-        Incoming::new(
-            Uint8Array::new(&js_sys::ArrayBuffer::new(len)),
-            Some(ch.port1()),
-            Some(pool.clone()),
-        )
+    let incoming = |buf: &js_sys::ArrayBuffer| {
+        Incoming::new(Uint8Array::new(buf), Some(ch.port1()), Some(pool.clone()))
     };
     // Kept: the pool has fewer than KEEP of 48 bytes (another length does
     // not count).
-    drop(incoming(40));
+    drop(incoming(&js_sys::ArrayBuffer::new(40)));
     for _ in 0..BufferPool::KEEP {
-        drop(incoming(48));
+        drop(incoming(&js_sys::ArrayBuffer::new(48)));
     }
     assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1, "kept here");
-    // The pool has KEEP of 48 bytes: the next goes back, detached here.
-    let buf = js_sys::ArrayBuffer::new(48);
-    drop(Incoming::new(
-        Uint8Array::new(&buf),
-        Some(ch.port1()),
-        Some(pool.clone()),
-    ));
-    assert_eq!(buf.byte_length(), 0, "transferred back, so detached here");
-    assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
-    // A length this worker never sent goes back, however empty the pool.
-    let unsent = js_sys::ArrayBuffer::new(56);
-    drop(Incoming::new(
-        Uint8Array::new(&unsent),
-        Some(ch.port1()),
-        Some(pool.clone()),
-    ));
-    assert_eq!(unsent.byte_length(), 0, "a length never sent goes back");
-    assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
+    // Handed back, so detached here: a 48-byte buffer (the pool has KEEP
+    // of them), then one of a length this worker never sent (however
+    // empty the pool).
+    for (len, why) in [(48, "KEEP of it kept"), (56, "never sent")] {
+        let buf = js_sys::ArrayBuffer::new(len);
+        drop(incoming(&buf));
+        assert_eq!(buf.byte_length(), 0, "{len} bytes ({why}) go back");
+        assert_eq!(pool.borrow().len(), BufferPool::KEEP + 1);
+    }
     // Neither pool nor port: dropped.
     let kept = js_sys::ArrayBuffer::new(48);
     drop(Incoming::new(Uint8Array::new(&kept), None, None));
