@@ -404,7 +404,9 @@ impl Config {
                     .map(|x| x.name())
                     .collect();
                 // No algorithm at all (AlltoAllV above MAX_ALLTOALLV_RANKS):
-                // say "none", not a dangling "auto, ".
+                // say "none", not a dangling "auto, ". What runs instead is
+                // the reader's to say (the page: "used algo=auto" from the
+                // configuration; cclsim refuses the flag).
                 let applicable = if names.is_empty() {
                     "none".to_string()
                 } else {
@@ -414,7 +416,7 @@ impl Config {
                     "algo",
                     a.name(),
                     format!(
-                        "{} does not implement {} on {} ranks; applicable: {applicable}; using auto",
+                        "{} does not implement {} on {} ranks; applicable: {applicable}",
                         a.name(),
                         c.primitive.title(),
                         c.ranks,
