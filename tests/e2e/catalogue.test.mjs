@@ -151,10 +151,11 @@ test('the table mirrors Algorithm::supports: the page lists the same applicable 
         const t = document.querySelector('#config-error')?.innerText ?? '';
         return t.includes('applicable:') && t;
       }, null, { timeout: 10_000, polling: 25 }).then((h) => h.jsonValue());
-      const listed = (msg.match(/applicable: ([^;]*);/)?.[1] ?? '?').split(',').map((x) => x.trim())
+      // "...; applicable: auto, ring, mesh — used algo=auto instead".
+      const listed = (msg.match(/applicable: ([^;—\n]*)/)?.[1] ?? '?').split(',').map((x) => x.trim())
         .filter((x) => x && x !== 'auto' && x !== 'none');
       if (JSON.stringify(listed) !== JSON.stringify(want)) failures.push(`${topo} ${ranks} ${op}: page ${listed}, table ${want}`);
-      if (want.length === 0 && !/applicable: none;/.test(msg)) failures.push(`${topo} ${ranks} ${op}: ${msg}`);
+      if (want.length === 0 && !/applicable: none\b/.test(msg)) failures.push(`${topo} ${ranks} ${op}: ${msg}`);
       if (problems.length) failures.push(`${topo} ${ranks} ${op}: ${problems.join(' | ')}`);
     }
   }
