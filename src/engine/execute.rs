@@ -8,6 +8,7 @@ use super::input;
 use super::quantization::Compression;
 use super::schedule::{BadTransfer, Schedule, TransferKind};
 use super::wire::{decode, encode, WireError};
+use std::ops::Range;
 use thiserror::Error;
 
 /// Why a schedule could not be executed on the given buffers.
@@ -215,9 +216,41 @@ pub fn transfer_payload(
     elems: usize,
     codec: Option<&Compression>,
 ) -> Result<(Vec<u8>, u64), ExecuteError> {
+    transfer_payload_part(
+        schedule,
+        step,
+        i,
+        dtype,
+        buffers,
+        elems,
+        codec,
+        0..usize::MAX,
+    )
+}
+
+/// [`transfer_payload`] for the elements `part` of the transfer (counted
+/// from its first element, clamped to its length), so that a caller can
+/// spread a large transfer over several units of work. With a codec,
+/// `part.start` must be a multiple of the codec's block: blocks restart at
+/// every payload ([`super::wire`]), so the parts of a transfer cut at
+/// block multiples decode to the parts of the whole payload, bit for bit,
+/// and their wire bytes add up to the whole payload's.
+///
+/// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
+#[allow(clippy::too_many_arguments)]
+pub fn transfer_payload_part(
+    schedule: &Schedule,
+    step: usize,
+    i: usize,
+    dtype: DType,
+    buffers: &[Vec<u8>],
+    elems: usize,
+    codec: Option<&Compression>,
+    part: Range<usize>,
+) -> Result<(Vec<u8>, u64), ExecuteError> {
     let es = dtype.size_bytes();
     let t = &schedule.steps[step].transfers[i];
-    let r = schedule.range_elems(elems, t.first, t.count);
+    let r = clamp_part(schedule.range_elems(elems, t.first, t.count), part);
     let raw = &buffers[t.src][r.start * es..r.end * es];
     // A local transfer (src == dst) never crosses a wire: no codec.
     Ok(match codec.filter(|_| t.src != t.dst) {
@@ -230,6 +263,14 @@ pub fn transfer_payload(
         None if t.src == t.dst => (raw.to_vec(), 0),
         None => (raw.to_vec(), raw.len() as u64),
     })
+}
+
+/// The elements `part` (relative to `whole.start`, clamped) of `whole`.
+fn clamp_part(whole: Range<usize>, part: Range<usize>) -> Range<usize> {
+    let len = whole.end - whole.start;
+    let a = whole.start + part.start.min(len);
+    let b = whole.start + part.end.min(len);
+    a..b.max(a)
 }
 
 /// Applies transfer `i` of step `step` at its receiver: copies or reduces
@@ -245,9 +286,31 @@ pub fn apply_transfer(
     elems: usize,
     payload: &[u8],
 ) {
+    apply_transfer_part(schedule, step, i, dtype, op, buffers, elems, payload, 0);
+}
+
+/// [`apply_transfer`] for the part of the transfer that starts `at`
+/// elements after its first element: `payload` holds that part
+/// ([`transfer_payload_part`]); a part reaching past the transfer's end
+/// panics (a caller bug).
+#[allow(clippy::too_many_arguments)]
+pub fn apply_transfer_part(
+    schedule: &Schedule,
+    step: usize,
+    i: usize,
+    dtype: DType,
+    op: ReduceOp,
+    buffers: &mut [Vec<u8>],
+    elems: usize,
+    payload: &[u8],
+    at: usize,
+) {
     let es = dtype.size_bytes();
     let t = &schedule.steps[step].transfers[i];
-    let r = schedule.range_elems(elems, t.dst_first, t.count);
+    let r = clamp_part(
+        schedule.range_elems(elems, t.dst_first, t.count),
+        at..at + payload.len() / es,
+    );
     let dst = &mut buffers[t.dst][r.start * es..r.end * es];
     match t.kind {
         TransferKind::Copy => dst.copy_from_slice(payload),

@@ -283,8 +283,8 @@ pub fn start(
         );
         let (tx, mut rx) = futures::channel::mpsc::unbounded::<Event>();
         // A compressed run is checked against the compressed reference,
-        // built beside the run one small unit at a time (yielding to the
-        // event loop in between, so the page stays responsive); outputs
+        // built beside the run a slice of small units at a time (yielding
+        // to the event loop in between, so the page stays responsive); outputs
         // that arrive before it is ready wait for it.
         if let Some(cp) = plan.compressed.clone() {
             let (tx, current, plan) = (tx.clone(), current.clone(), plan.clone());
@@ -300,17 +300,21 @@ pub fn start(
                     c.elems(),
                 ) {
                     Err(e) => Err(e.to_string()),
-                    Ok(mut b) => loop {
+                    // Units of one piece each, as many as fit in
+                    // CHECK_SLICE_MS, then a yield.
+                    Ok(mut b) => 'slices: loop {
                         if current.get() != id {
                             return;
                         }
-                        match b.advance() {
-                            Err(e) => break Err(e.to_string()),
-                            Ok(true) => break Ok(b.finish()),
-                            Ok(false) => {
-                                yew::platform::time::sleep(std::time::Duration::ZERO).await
+                        let t0 = js_sys::Date::now();
+                        while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
+                            match b.advance() {
+                                Err(e) => break 'slices Err(e.to_string()),
+                                Ok(true) => break 'slices Ok(b.finish()),
+                                Ok(false) => {}
                             }
                         }
+                        yew::platform::time::sleep(std::time::Duration::ZERO).await
                     },
                 };
                 let _ = tx.unbounded_send(Event::Reference(built));

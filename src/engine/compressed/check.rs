@@ -93,27 +93,43 @@ impl CompressedCheck {
     }
 }
 
-/// Where a [`CompressedCheckBuilder`] is.
+/// Where a [`CompressedCheckBuilder`] is. Every stage works on one piece
+/// of at most [`CompressedCheckBuilder::piece`] elements, starting `at`
+/// elements into what it walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
-    /// Generating block `b` of rank `r`'s input.
-    Inputs(usize, usize),
+    /// Generating rank `r`'s input in block `b`, from element `at` of the
+    /// block (hop: the output starts as the same bytes).
+    Inputs { r: usize, b: usize, at: usize },
     /// Hop, step `k`: reading transfer `i`'s payload through the codec.
-    HopRead(usize, usize),
+    HopRead { k: usize, i: usize, at: usize },
     /// Hop, step `k`: applying transfer `i` at its receiver.
-    HopApply(usize, usize),
-    /// Once: encoding rank `r`'s input.
-    Once(usize),
+    HopApply { k: usize, i: usize, at: usize },
+    /// Once: encoding every rank's input elements from `at`, decoding and
+    /// reducing them into every rank's output.
+    Once { at: usize },
     /// Comparing chunk `c` of rank `r`'s reference output with the exact
-    /// result.
-    Exact(usize, usize),
+    /// result, from element `at` of the chunk.
+    Exact { r: usize, c: usize, at: usize },
     /// Finished.
     Done,
 }
 
-/// [`CompressedCheck::prepare`] in small units of work (one block of one
-/// rank's input, one transfer, one output chunk), so that a page can yield
-/// to its event loop between them instead of freezing for seconds.
+/// Elements one unit of [`CompressedCheckBuilder::advance`] aims at, before
+/// rounding up to a multiple of the codec's block: the checker's piece
+/// ([`crate::engine::check::CHECK_PIECE_ELEMS`], a few ms of wasm). A
+/// unit of a whole transfer, input block or chunk was one main-thread task
+/// of 65–175 ms on the page for an 8 × 32 MiB fp8 run (issue 13, traced
+/// 2026-12-04).
+pub const COMPRESSED_PIECE_ELEMS: usize = crate::engine::check::CHECK_PIECE_ELEMS;
+
+/// [`CompressedCheck::prepare`] in small units of work (one piece of one
+/// rank's input, of one transfer, or of one output chunk, at most
+/// [`Self::piece`] elements), so that a page can yield to its event loop
+/// between them instead of freezing for seconds. Pieces of a transfer are
+/// cut at multiples of the codec's block, where blocks restart anyway, so
+/// the result equals whole-transfer encoding bit for bit (a test checks it
+/// against the executor and [`once_reduce`]).
 #[derive(Debug)]
 pub struct CompressedCheckBuilder {
     collective: Schedule,
@@ -123,13 +139,13 @@ pub struct CompressedCheckBuilder {
     op: ReduceOp,
     seed: u64,
     elems: usize,
+    piece: usize,
     stage: Stage,
     inputs: Vec<Vec<u8>>,
     outputs: Vec<Vec<u8>>,
     payloads: Vec<Vec<u8>>,
-    gathered: Vec<u8>,
     wire: u64,
-    cache: HashMap<(Vec<usize>, usize), Vec<f64>>,
+    cache: HashMap<(Vec<usize>, usize, usize), Vec<f64>>,
     acc: ErrorAccumulator,
     output_ranges: Vec<Vec<Range<usize>>>,
 }
@@ -181,7 +197,7 @@ impl CompressedCheckBuilder {
                 }
             }
         }
-        Ok(CompressedCheckBuilder {
+        let mut b = CompressedCheckBuilder {
             collective: collective.clone(),
             run: run_schedule.clone(),
             setup: *setup,
@@ -189,29 +205,49 @@ impl CompressedCheckBuilder {
             op,
             seed,
             elems,
-            stage: Stage::Inputs(0, 0),
+            piece: 0,
+            stage: Stage::Inputs { r: 0, b: 0, at: 0 },
             inputs: Vec::with_capacity(collective.ranks),
             outputs: Vec::new(),
             payloads: Vec::new(),
-            gathered: Vec::new(),
             wire: 0,
             cache: HashMap::new(),
             acc: ErrorAccumulator::default(),
             output_ranges: vec![Vec::new(); collective.ranks],
-        })
+        };
+        b.set_piece(COMPRESSED_PIECE_ELEMS);
+        Ok(b)
+    }
+
+    /// The same builder with units of about `target` elements (rounded up
+    /// to a multiple of the codec's block, at least one block) instead of
+    /// [`COMPRESSED_PIECE_ELEMS`]: the result does not depend on it (tests
+    /// cut small outputs into many pieces this way).
+    pub fn with_piece_elems(mut self, target: usize) -> Self {
+        self.set_piece(target);
+        self
+    }
+
+    fn set_piece(&mut self, target: usize) {
+        let block = self.setup.compression.block.max(1);
+        self.piece = target.max(1).div_ceil(block) * block;
+    }
+
+    /// Elements one unit of [`Self::advance`] works on at most.
+    pub fn piece(&self) -> usize {
+        self.piece
     }
 
     /// The stage after the inputs are made.
     fn after_inputs(&mut self) -> Stage {
-        let n = self.collective.ranks;
         match self.setup.placement {
-            Placement::Hop => {
-                self.outputs = self.inputs.clone();
-                self.after_step(None)
-            }
+            Placement::Hop => self.after_step(None),
             Placement::Once => {
-                self.gathered = vec![0u8; n * wire_len(&self.setup.compression, self.elems)];
-                Stage::Once(0)
+                let len = self.elems * self.dtype.size_bytes();
+                self.outputs = (0..self.collective.ranks)
+                    .map(|_| Vec::with_capacity(len))
+                    .collect();
+                Stage::Once { at: 0 }
             }
         }
     }
@@ -220,48 +256,89 @@ impl CompressedCheckBuilder {
     fn after_step(&self, done: Option<usize>) -> Stage {
         let next = done.map_or(0, |k| k + 1);
         match (next..self.run.steps.len()).find(|&k| !self.run.steps[k].transfers.is_empty()) {
-            Some(k) => Stage::HopRead(k, 0),
-            None => Stage::Exact(0, 0),
+            Some(k) => Stage::HopRead { k, i: 0, at: 0 },
+            None => Stage::Exact { r: 0, c: 0, at: 0 },
         }
     }
 
-    /// Does one unit of work; `Ok(true)` once everything is done.
+    /// Elements of hop transfer `i` of step `k`.
+    fn transfer_len(&self, k: usize, i: usize) -> usize {
+        let t = &self.run.steps[k].transfers[i];
+        self.run.range_elems(self.elems, t.first, t.count).len()
+    }
+
+    /// Does one unit of work (one piece, at most [`Self::piece`]
+    /// elements); `Ok(true)` once everything is done.
     ///
     /// Errors: [`ExecuteError`]: the codec's [`WireError`], or a transfer
     /// the schedule cannot carry out ([`ExecuteError::BadTransfer`]).
     pub fn advance(&mut self) -> Result<bool, ExecuteError> {
         let n = self.collective.ranks;
-        let (dtype, elems) = (self.dtype, self.elems);
+        let (dtype, elems, piece) = (self.dtype, self.elems, self.piece);
         let c = self.setup.compression;
         let es = dtype.size_bytes();
         self.stage = match self.stage {
-            Stage::Inputs(r, b) => {
-                if b == 0 {
-                    self.inputs
-                        .push(vec![0u8; self.collective.buffer_elems(elems) * es]);
+            Stage::Inputs { r, b, at } => {
+                let len = self.collective.buffer_elems(elems) * es;
+                let hop = self.setup.placement == Placement::Hop;
+                if b == 0 && at == 0 {
+                    // Reserved, not zeroed: each piece is zeroed or
+                    // filled as it comes (zeroing a 32 MiB buffer at once
+                    // was a unit of its own).
+                    self.inputs.push(Vec::with_capacity(len));
+                    if hop {
+                        self.outputs.push(Vec::with_capacity(len));
+                    }
                 }
                 let k = self.collective.chunks_per_block().max(1);
+                let block = self.collective.range_elems(elems, b * k, k);
+                let part =
+                    (block.start + at).min(block.end)..(block.start + at + piece).min(block.end);
+                let input = &mut self.inputs[r];
+                // Zeros up to the piece (a gap before the block, if any),
+                // then the piece itself.
+                input.resize(part.end * es, 0);
                 if self.collective.holds_input(r, b * k) {
-                    let range = self.collective.range_elems(elems, b * k, k);
                     fill_gradients(
                         self.setup.shape,
                         dtype,
                         self.seed,
                         r,
-                        range.clone(),
-                        &mut self.inputs[r][range.start * es..range.end * es],
+                        part.clone(),
+                        &mut input[part.start * es..part.end * es],
                     );
                 }
-                if b + 1 < self.collective.blocks() {
-                    Stage::Inputs(r, b + 1)
+                let last_block = b + 1 >= self.collective.blocks();
+                if part.end >= block.end && last_block {
+                    // Past the last block: zeros (a scratch area, if any).
+                    input.resize(len, 0);
+                }
+                if hop {
+                    let from = self.outputs[r].len();
+                    let to = self.inputs[r].len();
+                    let (inputs, outputs) = (&self.inputs, &mut self.outputs);
+                    outputs[r].extend_from_slice(&inputs[r][from..to]);
+                }
+                if part.end < block.end {
+                    Stage::Inputs {
+                        r,
+                        b,
+                        at: at + piece,
+                    }
+                } else if !last_block {
+                    Stage::Inputs { r, b: b + 1, at: 0 }
                 } else if r + 1 < n {
-                    Stage::Inputs(r + 1, 0)
+                    Stage::Inputs {
+                        r: r + 1,
+                        b: 0,
+                        at: 0,
+                    }
                 } else {
                     self.after_inputs()
                 }
             }
-            Stage::HopRead(k, i) => {
-                let (data, w) = crate::engine::execute::transfer_payload(
+            Stage::HopRead { k, i, at } => {
+                let (data, w) = crate::engine::execute::transfer_payload_part(
                     &self.run,
                     k,
                     i,
@@ -269,17 +346,30 @@ impl CompressedCheckBuilder {
                     &self.outputs,
                     elems,
                     Some(&c),
+                    at..at + piece,
                 )?;
                 self.wire += w;
-                self.payloads.push(data);
-                if i + 1 < self.run.steps[k].transfers.len() {
-                    Stage::HopRead(k, i + 1)
+                if at == 0 {
+                    self.payloads.push(data);
+                } else if let Some(p) = self.payloads.last_mut() {
+                    p.extend_from_slice(&data);
+                }
+                if at + piece < self.transfer_len(k, i) {
+                    Stage::HopRead {
+                        k,
+                        i,
+                        at: at + piece,
+                    }
+                } else if i + 1 < self.run.steps[k].transfers.len() {
+                    Stage::HopRead { k, i: i + 1, at: 0 }
                 } else {
-                    Stage::HopApply(k, 0)
+                    Stage::HopApply { k, i: 0, at: 0 }
                 }
             }
-            Stage::HopApply(k, i) => {
-                crate::engine::execute::apply_transfer(
+            Stage::HopApply { k, i, at } => {
+                let len = self.transfer_len(k, i);
+                let end = (at + piece).min(len);
+                crate::engine::execute::apply_transfer_part(
                     &self.run,
                     k,
                     i,
@@ -287,63 +377,102 @@ impl CompressedCheckBuilder {
                     self.op,
                     &mut self.outputs,
                     elems,
-                    &self.payloads[i],
+                    &self.payloads[i][at * es..end * es],
+                    at,
                 );
-                if i + 1 < self.run.steps[k].transfers.len() {
-                    Stage::HopApply(k, i + 1)
+                if end < len {
+                    Stage::HopApply { k, i, at: end }
+                } else if i + 1 < self.run.steps[k].transfers.len() {
+                    Stage::HopApply { k, i: i + 1, at: 0 }
                 } else {
                     self.payloads.clear();
                     self.after_step(Some(k))
                 }
             }
-            Stage::Once(r) => {
-                let w = wire_len(&c, elems);
-                let code = encode(&c, dtype, &self.inputs[r][..elems * es])?;
-                self.gathered[r * w..(r + 1) * w].copy_from_slice(&code);
-                if r + 1 < n {
-                    Stage::Once(r + 1)
+            Stage::Once { at } => {
+                let end = (at + piece).min(elems);
+                let wires = self
+                    .inputs
+                    .iter()
+                    .map(|x| encode(&c, dtype, &x[at * es..end * es]))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let mut out = vec![0u8; (end - at) * es];
+                reduce_wires(
+                    &c,
+                    dtype,
+                    self.op,
+                    wires.iter().map(Vec::as_slice),
+                    &mut out,
+                )?;
+                for o in &mut self.outputs {
+                    o.extend_from_slice(&out);
+                }
+                if end < elems {
+                    Stage::Once { at: end }
                 } else {
-                    let out = once_reduce(&c, dtype, self.op, &self.gathered, n, elems)?;
-                    self.outputs = vec![out; n];
-                    self.gathered = Vec::new();
+                    let w = wire_len(&c, elems);
                     self.wire =
                         schedule_wire_bytes(&self.run, &Compression::default(), DType::Int8, n * w)
                             .0;
-                    Stage::Exact(0, 0)
+                    Stage::Exact { r: 0, c: 0, at: 0 }
                 }
             }
-            Stage::Exact(rank, chunk) => {
+            Stage::Exact {
+                r: rank,
+                c: chunk,
+                at,
+            } => {
                 // The exact (f64, uncompressed) value of every output
                 // element: the exact reduction of its contributors'
-                // inputs, cached per (contributors, source chunk).
+                // inputs, cached per (contributors, source chunk, piece).
                 let (collective, inputs, op) = (&self.collective, &self.inputs, self.op);
+                let dst = collective.chunk_elems(elems, chunk);
+                let end = (at + piece).min(dst.len());
                 if let Some((from, src)) = collective.expected_after(rank, chunk) {
                     let sr = collective.chunk_elems(elems, src);
-                    let exact = self.cache.entry((from.clone(), src)).or_insert_with(|| {
-                        let read = |q: usize| -> Vec<f64> {
-                            sr.clone().map(|i| dtype.read_f64(&inputs[q], i)).collect()
-                        };
-                        let mut x = read(from[0]);
-                        for &q in &from[1..] {
-                            op.exact_into(dtype, &mut x, &read(q));
-                        }
-                        x
-                    });
+                    let sr = (sr.start + at).min(sr.end)..(sr.start + end).min(sr.end);
+                    let exact = self
+                        .cache
+                        .entry((from.clone(), src, at))
+                        .or_insert_with(|| {
+                            let read = |q: usize| -> Vec<f64> {
+                                sr.clone().map(|i| dtype.read_f64(&inputs[q], i)).collect()
+                            };
+                            let mut x = read(from[0]);
+                            for &q in &from[1..] {
+                                op.exact_into(dtype, &mut x, &read(q));
+                            }
+                            x
+                        });
                     let out = &self.outputs[rank];
-                    let dst = collective.chunk_elems(elems, chunk);
-                    for (j, &e) in dst.clone().zip(exact.iter()) {
+                    let part = dst.start + at..dst.start + end;
+                    for (j, &e) in part.clone().zip(exact.iter()) {
                         self.acc.add(e, dtype.read_f64(out, j));
                     }
                     let ranges = &mut self.output_ranges[rank];
                     match ranges.last_mut() {
-                        Some(r) if r.end == dst.start => r.end = dst.end,
-                        _ => ranges.push(dst),
+                        Some(r) if r.end == part.start => r.end = part.end,
+                        _ => ranges.push(part),
                     }
                 }
-                if chunk + 1 < collective.chunks {
-                    Stage::Exact(rank, chunk + 1)
+                if end < dst.len() {
+                    Stage::Exact {
+                        r: rank,
+                        c: chunk,
+                        at: end,
+                    }
+                } else if chunk + 1 < collective.chunks {
+                    Stage::Exact {
+                        r: rank,
+                        c: chunk + 1,
+                        at: 0,
+                    }
                 } else if rank + 1 < n {
-                    Stage::Exact(rank + 1, 0)
+                    Stage::Exact {
+                        r: rank + 1,
+                        c: 0,
+                        at: 0,
+                    }
                 } else {
                     self.inputs = Vec::new();
                     self.cache = HashMap::new();
@@ -373,6 +502,86 @@ impl CompressedCheckBuilder {
             },
             dtype: self.dtype,
             output_ranges: self.output_ranges,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::algorithm::{build, Algorithm};
+    use crate::engine::execute::execute_step;
+    use crate::engine::quantization::ScaleType;
+
+    fn setup(scheme: Scheme, block: usize, placement: Placement) -> CompressedSetup {
+        CompressedSetup {
+            compression: Compression {
+                scheme,
+                block,
+                scale: ScaleType::Fp32,
+            },
+            placement,
+            shape: GradientShape::HeavyTailed,
+        }
+    }
+
+    fn built(b: CompressedCheckBuilder) -> CompressedCheck {
+        let mut b = b;
+        while !b.advance().unwrap() {}
+        b.finish()
+    }
+
+    /// The reference made one block-sized piece at a time equals whole
+    /// transfers (hop: the executor over the codec; once: every rank's
+    /// whole input encoded, then [`once_reduce`]) bit for bit, and its
+    /// report equals the one made in large pieces. Transfers of 333 and 388
+    /// elements cut into blocks of 32 and 100 end in a partial piece.
+    #[test]
+    fn a_reference_made_in_block_pieces_equals_whole_transfers_bit_for_bit() {
+        let (dtype, op, seed) = (DType::Bf16, ReduceOp::Sum, 9);
+        for (scheme, block, n, elems) in [
+            (Scheme::Fp8e4m3, 32, 3, 1000),
+            (Scheme::Int8, 100, 2, 777),
+            (Scheme::Fp8e5m2, 64, 4, 1553),
+        ] {
+            let ar = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+            let ag = build(Algorithm::Ring, Primitive::AllGather, n).unwrap();
+            let hop = setup(scheme, block, Placement::Hop);
+            let small = |run: &Schedule, s: &CompressedSetup| {
+                let b = CompressedCheckBuilder::new(&ar, run, s, dtype, op, seed, elems).unwrap();
+                let b = b.with_piece_elems(1);
+                assert_eq!(b.piece(), block);
+                built(b)
+            };
+            // Hop, against the executor.
+            let mut bufs: Vec<Vec<u8>> = (0..n)
+                .map(|r| initial_buffer(&ar, &hop, dtype, seed, r, elems))
+                .collect();
+            let mut wire = 0;
+            for k in 0..ar.steps.len() {
+                wire += execute_step(&ar, k, dtype, op, &mut bufs, elems, Some(&hop.compression))
+                    .unwrap();
+            }
+            let pieces = small(&ar, &hop);
+            assert_eq!(pieces.outputs, bufs, "{scheme:?} block {block}");
+            assert_eq!(pieces.report.wire_bytes, wire);
+            let whole = CompressedCheck::prepare(&ar, &ar, &hop, dtype, op, seed, elems).unwrap();
+            assert_eq!(pieces.report, whole.report);
+            assert_eq!(pieces.output_ranges, whole.output_ranges);
+            // Once, against once_reduce over whole encoded inputs.
+            let once = setup(scheme, block, Placement::Once);
+            let gathered: Vec<u8> = (0..n)
+                .flat_map(|r| {
+                    let mut x = vec![0u8; elems * dtype.size_bytes()];
+                    fill_gradients(once.shape, dtype, seed, r, 0..elems, &mut x);
+                    encode(&once.compression, dtype, &x).unwrap()
+                })
+                .collect();
+            let want = once_reduce(&once.compression, dtype, op, &gathered, n, elems).unwrap();
+            let pieces = small(&ag, &once);
+            assert!(pieces.outputs.iter().all(|o| *o == want), "{scheme:?} once");
+            let whole = CompressedCheck::prepare(&ar, &ag, &once, dtype, op, seed, elems).unwrap();
+            assert_eq!(pieces.report, whole.report);
         }
     }
 }

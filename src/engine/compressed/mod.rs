@@ -143,12 +143,7 @@ pub fn once_reduce(
     ranks: usize,
     elems: usize,
 ) -> Result<Vec<u8>, WireError> {
-    if !dtype.is_float() {
-        return Err(WireError::NotFloat(dtype));
-    }
-    if op == ReduceOp::Avg {
-        return Err(WireError::Avg);
-    }
+    reducible(dtype, op)?;
     let w = wire_len(c, elems);
     if gathered.len() != ranks * w {
         return Err(WireError::Length {
@@ -157,9 +152,39 @@ pub fn once_reduce(
             got: gathered.len(),
         });
     }
+    let mut out = vec![0u8; elems * dtype.size_bytes()];
+    reduce_wires(
+        c,
+        dtype,
+        op,
+        (0..ranks).map(|r| &gathered[r * w..(r + 1) * w]),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// The reduction of [`once_reduce`]: decodes each of `wires` (rank order,
+/// each [`wire_len`] bytes of `out.len() / dtype size` elements), reduces
+/// them in f32 in that order and writes the result to `out` in `dtype`.
+/// Blocks restart at every payload, so the elements `a..b` of every rank's
+/// input (cut at a multiple of the block), encoded apart, reduce to the
+/// elements `a..b` of [`once_reduce`]'s output: the reference builds it a
+/// piece at a time that way.
+///
+/// Errors: [`WireError::Length`], [`WireError::NotFloat`],
+/// [`WireError::Avg`].
+pub fn reduce_wires<'a>(
+    c: &Compression,
+    dtype: DType,
+    op: ReduceOp,
+    wires: impl IntoIterator<Item = &'a [u8]>,
+    out: &mut [u8],
+) -> Result<(), WireError> {
+    reducible(dtype, op)?;
+    let elems = out.len() / dtype.size_bytes();
     let mut acc: Vec<f32> = Vec::new();
-    for r in 0..ranks {
-        let xs = decode_f32(c, &gathered[r * w..(r + 1) * w], elems)?;
+    for (r, wire) in wires.into_iter().enumerate() {
+        let xs = decode_f32(c, wire, elems)?;
         if r == 0 {
             acc = xs;
             continue;
@@ -173,9 +198,21 @@ pub fn once_reduce(
             };
         }
     }
-    let mut out = vec![0u8; elems * dtype.size_bytes()];
-    from_f32(dtype, &acc, &mut out);
-    Ok(out)
+    from_f32(dtype, &acc, out);
+    Ok(())
+}
+
+/// Can [`reduce_wires`] reduce `dtype` with `op`?
+///
+/// Errors: [`WireError::NotFloat`], [`WireError::Avg`].
+fn reducible(dtype: DType, op: ReduceOp) -> Result<(), WireError> {
+    if !dtype.is_float() {
+        return Err(WireError::NotFloat(dtype));
+    }
+    if op == ReduceOp::Avg {
+        return Err(WireError::Avg);
+    }
+    Ok(())
 }
 
 /// Checks that `setup` can run `primitive` on `dtype`.
