@@ -6,10 +6,11 @@
 //! task also stops checking once its run is stale.
 
 use crate::engine::check::{Checker, Mismatch, RankCheck, RankReport};
-use crate::engine::compressed::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
+use crate::engine::compressed::{
+    CompressedCheck, CompressedCheckBuilder, CompressedCompare, CompressedReport,
+};
 use crate::engine::plan::Plan;
 use crate::runtime::browser::codec::DoneBytes;
-use crate::runtime::browser::pool::take_in;
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
 use futures::future::{select, Either};
 use futures::StreamExt;
@@ -195,26 +196,24 @@ const CHECK_SLICE_MS: f64 = 20.0;
 /// One rank's check against the compressed reference (bit for bit on its
 /// output elements; `max_abs_error` is the run's error against the
 /// uncompressed exact result, which compression makes large by design, so
-/// no tolerance applies).
+/// no tolerance applies), from a finished comparison; `None` (the
+/// reference could not be made): nothing verifies.
 fn compressed_report(
-    chk: &Result<CompressedCheck, String>,
+    chk: Option<(&CompressedCheck, &CompressedCompare)>,
     rank: usize,
-    output: &[u8],
 ) -> RankReport {
     match chk {
-        Ok(k) => {
-            let (bad, checked, first) = k.compare(rank, output);
-            RankReport {
-                rank,
-                mismatched_elements: bad,
-                first_mismatch: first.map(|(element, got, want)| Mismatch { element, got, want }),
-                max_abs_error: k.report.stats.max_abs_error,
-                beyond_tolerance: 0,
-                checked_elements: checked,
-            }
-        }
-        // The reference could not be made: nothing verifies.
-        Err(_) => RankReport {
+        Some((k, c)) => RankReport {
+            rank,
+            mismatched_elements: c.mismatched,
+            first_mismatch: c
+                .first
+                .map(|(element, got, want)| Mismatch { element, got, want }),
+            max_abs_error: k.report.stats.max_abs_error,
+            beyond_tolerance: 0,
+            checked_elements: c.checked,
+        },
+        None => RankReport {
             rank,
             mismatched_elements: 1,
             first_mismatch: None,
@@ -350,6 +349,7 @@ pub fn start(
         let compressed = plan.compressed.is_some();
         let mut queue: VecDeque<(RankOutput, DoneBytes)> = VecDeque::new();
         let mut checking: Option<(RankOutput, DoneBytes, RankCheck)> = None;
+        let mut comparing: Option<(RankOutput, DoneBytes, CompressedCompare)> = None;
         let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
         let mut result: Option<Result<RunSummary, RunError>> = None;
         let absorb = |event: Event,
@@ -379,25 +379,37 @@ pub fn start(
                 break;
             }
             let ready = !compressed || compressed_check.is_some();
-            if ready && (checking.is_some() || !queue.is_empty()) {
+            if ready && (checking.is_some() || comparing.is_some() || !queue.is_empty()) {
                 let t0 = js_sys::Date::now();
                 let mut checked: Vec<Checked> = Vec::new();
                 while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
                     if let Some(chk) = &compressed_check {
-                        let Some((out, bytes)) = queue.pop_front() else {
-                            break;
+                        // Compared a piece at a time where the worker
+                        // transferred it, like the plain check.
+                        let Ok(k) = chk else {
+                            let Some((out, _)) = queue.pop_front() else {
+                                break;
+                            };
+                            checked.push((compressed_report(None, out.rank), out.samples));
+                            continue;
                         };
-                        // The compressed reference compares whole outputs
-                        // (a compressed run is at most 256 MiB in all);
-                        // without one there is nothing to compare.
-                        let buffer = match chk {
-                            Ok(_) => take_in(&bytes).await,
-                            Err(_) => Vec::new(),
-                        };
-                        if current.get() != id {
-                            return;
+                        if comparing.is_none() {
+                            let Some((out, bytes)) = queue.pop_front() else {
+                                break;
+                            };
+                            let c = k.begin(out.rank);
+                            comparing = Some((out, bytes, c));
                         }
-                        checked.push((compressed_report(chk, out.rank, &buffer), out.samples));
+                        if let Some((_, bytes, c)) = comparing.as_mut() {
+                            if k.advance(c, &*bytes) {
+                                if let Some((out, _, c)) = comparing.take() {
+                                    checked.push((
+                                        compressed_report(Some((k, &c)), out.rank),
+                                        out.samples,
+                                    ));
+                                }
+                            }
+                        }
                         continue;
                     }
                     if checking.is_none() {

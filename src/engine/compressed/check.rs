@@ -4,6 +4,7 @@
 //! uncompressed exact result.
 
 use super::*;
+use crate::engine::check::OutputBytes;
 use crate::engine::execute::ExecuteError;
 use crate::engine::quantization::{ErrorAccumulator, ErrorStats};
 use std::collections::HashMap;
@@ -59,38 +60,89 @@ impl CompressedCheck {
     /// Compares rank `rank`'s output with the reference, bit for bit, on
     /// its output elements: `(mismatched, checked, first mismatch as
     /// (element, got, want))`. A buffer of the wrong length mismatches
-    /// everywhere.
+    /// everywhere. [`Self::begin`] and [`Self::advance`] in one go.
     pub fn compare(&self, rank: usize, output: &[u8]) -> (usize, usize, Option<(usize, f64, f64)>) {
-        let es = self.dtype.size_bytes();
-        let (Some(want), Some(ranges)) = (self.outputs.get(rank), self.output_ranges.get(rank))
-        else {
-            return (0, 0, None);
-        };
-        let checked: usize = ranges.iter().map(|r| r.len()).sum();
-        if output.len() != want.len() {
-            return (checked, checked, None);
+        let mut c = self.begin(rank);
+        while !self.advance(&mut c, output) {}
+        (c.mismatched, c.checked, c.first)
+    }
+
+    /// Starts comparing rank `rank`'s output ([`Self::advance`]).
+    pub fn begin(&self, rank: usize) -> CompressedCompare {
+        CompressedCompare {
+            rank,
+            range: 0,
+            at: 0,
+            mismatched: 0,
+            checked: 0,
+            first: None,
+            scratch: Vec::new(),
         }
-        let (mut bad, mut first) = (0usize, None);
-        for r in ranges {
-            let (a, b) = (r.start * es, r.end * es);
-            if output[a..b] == want[a..b] {
-                continue;
-            }
-            for j in r.clone() {
-                if output[j * es..(j + 1) * es] != want[j * es..(j + 1) * es] {
-                    bad += 1;
-                    if first.is_none() {
-                        first = Some((
-                            j,
-                            self.dtype.read_f64(output, j),
-                            self.dtype.read_f64(want, j),
-                        ));
+    }
+
+    /// Compares the next piece (at most [`COMPRESSED_PIECE_ELEMS`]
+    /// elements) of `c`'s rank's `output`, read where it is
+    /// ([`OutputBytes`]: the page leaves a worker's buffer outside wasm
+    /// memory); `true` once the whole output is compared. A rank without a
+    /// reference compares nothing.
+    pub fn advance<O: OutputBytes + ?Sized>(&self, c: &mut CompressedCompare, output: &O) -> bool {
+        let es = self.dtype.size_bytes();
+        let (Some(want), Some(ranges)) = (self.outputs.get(c.rank), self.output_ranges.get(c.rank))
+        else {
+            return true;
+        };
+        if output.len() != want.len() {
+            let all: usize = ranges.iter().map(|r| r.len()).sum();
+            (c.mismatched, c.checked, c.first) = (all, all, None);
+            return true;
+        }
+        let Some(r) = ranges.get(c.range) else {
+            return true;
+        };
+        let a = (r.start + c.at).min(r.end);
+        let b = (a + COMPRESSED_PIECE_ELEMS).min(r.end);
+        let got = output.piece(a * es..b * es, &mut c.scratch);
+        let expected = &want[a * es..b * es];
+        if got != expected {
+            for j in 0..b - a {
+                let (g, w) = (&got[j * es..(j + 1) * es], &expected[j * es..(j + 1) * es]);
+                if g != w {
+                    c.mismatched += 1;
+                    if c.first.is_none() {
+                        c.first =
+                            Some((a + j, self.dtype.read_f64(g, 0), self.dtype.read_f64(w, 0)));
                     }
                 }
             }
         }
-        (bad, checked, first)
+        c.checked += b - a;
+        if b < r.end {
+            c.at = b - r.start;
+        } else {
+            c.range += 1;
+            c.at = 0;
+        }
+        c.range >= ranges.len()
     }
+}
+
+/// One rank's comparison with the compressed reference in progress
+/// ([`CompressedCheck::begin`], [`CompressedCheck::advance`]).
+#[derive(Debug)]
+pub struct CompressedCompare {
+    /// The rank.
+    pub rank: usize,
+    /// Index of the output range being compared, and elements done in it.
+    range: usize,
+    at: usize,
+    /// Elements that differ so far.
+    pub mismatched: usize,
+    /// Elements compared so far.
+    pub checked: usize,
+    /// The first mismatch: (element, got, want).
+    pub first: Option<(usize, f64, f64)>,
+    /// A piece copied in from outside wasm memory.
+    scratch: Vec<u8>,
 }
 
 /// Where a [`CompressedCheckBuilder`] is. Every stage works on one piece
@@ -583,5 +635,57 @@ mod tests {
             let whole = CompressedCheck::prepare(&ar, &ag, &once, dtype, op, seed, elems).unwrap();
             assert_eq!(pieces.report, whole.report);
         }
+    }
+
+    /// An output read by copies, as the page reads a worker's buffer.
+    struct Copied(Vec<u8>);
+
+    impl OutputBytes for Copied {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn piece<'s>(&'s self, range: Range<usize>, scratch: &'s mut Vec<u8>) -> &'s [u8] {
+            scratch.clear();
+            scratch.extend_from_slice(&self.0[range]);
+            scratch
+        }
+    }
+
+    /// A comparison a piece at a time finds every changed element of a
+    /// 150 000-element output (three pieces), reports the first, and
+    /// counts a wrong-length buffer as all mismatched.
+    #[test]
+    fn a_comparison_in_pieces_finds_every_mismatch() {
+        let (n, elems) = (2, 150_000);
+        let ar = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
+        let setup = CompressedSetup {
+            compression: Compression {
+                scheme: Scheme::Int8,
+                block: 256,
+                scale: ScaleType::Fp16,
+            },
+            placement: Placement::Hop,
+            shape: GradientShape::Normal,
+        };
+        let k = CompressedCheck::prepare(&ar, &ar, &setup, DType::Fp32, ReduceOp::Sum, 4, elems)
+            .unwrap();
+        let mut out = k.outputs[1].clone();
+        for e in [10, 70_000, 149_999] {
+            out[e * 4] ^= 1;
+        }
+        let got = DType::Fp32.read_f64(&out, 10);
+        let want = DType::Fp32.read_f64(&k.outputs[1], 10);
+        let mut c = k.begin(1);
+        let mut pieces = 0;
+        while {
+            pieces += 1;
+            !k.advance(&mut c, &Copied(out.clone()))
+        } {}
+        assert_eq!(pieces, 3);
+        assert_eq!((c.mismatched, c.checked), (3, elems));
+        assert_eq!(c.first, Some((10, got, want)));
+        assert_eq!(k.compare(1, &out), (3, elems, Some((10, got, want))));
+        assert_eq!(k.compare(1, &k.outputs[1]), (0, elems, None));
+        assert_eq!(k.compare(1, &out[4..]), (elems, elems, None));
     }
 }

@@ -24,7 +24,7 @@ pub mod check;
 pub mod cost;
 
 pub use super::wire::{decode, decode_f32, encode, wire_len, WireError};
-pub use check::{CompressedCheck, CompressedCheckBuilder, CompressedReport};
+pub use check::{CompressedCheck, CompressedCheckBuilder, CompressedCompare, CompressedReport};
 pub use cost::{estimate, CompressedEstimate, CODEC_GBPS};
 
 use super::collective::Primitive;

@@ -114,7 +114,7 @@ pub fn workers_for(ranks: usize) -> usize {
 /// arrives (in completion order, not rank order), so the caller can check it
 /// right away: the [`RankOutput`] (its `buffer` empty) and the buffer as the
 /// worker transferred it, outside wasm memory ([`DoneBytes`]: checked a
-/// piece at a time, or taken in whole by [`take_in`]). Resolves to [`RunSummary`] once every rank is done; `wall_ms`
+/// piece at a time). Resolves to [`RunSummary`] once every rank is done; `wall_ms`
 /// is the time from spawning the workers to the moment the last rank posted
 /// its output (each worker stamps `performance.timeOrigin + now()`), so time
 /// the page spends in `on_output` (checking) does not count; `collective_ms`
@@ -547,37 +547,6 @@ enum Incoming {
     Timeout,
     /// The stall watchdog's tick.
     Tick,
-}
-
-/// Bytes of a done rank's buffer the page copies into wasm memory in one
-/// task ([`take_in`]): 8 MiB, about 8 ms at the 1 GB/s a copy out of a
-/// transferred buffer ran at in this sandbox (README, "Measured"); a
-/// 128 MiB rank was one task of 0.2–0.6 s.
-pub const TAKE_PIECE_BYTES: usize = 8 << 20;
-
-/// A done rank's buffer copied into wasm memory [`TAKE_PIECE_BYTES`] at a
-/// time, the page's event loop running between pieces: for a check that
-/// needs the whole buffer (a compressed run's), where the plain check
-/// reads [`DoneBytes`] a piece at a time.
-pub async fn take_in(bytes: &DoneBytes) -> Vec<u8> {
-    let n = bytes.len();
-    // Reserved, not zeroed: `vec![0; n]` of 128 MiB was one task of
-    // 0.4-1.6 s (the allocator zeroing it); each piece is zeroed and
-    // copied in its own task.
-    let mut out = Vec::with_capacity(n);
-    let mut at = 0;
-    while at < n {
-        let end = (at + TAKE_PIECE_BYTES).min(n);
-        out.resize(end, 0);
-        bytes.copy_part(at, &mut out[at..end]);
-        at = end;
-        if at < n {
-            // A later task of the event loop: the page renders and takes
-            // input in between.
-            gloo_timers::future::TimeoutFuture::new(0).await;
-        }
-    }
-    out
 }
 
 /// A single-consumer event queue the JS callbacks push into.
