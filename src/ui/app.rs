@@ -64,13 +64,20 @@ const RUN_DEBOUNCE_MS: u32 = 250;
 /// Engineering*, 1993, ch. 5), issue 13's longest main-thread task.
 pub const STALE_MS: u32 = 100;
 
-/// In which event-loop task after the first render each part below the
-/// stage is first drawn ([`Deferred`]; issue 13: no main-thread task over
+/// In which event-loop task after the first render each part of the page
+/// is first drawn ([`Deferred`]; issue 13: no main-thread task over
 /// 100 ms). The whole page in the first render was one task of 240–370 ms
-/// (most of it making DOM nodes); the header, the controls, the stage and
-/// the result and estimate come first, then one part a task, top to
-/// bottom. A part, once drawn, stays drawn.
+/// (most of it making DOM nodes); the header, the controls, the drawing
+/// (at most 16 ranks) and the result and estimate come first, then one
+/// part a task, top to bottom. The buffer grid (770 elements at 8 ranks)
+/// left the first render on 2026-12-04: that task still took 93 ms in a
+/// trace of the default page, 48 ms of it lazy compilation of the
+/// functions it ran for the first time. A part, once drawn, stays drawn.
 struct FirstDrawn {
+    /// The drawing above 16 ranks (1 500 elements at 64).
+    many_ranks_drawing: u32,
+    /// The buffer grid, at most 16 ranks / above.
+    buffers: (u32, u32),
     gantt: u32,
     step_log: u32,
     what_ifs: u32,
@@ -79,11 +86,13 @@ struct FirstDrawn {
 }
 
 const FIRST_DRAWN: FirstDrawn = FirstDrawn {
-    gantt: 1,
-    step_log: 2,
-    what_ifs: 3,
-    chart: 4,
-    side_cards: 5,
+    many_ranks_drawing: 1,
+    buffers: (1, 2),
+    gantt: 3,
+    step_log: 4,
+    what_ifs: 5,
+    chart: 6,
+    side_cards: 7,
 };
 
 /// Messages of [`App`].
@@ -1278,15 +1287,17 @@ impl Component for App {
                                     {playback(p)}
                                 }
                                 // Above 16 ranks the drawing (1 500 elements at 64)
-                                // comes a task after the estimate and the buffers
-                                // (the stage's first plan; once drawn it stays).
-                                <Deferred tasks={u32::from(p.config.ranks > 16)}>
+                                // comes a task after the estimate, the buffer grid
+                                // a task after it (FIRST_DRAWN; once drawn, each stays).
+                                <Deferred tasks={if p.config.ranks > 16 { FIRST_DRAWN.many_ranks_drawing } else { 0 }}>
                                     <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
                                 </Deferred>
                                 {drawing_text(p, self.step)}
                             </div>
-                            <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
-                                look_cell={look_cell} look_panel={look_panel("buffers")} />
+                            <Deferred tasks={if p.config.ranks > 16 { FIRST_DRAWN.buffers.1 } else { FIRST_DRAWN.buffers.0 }} on_drawn={cb.drawn.clone()}>
+                                <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
+                                    look_cell={look_cell} look_panel={look_panel("buffers")} />
+                            </Deferred>
                         </div>
                         if p.config.ranks <= 16 {
                             {playback(p)}
