@@ -191,12 +191,21 @@ pub fn execute_step(
     let mut wire = 0u64;
     let mut payloads: Vec<Vec<u8>> = Vec::with_capacity(schedule.steps[step].transfers.len());
     for i in 0..schedule.steps[step].transfers.len() {
-        let (data, w) = transfer_payload(schedule, step, i, dtype, buffers, elems, codec)?;
+        let (data, w) = transfer_payload(
+            schedule,
+            step,
+            i,
+            dtype,
+            buffers,
+            elems,
+            codec,
+            0..usize::MAX,
+        )?;
         wire += w;
         payloads.push(data);
     }
     for (i, data) in payloads.iter().enumerate() {
-        apply_transfer(schedule, step, i, dtype, op, buffers, elems, data);
+        apply_transfer(schedule, step, i, dtype, op, buffers, elems, data, 0);
     }
     Ok(wire)
 }
@@ -204,33 +213,10 @@ pub fn execute_step(
 /// What transfer `i` of step `step` delivers, read from its source's
 /// buffer now (the step's sends all read the start-of-step state: read
 /// every payload of a step before applying any): the payload as the
-/// receiver gets it (`decode(encode(..))` with a codec) and its wire bytes.
-///
-/// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
-pub fn transfer_payload(
-    schedule: &Schedule,
-    step: usize,
-    i: usize,
-    dtype: DType,
-    buffers: &[Vec<u8>],
-    elems: usize,
-    codec: Option<&Compression>,
-) -> Result<(Vec<u8>, u64), ExecuteError> {
-    transfer_payload_part(
-        schedule,
-        step,
-        i,
-        dtype,
-        buffers,
-        elems,
-        codec,
-        0..usize::MAX,
-    )
-}
-
-/// [`transfer_payload`] for the elements `part` of the transfer (counted
-/// from its first element, clamped to its length), so that a caller can
-/// spread a large transfer over several units of work. With a codec,
+/// receiver gets it (`decode(encode(..))` with a codec) and its wire bytes,
+/// for the elements `part` of the transfer (counted from its first
+/// element, clamped to its length: `0..usize::MAX` is all of it), so that
+/// a caller can spread a large transfer over several units of work. With a codec,
 /// `part.start` must be a multiple of the codec's block: blocks restart at
 /// every payload ([`super::wire`]), so the parts of a transfer cut at
 /// block multiples decode to the parts of the whole payload, bit for bit,
@@ -238,7 +224,7 @@ pub fn transfer_payload(
 ///
 /// Errors: [`ExecuteError::Wire`] if the dtype cannot be compressed.
 #[allow(clippy::too_many_arguments)]
-pub fn transfer_payload_part(
+pub fn transfer_payload(
     schedule: &Schedule,
     step: usize,
     i: usize,
@@ -274,27 +260,12 @@ fn clamp_part(whole: Range<usize>, part: Range<usize>) -> Range<usize> {
 }
 
 /// Applies transfer `i` of step `step` at its receiver: copies or reduces
-/// `payload` ([`transfer_payload`]) into the destination chunks.
+/// `payload` ([`transfer_payload`]) into the destination chunks, from `at`
+/// elements after the transfer's first element (0: the whole transfer's
+/// payload). A payload reaching past the transfer's end panics (a caller
+/// bug).
 #[allow(clippy::too_many_arguments)]
 pub fn apply_transfer(
-    schedule: &Schedule,
-    step: usize,
-    i: usize,
-    dtype: DType,
-    op: ReduceOp,
-    buffers: &mut [Vec<u8>],
-    elems: usize,
-    payload: &[u8],
-) {
-    apply_transfer_part(schedule, step, i, dtype, op, buffers, elems, payload, 0);
-}
-
-/// [`apply_transfer`] for the part of the transfer that starts `at`
-/// elements after its first element: `payload` holds that part
-/// ([`transfer_payload_part`]); a part reaching past the transfer's end
-/// panics (a caller bug).
-#[allow(clippy::too_many_arguments)]
-pub fn apply_transfer_part(
     schedule: &Schedule,
     step: usize,
     i: usize,

@@ -390,7 +390,7 @@ impl CompressedCheckBuilder {
                 }
             }
             Stage::HopRead { k, i, at } => {
-                let (data, w) = crate::engine::execute::transfer_payload_part(
+                let (data, w) = crate::engine::execute::transfer_payload(
                     &self.run,
                     k,
                     i,
@@ -421,7 +421,7 @@ impl CompressedCheckBuilder {
             Stage::HopApply { k, i, at } => {
                 let len = self.transfer_len(k, i);
                 let end = (at + piece).min(len);
-                crate::engine::execute::apply_transfer_part(
+                crate::engine::execute::apply_transfer(
                     &self.run,
                     k,
                     i,
@@ -635,57 +635,5 @@ mod tests {
             let whole = CompressedCheck::prepare(&ar, &ag, &once, dtype, op, seed, elems).unwrap();
             assert_eq!(pieces.report, whole.report);
         }
-    }
-
-    /// An output read by copies, as the page reads a worker's buffer.
-    struct Copied(Vec<u8>);
-
-    impl OutputBytes for Copied {
-        fn len(&self) -> usize {
-            self.0.len()
-        }
-        fn piece<'s>(&'s self, range: Range<usize>, scratch: &'s mut Vec<u8>) -> &'s [u8] {
-            scratch.clear();
-            scratch.extend_from_slice(&self.0[range]);
-            scratch
-        }
-    }
-
-    /// A comparison a piece at a time finds every changed element of a
-    /// 150 000-element output (three pieces), reports the first, and
-    /// counts a wrong-length buffer as all mismatched.
-    #[test]
-    fn a_comparison_in_pieces_finds_every_mismatch() {
-        let (n, elems) = (2, 150_000);
-        let ar = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
-        let setup = CompressedSetup {
-            compression: Compression {
-                scheme: Scheme::Int8,
-                block: 256,
-                scale: ScaleType::Fp16,
-            },
-            placement: Placement::Hop,
-            shape: GradientShape::Normal,
-        };
-        let k = CompressedCheck::prepare(&ar, &ar, &setup, DType::Fp32, ReduceOp::Sum, 4, elems)
-            .unwrap();
-        let mut out = k.outputs[1].clone();
-        for e in [10, 70_000, 149_999] {
-            out[e * 4] ^= 1;
-        }
-        let got = DType::Fp32.read_f64(&out, 10);
-        let want = DType::Fp32.read_f64(&k.outputs[1], 10);
-        let mut c = k.begin(1);
-        let mut pieces = 0;
-        while {
-            pieces += 1;
-            !k.advance(&mut c, &Copied(out.clone()))
-        } {}
-        assert_eq!(pieces, 3);
-        assert_eq!((c.mismatched, c.checked), (3, elems));
-        assert_eq!(c.first, Some((10, got, want)));
-        assert_eq!(k.compare(1, &out), (3, elems, Some((10, got, want))));
-        assert_eq!(k.compare(1, &k.outputs[1]), (0, elems, None));
-        assert_eq!(k.compare(1, &out[4..]), (elems, elems, None));
     }
 }
