@@ -60,6 +60,14 @@ serve_up() {
   done
   cat "$LOG"; echo "trunk serve did not come up"; return 1
 }
+# Another server already on the port would answer in trunk's place (trunk
+# then exits with "Address already in use" and the tests run against
+# whatever that server holds): refuse instead.
+if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then
+  echo "port $PORT already answers: the e2e tests would run against that server, not this build."
+  echo "Stop it, or set E2E_PORT to a free port."
+  exit 1
+fi
 serve_up || { echo "retrying trunk serve once"; serve_up; }
 rm -f tests/e2e/out/measurements.txt
 BASE_URL="http://127.0.0.1:$PORT" node --test --test-concurrency=1 tests/e2e/
