@@ -80,8 +80,9 @@ impl CompressedCheck {
         }
     }
 
-    /// Compares the next piece (at most [`COMPRESSED_PIECE_ELEMS`]
-    /// elements) of `c`'s rank's `output`, read where it is
+    /// Compares the next piece (at most
+    /// [`crate::engine::check::CHECK_PIECE_ELEMS`] elements: a comparison,
+    /// no arithmetic) of `c`'s rank's `output`, read where it is
     /// ([`OutputBytes`]: the page leaves a worker's buffer outside wasm
     /// memory); `true` once the whole output is compared. A rank without a
     /// reference compares nothing.
@@ -100,7 +101,7 @@ impl CompressedCheck {
             return true;
         };
         let a = (r.start + c.at).min(r.end);
-        let b = (a + COMPRESSED_PIECE_ELEMS).min(r.end);
+        let b = (a + crate::engine::check::CHECK_PIECE_ELEMS).min(r.end);
         let got = output.piece(a * es..b * es, &mut c.scratch);
         let expected = &want[a * es..b * es];
         if got != expected {
@@ -167,13 +168,18 @@ enum Stage {
     Done,
 }
 
-/// Elements one unit of [`CompressedCheckBuilder::advance`] aims at, before
-/// rounding up to a multiple of the codec's block: the checker's piece
-/// ([`crate::engine::check::CHECK_PIECE_ELEMS`], a few ms of wasm). A
-/// unit of a whole transfer, input block or chunk was one main-thread task
-/// of 65–175 ms on the page for an 8 × 32 MiB fp8 run (issue 13, traced
-/// 2026-12-04).
-pub const COMPRESSED_PIECE_ELEMS: usize = crate::engine::check::CHECK_PIECE_ELEMS;
+/// Elements one unit of [`CompressedCheckBuilder::advance`] aims at on
+/// `ranks` ranks, before rounding up to a multiple of the codec's block:
+/// the plain checker's piece ([`crate::engine::check::piece_elems`],
+/// 64K elements up to 8 ranks, fewer beyond), because a `once` unit
+/// encodes a piece of every rank's input and an exact-result unit reads
+/// every contributor's: the work of a unit stays about the same at any
+/// rank count. A unit of a whole transfer, input block or chunk was one
+/// main-thread task of 65–175 ms on the page for an 8 × 32 MiB fp8 run
+/// (issue 13, traced 2026-12-04).
+pub fn compressed_piece_elems(ranks: usize) -> usize {
+    crate::engine::check::piece_elems(ranks)
+}
 
 /// [`CompressedCheck::prepare`] in small units of work (one piece of one
 /// rank's input, of one transfer, or of one output chunk, at most
@@ -267,13 +273,13 @@ impl CompressedCheckBuilder {
             acc: ErrorAccumulator::default(),
             output_ranges: vec![Vec::new(); collective.ranks],
         };
-        b.set_piece(COMPRESSED_PIECE_ELEMS);
+        b.set_piece(compressed_piece_elems(collective.ranks));
         Ok(b)
     }
 
     /// The same builder with units of about `target` elements (rounded up
     /// to a multiple of the codec's block, at least one block) instead of
-    /// [`COMPRESSED_PIECE_ELEMS`]: the result does not depend on it (tests
+    /// [`compressed_piece_elems`]: the result does not depend on it (tests
     /// cut small outputs into many pieces this way).
     pub fn with_piece_elems(mut self, target: usize) -> Self {
         self.set_piece(target);
@@ -585,7 +591,8 @@ mod tests {
 
     /// The reference made one block-sized piece at a time equals whole
     /// transfers (hop: the executor over the codec; once: every rank's
-    /// whole input encoded, then [`once_reduce`]) bit for bit, and its
+    /// whole input encoded, then [`once_reduce`]) bit for bit, AllReduce and
+    /// AllGather (zeros outside a rank's block), and its
     /// report equals the one made in large pieces. Transfers of 333 and 388
     /// elements cut into blocks of 32 and 100 end in a partial piece.
     #[test]
@@ -599,27 +606,35 @@ mod tests {
             let ar = build(Algorithm::Ring, Primitive::AllReduce, n).unwrap();
             let ag = build(Algorithm::Ring, Primitive::AllGather, n).unwrap();
             let hop = setup(scheme, block, Placement::Hop);
-            let small = |run: &Schedule, s: &CompressedSetup| {
-                let b = CompressedCheckBuilder::new(&ar, run, s, dtype, op, seed, elems).unwrap();
-                let b = b.with_piece_elems(1);
+            let small = |collective: &Schedule, run: &Schedule, s: &CompressedSetup| {
+                let b = CompressedCheckBuilder::new(collective, run, s, dtype, op, seed, elems)
+                    .unwrap()
+                    .with_piece_elems(1);
                 assert_eq!(b.piece(), block);
                 built(b)
             };
-            // Hop, against the executor.
-            let mut bufs: Vec<Vec<u8>> = (0..n)
-                .map(|r| initial_buffer(&ar, &hop, dtype, seed, r, elems))
-                .collect();
-            let mut wire = 0;
-            for k in 0..ar.steps.len() {
-                wire += execute_step(&ar, k, dtype, op, &mut bufs, elems, Some(&hop.compression))
-                    .unwrap();
+            // Hop, against the executor: AllReduce, and AllGather, whose
+            // ranks hold input in one block and zeros elsewhere.
+            for s in [&ar, &ag] {
+                let mut bufs: Vec<Vec<u8>> = (0..n)
+                    .map(|r| initial_buffer(s, &hop, dtype, seed, r, elems))
+                    .collect();
+                let mut wire = 0;
+                for k in 0..s.steps.len() {
+                    wire += execute_step(s, k, dtype, op, &mut bufs, elems, Some(&hop.compression))
+                        .unwrap();
+                }
+                let pieces = small(s, s, &hop);
+                assert_eq!(
+                    pieces.outputs, bufs,
+                    "{scheme:?} block {block} {:?}",
+                    s.primitive
+                );
+                assert_eq!(pieces.report.wire_bytes, wire);
+                let whole = CompressedCheck::prepare(s, s, &hop, dtype, op, seed, elems).unwrap();
+                assert_eq!(pieces.report, whole.report);
+                assert_eq!(pieces.output_ranges, whole.output_ranges);
             }
-            let pieces = small(&ar, &hop);
-            assert_eq!(pieces.outputs, bufs, "{scheme:?} block {block}");
-            assert_eq!(pieces.report.wire_bytes, wire);
-            let whole = CompressedCheck::prepare(&ar, &ar, &hop, dtype, op, seed, elems).unwrap();
-            assert_eq!(pieces.report, whole.report);
-            assert_eq!(pieces.output_ranges, whole.output_ranges);
             // Once, against once_reduce over whole encoded inputs.
             let once = setup(scheme, block, Placement::Once);
             let gathered: Vec<u8> = (0..n)
@@ -630,10 +645,11 @@ mod tests {
                 })
                 .collect();
             let want = once_reduce(&once.compression, dtype, op, &gathered, n, elems).unwrap();
-            let pieces = small(&ag, &once);
+            let pieces = small(&ar, &ag, &once);
             assert!(pieces.outputs.iter().all(|o| *o == want), "{scheme:?} once");
             let whole = CompressedCheck::prepare(&ar, &ag, &once, dtype, op, seed, elems).unwrap();
             assert_eq!(pieces.report, whole.report);
+            assert_eq!(pieces.output_ranges, whole.output_ranges);
         }
     }
 }
