@@ -63,7 +63,7 @@ serve_up() {
 # Another server already on the port would answer in trunk's place (trunk
 # then exits with "Address already in use" and the tests run against
 # whatever that server holds): refuse instead.
-if curl -s -o /dev/null "http://127.0.0.1:$PORT/"; then
+if curl -s --max-time 5 -o /dev/null "http://127.0.0.1:$PORT/"; then
   echo "port $PORT already answers: the e2e tests would run against that server, not this build."
   echo "Stop it, or set E2E_PORT to a free port."
   exit 1

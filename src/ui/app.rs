@@ -74,10 +74,7 @@ pub const STALE_MS: u32 = 100;
 /// trace of the default page, 48 ms of it lazy compilation of the
 /// functions it ran for the first time. A part, once drawn, stays drawn.
 struct FirstDrawn {
-    /// The drawing above 16 ranks (1 500 elements at 64).
-    many_ranks_drawing: u32,
-    /// The buffer grid, at most 16 ranks / above.
-    buffers: (u32, u32),
+    buffers: u32,
     gantt: u32,
     step_log: u32,
     what_ifs: u32,
@@ -86,14 +83,21 @@ struct FirstDrawn {
 }
 
 const FIRST_DRAWN: FirstDrawn = FirstDrawn {
-    many_ranks_drawing: 1,
-    buffers: (1, 2),
-    gantt: 3,
-    step_log: 4,
-    what_ifs: 5,
-    chart: 6,
-    side_cards: 7,
+    buffers: 1,
+    gantt: 2,
+    step_log: 3,
+    what_ifs: 4,
+    chart: 5,
+    side_cards: 6,
 };
+
+/// The task in which a part first drawn in task `part` of
+/// [`FIRST_DRAWN`] is drawn on `ranks` ranks: above 16 ranks the topology
+/// drawing (1 500 elements at 64) takes task 1 and every later part comes
+/// one task later.
+fn first_drawn(part: u32, ranks: usize) -> u32 {
+    part + u32::from(ranks > 16)
+}
 
 /// Messages of [`App`].
 pub enum Msg {
@@ -1289,12 +1293,12 @@ impl Component for App {
                                 // Above 16 ranks the drawing (1 500 elements at 64)
                                 // comes a task after the estimate, the buffer grid
                                 // a task after it (FIRST_DRAWN; once drawn, each stays).
-                                <Deferred tasks={if p.config.ranks > 16 { FIRST_DRAWN.many_ranks_drawing } else { 0 }}>
+                                <Deferred tasks={first_drawn(0, p.config.ranks)}>
                                     <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
                                 </Deferred>
                                 {drawing_text(p, self.step)}
                             </div>
-                            <Deferred tasks={if p.config.ranks > 16 { FIRST_DRAWN.buffers.1 } else { FIRST_DRAWN.buffers.0 }} on_drawn={cb.drawn.clone()}>
+                            <Deferred tasks={first_drawn(FIRST_DRAWN.buffers, p.config.ranks)} on_drawn={cb.drawn.clone()}>
                                 <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
                                     look_cell={look_cell} look_panel={look_panel("buffers")} />
                             </Deferred>
@@ -1303,12 +1307,12 @@ impl Component for App {
                             {playback(p)}
                         }
                     </section>
-                    <Deferred tasks={FIRST_DRAWN.gantt} on_drawn={cb.drawn.clone()}>
+                    <Deferred tasks={first_drawn(FIRST_DRAWN.gantt, p.config.ranks)} on_drawn={cb.drawn.clone()}>
                         if !p.estimate.timeline.steps.is_empty() {
                             <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                         }
                     </Deferred>
-                    <Deferred tasks={FIRST_DRAWN.step_log}>
+                    <Deferred tasks={first_drawn(FIRST_DRAWN.step_log, p.config.ranks)}>
                         <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
                     </Deferred>
                 </>
@@ -1396,7 +1400,7 @@ impl Component for App {
                         }
                     </div>
                 </main>
-                <Deferred tasks={FIRST_DRAWN.what_ifs} on_drawn={cb.drawn.clone()}>
+                <Deferred tasks={first_drawn(FIRST_DRAWN.what_ifs, self.config.ranks)} on_drawn={cb.drawn.clone()}>
                 <div class="what-ifs">
                     <CompressionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
@@ -1408,14 +1412,14 @@ impl Component for App {
                 </Deferred>
                 <div class="layout measure">
                     <div class="col col-main">
-                        <Deferred tasks={FIRST_DRAWN.chart} on_drawn={cb.drawn.clone()}>
+                        <Deferred tasks={first_drawn(FIRST_DRAWN.chart, self.config.ranks)} on_drawn={cb.drawn.clone()}>
                         if let Some(p) = &plan {
                             <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
                         }
                         </Deferred>
                     </div>
                     <div class="col col-side">
-                        <Deferred tasks={FIRST_DRAWN.side_cards}>
+                        <Deferred tasks={first_drawn(FIRST_DRAWN.side_cards, self.config.ranks)}>
                         <CustomTopologyPanel text={AttrValue::from(self.topo_text.clone())} error={self.topo_error.clone()}
                             in_use={self.config.custom.clone()}
                             on_text={cb.topo_text.clone()} on_file={cb.topo_file.clone()}
