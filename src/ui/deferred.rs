@@ -11,6 +11,15 @@ use yew::prelude::*;
 /// `per_task` more in each later event-loop task (a `setTimeout(0)` after
 /// the render) until all `total` are drawn, and all of them from then on
 /// until `key` changes. `per_task >= total` draws everything at once.
+///
+/// Key the drawn items (`key={i}`). Yew reconciles an unkeyed list from
+/// its end (`BList::apply_unkeyed` zips the old children, stored last
+/// first, with the new ones reversed), so items added at the end shift
+/// every drawn item onto its successor's props: each slice re-rendered
+/// and re-patched all the items before it. At 64 ranks that made the
+/// Gantt chart's and the step log's last slices tasks of 80–120 ms
+/// (2026-12-04 trace: 256–960 `x`/`width`/`fill` patches per slice);
+/// keyed, a slice only adds its own items.
 #[hook]
 pub fn use_drawn_in_tasks<K>(key: K, total: usize, per_task: usize) -> usize
 where

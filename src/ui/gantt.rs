@@ -157,8 +157,9 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let n_steps = tl.steps.len();
     let per_task = items_per_task(n_steps, total_bars, BARS_PER_TASK);
     let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
+    // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
     let bars = (0..limit).map(|i| {
-        html! { <StepBars plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
+        html! { <StepBars key={i} plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
     });
     html! {
         <g class="grows">

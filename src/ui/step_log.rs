@@ -193,8 +193,9 @@ pub fn step_log(p: &StepLogProps) -> Html {
         CHIPS_PER_TASK,
     );
     let limit = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, steps + 1, per_task);
+    // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
     let entries = (0..limit).map(|k| {
-        html! { <Entry plan={plan.clone()} k={k} current={k == p.step} on_goto={p.on_goto.clone()} /> }
+        html! { <Entry key={k} plan={plan.clone()} k={k} current={k == p.step} on_goto={p.on_goto.clone()} /> }
     });
     html! {
         <section class="card step-log" aria-label={t!("step-log-label")}>

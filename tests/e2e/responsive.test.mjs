@@ -182,3 +182,56 @@ test('1024 ranks: two quick changes both stick (the second does not undo the fir
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// The Gantt chart's bars and the step log's steps are drawn a slice per
+// event-loop task (ui/deferred.rs `use_drawn_in_tasks`). A slice must only
+// add its own items: unkeyed, yew reconciled the growing list from its end,
+// so every slice re-rendered all the items before it onto new props (256–960
+// `x`/`width`/`fill` patches and text changes per slice at 64 ranks, the
+// last slices tasks of 80–120 ms). Checked to fail without the keys.
+test('64 ranks: the Gantt chart and the step log grow by slices that never re-patch what is drawn', async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.addInitScript(() => {
+    window.__slices = { adds: { bars: 0, log: 0 }, repatched: [], removed: 0 };
+    const where = (n) => {
+      const e = n.nodeType === 1 ? n : n.parentElement;
+      return e?.closest('#gantt .gbars') ? 'bars' : e?.closest('#step-log') ? 'log' : null;
+    };
+    const start = () => new MutationObserver((list) => {
+      const added = { bars: false, log: false };
+      for (const m of list) {
+        const w = where(m.target);
+        if (!w) continue;
+        if (m.type === 'childList') {
+          if (m.addedNodes.length) added[w] = true;
+          window.__slices.removed += m.removedNodes.length;
+        } else if (m.type === 'characterData' || ['x', 'y', 'width', 'fill', 'data-step'].includes(m.attributeName)) {
+          // A step's highlight (`class`, `aria-current`) may change; its
+          // place, size, colour and words never do.
+          window.__slices.repatched.push(`${w}: ${m.type} ${m.attributeName ?? ''}`);
+        }
+      }
+      for (const w of ['bars', 'log']) if (added[w]) window.__slices.adds[w] += 1;
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(`${BASE}/?topo=910b-8x8&ranks=64`);
+  // Everything drawn: one log entry per step plus the initial state, and
+  // one bar per transfer (the chart is by rank at 64 ranks).
+  await page.waitForFunction(() => {
+    const m = /(\d+)\D+(\d+)/.exec(document.querySelector('.step-log .card-head .muted')?.textContent ?? '');
+    return m && document.querySelectorAll('#step-log > li').length === Number(m[1]) + 1
+      && document.querySelectorAll('#gantt .gbars rect.gbar').length === Number(m[2]);
+  }, null, { timeout: 120_000, polling: 100 });
+  const s = await page.evaluate(() => window.__slices);
+  const order = await page.$$eval('#step-log > li', (ls) => ls.map((l) => Number(l.dataset.step)));
+  assert.ok(s.adds.bars > 1 && s.adds.log > 1, `drawn in slices: ${JSON.stringify(s.adds)}`);
+  assert.deepEqual(s.repatched.slice(0, 5), [], `${s.repatched.length} re-patches`);
+  assert.equal(s.removed, 0);
+  assert.deepEqual(order, order.map((_, k) => k), 'the log lists its steps in order');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
