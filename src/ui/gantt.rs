@@ -9,9 +9,11 @@ use super::deferred::{items_per_task, use_drawn_in_tasks};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::playback::model_time;
+use crate::engine::cost::{LinkBusy, TransferTiming};
 use crate::engine::degrade::{self, StepWait};
 use crate::engine::formats::trace::chrome_trace;
 use crate::engine::plan::Plan;
+use crate::engine::schedule::Transfer;
 use crate::t;
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -147,7 +149,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let label_rows = labels.iter().enumerate().map(|(i, l)| {
         html! { <text class="glabel" x={f(LABEL_W - 6.0)} y={f(AXIS_H + i as f64 * ROW_H + ROW_H - 3.0)} text-anchor="end">{l.clone()}</text> }
     });
-    // Many bars (64 ranks: ~1 800 rects with their tooltips) are drawn
+    // Many bars (64 ranks: ~1 800 rects) are drawn
     // about BARS_PER_TASK at a time, a step's bars together, one
     // event-loop task each; a new plan or view starts again.
     let total_bars = match p.by {
@@ -157,6 +159,10 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let n_steps = tl.steps.len();
     let per_task = items_per_task(n_steps, total_bars, BARS_PER_TASK);
     let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
+    let onmouseover = {
+        let (plan, shape, by) = (plan.clone(), p.shape.clone(), p.by);
+        Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, &e))
+    };
     // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
     let bars = (0..limit).map(|i| {
         html! { <StepBars key={i} plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
@@ -166,7 +172,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
             <g class="gsteps">{ for steps }</g>
             { for ticks }
             { for label_rows }
-            <g class="gbars">{ for bars }</g>
+            <g class="gbars" {onmouseover}>{ for bars }</g>
         </g>
     }
 }
@@ -183,63 +189,151 @@ struct StepBarsProps {
     current: bool,
 }
 
-/// One step's bars (and, by rank, its waits).
+/// One bar of a step: what [`StepBars`] draws and what its tooltip
+/// says ([`bar_title`]), in one order.
+enum Bar<'a> {
+    /// A link direction busy (by link): its row.
+    Busy(&'a LinkBusy, usize),
+    /// A transfer (by rank) and the schedule's transfer it times.
+    Transfer(&'a TransferTiming, &'a Transfer),
+    /// A waiting rank's idle time before the step ends (by rank, on a
+    /// degraded machine): the wait, the rank, µs.
+    Wait(&'a StepWait, usize, f64),
+}
+
+/// Step `index`'s bars by `by`, in drawing order: by link, the step's
+/// busy intervals; by rank, its transfers, then who waits for whom.
+fn step_bars_of<'a>(plan: &'a Plan, shape: &'a Shape, by: By, index: usize) -> Vec<Bar<'a>> {
+    let tl = &plan.estimate.timeline;
+    match by {
+        By::Link => tl
+            .link_busy
+            .iter()
+            .filter(|b| b.step == index)
+            .map(|b| {
+                let row = shape.links.binary_search(&(b.link, b.forward)).unwrap_or(0);
+                Bar::Busy(b, row)
+            })
+            .collect(),
+        By::Rank => {
+            let steps = &plan.drawn_schedule().steps;
+            let transfers = tl
+                .transfers
+                .iter()
+                .filter(|t| t.step == index)
+                .filter_map(|t| {
+                    let tr = steps.get(t.step)?.transfers.get(t.index)?;
+                    Some(Bar::Transfer(t, tr))
+                });
+            let waits = shape
+                .waits
+                .iter()
+                .filter(|w| w.step == index)
+                .flat_map(|w| w.waits.iter().map(move |&(r, us)| Bar::Wait(w, r, us)));
+            transfers.chain(waits).collect()
+        }
+    }
+}
+
+/// The tooltip of `bar` (made when it is hovered, [`GanttRows`]).
+fn bar_title(bar: &Bar) -> String {
+    match bar {
+        Bar::Busy(b, _) => format!(
+            "step {}: {} flow{} · {}–{} µs",
+            b.step + 1,
+            b.flows,
+            if b.flows == 1 { "" } else { "s" },
+            format::us(b.start_us),
+            format::us(b.end_us)
+        ),
+        Bar::Transfer(t, tr) => format!(
+            "step {}: rank {} → rank {}, {} · {}–{} µs",
+            t.step + 1,
+            tr.src,
+            tr.dst,
+            crate::engine::units::format_bytes(t.bytes),
+            format::us(t.start_us),
+            format::us(t.done_us)
+        ),
+        Bar::Wait(w, r, us) => {
+            t!(
+                "gantt-wait-title",
+                step = w.step + 1,
+                r = *r,
+                us = format::us(*us),
+                b = w.blame
+            )
+        }
+    }
+}
+
+/// Gives the hovered bar of the chart its tooltip, an SVG `<title>`, if
+/// it has none yet: a bar is the `k`-th child of step `i`'s group, the
+/// `i`-th child of `.gbars`, and is [`step_bars_of`]'s `k`-th bar. Made
+/// on hover, not drawn: at 64 ranks the titles were two of every three
+/// nodes of the chart (1 800 bars), and their text most of its drawing.
+fn hover_title(plan: &Plan, shape: &Shape, by: By, e: &MouseEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(rect) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .filter(|el| el.tag_name() == "rect" && el.first_element_child().is_none())
+    else {
+        return;
+    };
+    let place = |el: &web_sys::Element| {
+        let mut k = 0;
+        let mut prev = el.previous_element_sibling();
+        while let Some(p) = prev {
+            k += 1;
+            prev = p.previous_element_sibling();
+        }
+        k
+    };
+    let Some(group) = rect.parent_element() else {
+        return;
+    };
+    let (i, k) = (place(&group), place(&rect));
+    let bars = step_bars_of(plan, shape, by, i);
+    let (Some(bar), Some(doc)) = (bars.get(k), web_sys::window().and_then(|w| w.document())) else {
+        return;
+    };
+    if let Ok(title) = doc.create_element_ns(Some("http://www.w3.org/2000/svg"), "title") {
+        title.set_text_content(Some(&bar_title(bar)));
+        let _ = rect.append_child(&title);
+    }
+}
+
+/// One step's bars (and, by rank, its waits); their tooltips come on
+/// hover ([`hover_title`]).
 #[function_component(StepBars)]
 fn step_bars(p: &StepBarsProps) -> Html {
     let plan = &p.plan;
     let tl = &plan.estimate.timeline;
     let span = plan.loop_us().max(1e-9);
     let x = |us: f64| LABEL_W + us / span * PLOT_W;
-    let cur = p.current;
-    let bars: Html = match p.by {
-        By::Link => tl
-            .link_busy
-            .iter()
-            .filter(|b| b.step == p.index)
-            .map(|b| {
-                let row = p.shape.links.binary_search(&(b.link, b.forward)).unwrap_or(0);
-                let shared = b.flows > 1;
-                html! {
-                    <rect class={classes!("gbar", shared.then_some("shared"), cur.then_some("current"))}
-                        x={f(x(b.start_us))} y={f(AXIS_H + row as f64 * ROW_H + 2.0)}
-                        width={f((x(b.end_us) - x(b.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                        <title>{format!("step {}: {} flow{} · {}–{} µs", b.step + 1, b.flows, if b.flows == 1 { "" } else { "s" }, format::us(b.start_us), format::us(b.end_us))}</title>
-                    </rect>
-                }
-            })
-            .collect(),
-        By::Rank => {
-            let faults = &plan.config.faults;
-            let bars = tl
-                .transfers
-                .iter()
-                .filter(|t| t.step == p.index)
-                .filter_map(|t| {
-                    let tr = plan.drawn_schedule().steps.get(t.step)?.transfers.get(t.index)?;
-                    let slow = faults.impairs(tr.src);
-                    Some(html! {
-                        <rect class={classes!("gbar", "rank", cur.then_some("current"), slow.then_some("slow"))} fill={colors::rank(tr.src)}
-                            x={f(x(t.start_us))} y={f(AXIS_H + tr.src as f64 * ROW_H + 2.0)}
-                            width={f((x(t.done_us) - x(t.start_us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                            <title>{format!("step {}: rank {} → rank {}, {} · {}–{} µs", t.step + 1, tr.src, tr.dst, crate::engine::units::format_bytes(t.bytes), format::us(t.start_us), format::us(t.done_us))}</title>
-                        </rect>
-                    })
-                });
-            // Who waits for whom: each waiting rank's idle time before the
-            // step ends, hatched on its row.
-            let waits = p.shape.waits.iter().filter(|w| w.step == p.index).flat_map(|w| {
-                let end = tl.steps.get(w.step).map_or(0.0, |s| s.end_us);
-                w.waits.iter().map(move |&(r, us)| html! {
-                    <rect class={classes!("gwait", cur.then_some("current"))} x={f(x(end - us))} y={f(AXIS_H + r as f64 * ROW_H + 2.0)}
-                        width={f((x(end) - x(end - us)).max(1.0))} height={f(ROW_H - 4.0)}>
-                        <title>{t!("gantt-wait-title", step = w.step + 1, r = r, us = format::us(us), b = w.blame)}</title>
-                    </rect>
-                })
-            });
-            bars.chain(waits).collect()
+    let y = |row: usize| f(AXIS_H + row as f64 * ROW_H + 2.0);
+    let w = |from: f64, to: f64| f((x(to) - x(from)).max(1.0));
+    let cur = p.current.then_some("current");
+    let faults = &plan.config.faults;
+    let bars = step_bars_of(plan, &p.shape, p.by, p.index).into_iter().map(|bar| match bar {
+        Bar::Busy(b, row) => html! {
+            <rect class={classes!("gbar", (b.flows > 1).then_some("shared"), cur)}
+                x={f(x(b.start_us))} y={y(row)} width={w(b.start_us, b.end_us)} height={f(ROW_H - 4.0)} />
+        },
+        Bar::Transfer(t, tr) => html! {
+            <rect class={classes!("gbar", "rank", cur, faults.impairs(tr.src).then_some("slow"))} fill={colors::rank(tr.src)}
+                x={f(x(t.start_us))} y={y(tr.src)} width={w(t.start_us, t.done_us)} height={f(ROW_H - 4.0)} />
+        },
+        Bar::Wait(wt, r, us) => {
+            let end = tl.steps.get(wt.step).map_or(0.0, |s| s.end_us);
+            html! {
+                <rect class={classes!("gwait", cur)} x={f(x(end - us))} y={y(r)}
+                    width={w(end - us, end)} height={f(ROW_H - 4.0)} />
+            }
         }
-    };
-    html! { <g class="gstep-bars">{bars}</g> }
+    });
+    html! { <g class="gstep-bars">{ for bars }</g> }
 }
 
 /// Props of [`GanttCursor`].

@@ -135,3 +135,31 @@ test('mid-animation screenshot (README)', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A Gantt bar's tooltip (an SVG <title>) is made when the bar is hovered,
+// not drawn with every bar (ui/gantt.rs `hover_title`): by link and by
+// rank, the hovered bar gets the words of its own step and transfer, once.
+test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sender', async () => {
+  const { page, problems } = await open('?op=allreduce&algo=ring&ranks=4&bytes=1MiB');
+  await finalState(page);
+  const hover = (sel) => page.$eval(sel, (el) => {
+    el.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+    el.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+    return { titles: el.querySelectorAll('title').length, text: el.querySelector('title')?.textContent,
+      y: Number(el.getAttribute('y')) };
+  });
+  assert.equal(await page.locator('#gantt .gbars title').count(), 0, 'no tooltip is drawn up front');
+  const link = await hover('#gantt .gbars > g:nth-child(2) > rect:first-child');
+  assert.equal(link.titles, 1);
+  assert.match(link.text, /^step 2: \d+ flows? · [\d.]+–[\d.]+ µs$/);
+  await page.locator('#gantt .gantt-by button', { hasText: 'by rank' }).click();
+  await page.waitForSelector('#gantt svg.gantt[data-rows="4"] .gbars > g:nth-child(3) > rect:nth-child(2)');
+  const rank = await hover('#gantt .gbars > g:nth-child(3) > rect:nth-child(2)');
+  assert.equal(rank.titles, 1);
+  const m = /^step 3: rank (\d) → rank (\d), [\d.]+ [KMG]?i?B · [\d.]+–[\d.]+ µs$/.exec(rank.text);
+  assert.ok(m, rank.text);
+  // The bar's row is its sender's (ROW_H 13, AXIS_H 22, 2 px inset).
+  assert.equal(Number(m[1]), (rank.y - 24) / 13, `row of y=${rank.y}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
