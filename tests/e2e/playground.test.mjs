@@ -163,3 +163,25 @@ test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sende
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Until the app's wasm has loaded, the page shows its name and a loading
+// line (index.html), not a blank page; the app replaces it when it mounts.
+test('while the wasm loads the page says so, and the app replaces that line', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const problems = [];
+  watch(page, problems);
+  await page.route('**/app-*_bg.wasm', async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  const loading = page.goto(`${BASE}/`);
+  await page.waitForSelector('.boot h1', { timeout: 10_000 });
+  assert.equal(await page.textContent('.boot h1'), 'ccl-playground');
+  assert.match(await page.textContent('.boot [role=status]'), /^Loading the engine \(wasm\)… · 正在加载…$/);
+  await loading;
+  await finalState(page);
+  assert.equal(await page.locator('.boot').count(), 0);
+  assert.equal(await page.locator('h1').count(), 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
