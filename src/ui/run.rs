@@ -193,6 +193,41 @@ enum Event {
 /// [`crate::engine::check::piece_elems`] elements, may overrun it).
 const CHECK_SLICE_MS: f64 = 20.0;
 
+/// How far one rank's output is checked: against the exact reference
+/// ([`Checker`]) or, in a compressed run, against the compressed
+/// reference ([`CompressedCheck`]).
+enum Comparison {
+    Plain(RankCheck),
+    Compressed(CompressedCompare),
+}
+
+impl Comparison {
+    /// Checks the next piece of `output` against the exact reference
+    /// (`checker`) or the compressed one (`reference`); `true` once the
+    /// whole output is checked.
+    fn advance(
+        &mut self,
+        checker: &mut Checker,
+        reference: Option<&CompressedCheck>,
+        output: &DoneBytes,
+    ) -> bool {
+        match (self, reference) {
+            (Comparison::Plain(c), _) => checker.advance(c, output),
+            (Comparison::Compressed(c), Some(k)) => k.advance(c, output),
+            // Begun only with a reference: nothing to compare against.
+            (Comparison::Compressed(_), None) => true,
+        }
+    }
+
+    /// Rank `rank`'s report once [`Comparison::advance`] is done.
+    fn report(self, reference: Option<&CompressedCheck>, rank: usize) -> RankReport {
+        match self {
+            Comparison::Plain(c) => c.report,
+            Comparison::Compressed(c) => compressed_report(reference.map(|k| (k, &c)), rank),
+        }
+    }
+}
+
 /// One rank's check against the compressed reference (bit for bit on its
 /// output elements; `max_abs_error` is the run's error against the
 /// uncompressed exact result, which compression makes large by design, so
@@ -348,8 +383,8 @@ pub fn start(
         // wasm memory: a piece is copied in when it is checked).
         let compressed = plan.compressed.is_some();
         let mut queue: VecDeque<(RankOutput, DoneBytes)> = VecDeque::new();
-        let mut checking: Option<(RankOutput, DoneBytes, RankCheck)> = None;
-        let mut comparing: Option<(RankOutput, DoneBytes, CompressedCompare)> = None;
+        // The output being checked, and how far.
+        let mut checking: Option<(RankOutput, DoneBytes, Comparison)> = None;
         let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
         let mut result: Option<Result<RunSummary, RunError>> = None;
         let absorb = |event: Event,
@@ -379,51 +414,34 @@ pub fn start(
                 break;
             }
             let ready = !compressed || compressed_check.is_some();
-            if ready && (checking.is_some() || comparing.is_some() || !queue.is_empty()) {
+            if ready && (checking.is_some() || !queue.is_empty()) {
                 let t0 = js_sys::Date::now();
                 let mut checked: Vec<Checked> = Vec::new();
                 while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
-                    if let Some(chk) = &compressed_check {
-                        // Compared a piece at a time where the worker
-                        // transferred it, like the plain check.
-                        let Ok(k) = chk else {
-                            let Some((out, _)) = queue.pop_front() else {
-                                break;
-                            };
-                            checked.push((compressed_report(None, out.rank), out.samples));
-                            continue;
-                        };
-                        if comparing.is_none() {
-                            let Some((out, bytes)) = queue.pop_front() else {
-                                break;
-                            };
-                            let c = k.begin(out.rank);
-                            comparing = Some((out, bytes, c));
-                        }
-                        if let Some((_, bytes, c)) = comparing.as_mut() {
-                            if k.advance(c, &*bytes) {
-                                if let Some((out, _, c)) = comparing.take() {
-                                    checked.push((
-                                        compressed_report(Some((k, &c)), out.rank),
-                                        out.samples,
-                                    ));
-                                }
-                            }
-                        }
-                        continue;
-                    }
                     if checking.is_none() {
                         let Some((out, bytes)) = queue.pop_front() else {
                             break;
                         };
-                        let c = checker.begin(out.rank, &bytes);
+                        // A compressed run is compared with its reference
+                        // a piece at a time where the worker transferred
+                        // it, like the plain check.
+                        let c = match &compressed_check {
+                            None => Comparison::Plain(checker.begin(out.rank, &bytes)),
+                            Some(Ok(k)) => Comparison::Compressed(k.begin(out.rank)),
+                            Some(Err(_)) => {
+                                checked.push((compressed_report(None, out.rank), out.samples));
+                                continue;
+                            }
+                        };
                         checking = Some((out, bytes, c));
                     }
-                    if let Some((_, bytes, c)) = checking.as_mut() {
-                        if checker.advance(c, &*bytes) {
-                            if let Some((out, _, c)) = checking.take() {
-                                checked.push((c.report, out.samples));
-                            }
+                    let reference = compressed_check.as_ref().and_then(|r| r.as_ref().ok());
+                    let Some((_, bytes, c)) = checking.as_mut() else {
+                        break;
+                    };
+                    if c.advance(&mut checker, reference, bytes) {
+                        if let Some((out, _, c)) = checking.take() {
+                            checked.push((c.report(reference, out.rank), out.samples));
                         }
                     }
                 }
