@@ -14,8 +14,8 @@ use yew::prelude::*;
 ///
 /// Key the drawn items (`key={i}`). Yew reconciles an unkeyed list from
 /// its end (`BList::apply_unkeyed` zips the old children, stored last
-/// first, with the new ones reversed), so items added at the end shift
-/// every drawn item onto its successor's props: each slice re-rendered
+/// first, with the new ones reversed), so with `s` items added at the
+/// end, drawn item `j` took item `j + s`'s props: each slice re-rendered
 /// and re-patched all the items before it. At 64 ranks that made the
 /// Gantt chart's and the step log's last slices tasks of 80–120 ms
 /// (2026-12-04 trace: 256–960 `x`/`width`/`fill` patches per slice);

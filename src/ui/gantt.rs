@@ -159,10 +159,6 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let n_steps = tl.steps.len();
     let per_task = items_per_task(n_steps, total_bars, BARS_PER_TASK);
     let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
-    let onmouseover = {
-        let (plan, shape, by) = (plan.clone(), p.shape.clone(), p.by);
-        Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, &e))
-    };
     // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
     let bars = (0..limit).map(|i| {
         html! { <StepBars key={i} plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
@@ -172,7 +168,7 @@ fn gantt_rows(p: &RowsProps) -> Html {
             <g class="gsteps">{ for steps }</g>
             { for ticks }
             { for label_rows }
-            <g class="gbars" {onmouseover}>{ for bars }</g>
+            <g class="gbars">{ for bars }</g>
         </g>
     }
 }
@@ -267,39 +263,45 @@ fn bar_title(bar: &Bar) -> String {
     }
 }
 
-/// Gives the hovered bar of the chart its tooltip, an SVG `<title>`, if
-/// it has none yet: a bar is the `k`-th child of step `i`'s group, the
-/// `i`-th child of `.gbars`, and is [`step_bars_of`]'s `k`-th bar. Made
-/// on hover, not drawn: at 64 ranks the titles were two of every three
-/// nodes of the chart (1 800 bars), and their text most of its drawing.
-fn hover_title(plan: &Plan, shape: &Shape, by: By, e: &MouseEvent) {
+/// Gives the hovered bar of step `index`'s group its tooltip, an SVG
+/// `<title>`, made again on every hover: yew reuses a rect for another
+/// bar (a new plan, the by-link/by-rank toggle) and never touches a child
+/// it did not make, so a title kept from an earlier hover could name the
+/// wrong bar. The bar is the rect's place among its group's rects, and
+/// [`step_bars_of`]'s bar at that place. Made on hover, not drawn: at 64
+/// ranks the titles were two of every three nodes of the chart (1 800
+/// bars), and their text most of its drawing.
+fn hover_title(plan: &Plan, shape: &Shape, by: By, index: usize, e: &MouseEvent) {
     use wasm_bindgen::JsCast;
     let Some(rect) = e
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .filter(|el| el.tag_name() == "rect" && el.first_element_child().is_none())
+        .filter(|el| el.tag_name() == "rect")
     else {
         return;
     };
-    let place = |el: &web_sys::Element| {
-        let mut k = 0;
-        let mut prev = el.previous_element_sibling();
-        while let Some(p) = prev {
-            k += 1;
-            prev = p.previous_element_sibling();
-        }
-        k
-    };
-    let Some(group) = rect.parent_element() else {
+    let mut k = 0;
+    let mut prev = rect.previous_element_sibling();
+    while let Some(p) = prev {
+        k += 1;
+        prev = p.previous_element_sibling();
+    }
+    let bars = step_bars_of(plan, shape, by, index);
+    let Some(bar) = bars.get(k) else {
         return;
     };
-    let (i, k) = (place(&group), place(&rect));
-    let bars = step_bars_of(plan, shape, by, i);
-    let (Some(bar), Some(doc)) = (bars.get(k), web_sys::window().and_then(|w| w.document())) else {
+    let text = bar_title(bar);
+    if let Some(title) = rect.first_element_child() {
+        if title.text_content().as_deref() != Some(text.as_str()) {
+            title.set_text_content(Some(&text));
+        }
+        return;
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
     if let Ok(title) = doc.create_element_ns(Some("http://www.w3.org/2000/svg"), "title") {
-        title.set_text_content(Some(&bar_title(bar)));
+        title.set_text_content(Some(&text));
         let _ = rect.append_child(&title);
     }
 }
@@ -333,7 +335,13 @@ fn step_bars(p: &StepBarsProps) -> Html {
             }
         }
     });
-    html! { <g class="gstep-bars">{ for bars }</g> }
+    // The listener is the group's, with this render's props: it names
+    // the bars drawn from them.
+    let onmouseover = {
+        let (plan, shape, by, index) = (plan.clone(), p.shape.clone(), p.by, p.index);
+        Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, index, &e))
+    };
+    html! { <g class="gstep-bars" {onmouseover}>{ for bars }</g> }
 }
 
 /// Props of [`GanttCursor`].

@@ -139,6 +139,8 @@ test('mid-animation screenshot (README)', async () => {
 // A Gantt bar's tooltip (an SVG <title>) is made when the bar is hovered,
 // not drawn with every bar (ui/gantt.rs `hover_title`): by link and by
 // rank, the hovered bar gets the words of its own step and transfer, once.
+// yew reuses a rect for another bar when the view or the plan changes, so
+// the same rect hovered again must name its new bar, not keep the old title.
 test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sender', async () => {
   const { page, problems } = await open('?op=allreduce&algo=ring&ranks=4&bytes=1MiB');
   await finalState(page);
@@ -149,17 +151,30 @@ test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sende
       y: Number(el.getAttribute('y')) };
   });
   assert.equal(await page.locator('#gantt .gbars title').count(), 0, 'no tooltip is drawn up front');
-  const link = await hover('#gantt .gbars > g:nth-child(2) > rect:first-child');
+  const bar = '#gantt .gbars > g:nth-child(3) > rect:nth-child(2)';
+  const link = await hover(bar);
   assert.equal(link.titles, 1);
-  assert.match(link.text, /^step 2: \d+ flows? · [\d.]+–[\d.]+ µs$/);
+  assert.match(link.text, /^step 3: \d+ flows? · [\d.]+–[\d.]+ µs$/);
   await page.locator('#gantt .gantt-by button', { hasText: 'by rank' }).click();
-  await page.waitForSelector('#gantt svg.gantt[data-rows="4"] .gbars > g:nth-child(3) > rect:nth-child(2)');
-  const rank = await hover('#gantt .gbars > g:nth-child(3) > rect:nth-child(2)');
+  await page.waitForSelector(`#gantt svg.gantt[data-rows="4"] ${bar.slice(7)}.rank`);
+  const rank = await hover(bar);
   assert.equal(rank.titles, 1);
-  const m = /^step 3: rank (\d) → rank (\d), [\d.]+ [KMG]?i?B · [\d.]+–[\d.]+ µs$/.exec(rank.text);
+  const m = /^step 3: rank (\d) → rank (\d), ([\d.]+ [KMG]?i?B) · [\d.]+–[\d.]+ µs$/.exec(rank.text);
   assert.ok(m, rank.text);
   // The bar's row is its sender's (ROW_H 13, AXIS_H 22, 2 px inset).
   assert.equal(Number(m[1]), (rank.y - 24) / 13, `row of y=${rank.y}`);
+  // A new plan (64 MiB): the same rect now draws a larger transfer.
+  await page.fill('#bytes', '64MiB');
+  await page.press('#bytes', 'Enter');
+  await page.waitForFunction(() => {
+    const r = document.querySelector('#run-result');
+    return r?.getAttribute('data-bytes') === String(64 << 20) && r.getAttribute('data-state') === 'verified';
+  }, null, { timeout: 60_000 });
+  const bigger = await hover(bar);
+  assert.equal(bigger.titles, 1);
+  const m2 = /^step 3: rank (\d) → rank (\d), ([\d.]+ [KMG]?i?B) · /.exec(bigger.text);
+  assert.ok(m2, bigger.text);
+  assert.notEqual(m2[3], m[3], `the title follows the new plan: ${bigger.text}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -177,7 +192,7 @@ test('while the wasm loads the page says so, and the app replaces that line', as
   const loading = page.goto(`${BASE}/`);
   await page.waitForSelector('.boot h1', { timeout: 10_000 });
   assert.equal(await page.textContent('.boot h1'), 'ccl-playground');
-  assert.match(await page.textContent('.boot [role=status]'), /^Loading the engine \(wasm\)… · 正在加载…$/);
+  assert.match(await page.textContent('.boot .tagline'), /^Loading the engine \(wasm\)… · 正在加载…$/);
   await loading;
   await finalState(page);
   assert.equal(await page.locator('.boot').count(), 0);
