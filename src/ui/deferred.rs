@@ -3,7 +3,8 @@
 //! main-thread task over 100 ms) rather than one: a part that comes a few
 //! tasks later ([`Deferred`]) and a list drawn a slice per task
 //! ([`use_drawn_in_tasks`]: the Gantt chart's and the step log's
-//! steps).
+//! steps), and words made when an item is hovered rather than drawn with
+//! it ([`hovered`]: the step log's chip titles, the Gantt bars' tooltips).
 
 use yew::prelude::*;
 
@@ -101,4 +102,26 @@ pub fn deferred(p: &DeferredProps) -> Html {
     } else {
         html! {}
     }
+}
+
+/// The element `e` happened on, if `is` accepts it, and its place among
+/// its element siblings (0 for the first): the item a tooltip made on
+/// hover is for, where an item's place in its list is its index.
+pub fn hovered(
+    e: &MouseEvent,
+    is: impl Fn(&web_sys::Element) -> bool,
+) -> Option<(web_sys::Element, usize)> {
+    use wasm_bindgen::JsCast;
+    let el = e
+        .target()?
+        .dyn_into::<web_sys::Element>()
+        .ok()
+        .filter(|el| is(el))?;
+    let mut k = 0;
+    let mut prev = el.previous_element_sibling();
+    while let Some(p) = prev {
+        k += 1;
+        prev = p.previous_element_sibling();
+    }
+    Some((el, k))
 }

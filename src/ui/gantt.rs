@@ -5,7 +5,7 @@
 //! cover).
 
 use super::colors;
-use super::deferred::{items_per_task, use_drawn_in_tasks};
+use super::deferred::{hovered, items_per_task, use_drawn_in_tasks};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::playback::model_time;
@@ -272,20 +272,9 @@ fn bar_title(bar: &Bar) -> String {
 /// ranks the titles were two of every three nodes of the chart (1 800
 /// bars), and their text most of its drawing.
 fn hover_title(plan: &Plan, shape: &Shape, by: By, index: usize, e: &MouseEvent) {
-    use wasm_bindgen::JsCast;
-    let Some(rect) = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .filter(|el| el.tag_name() == "rect")
-    else {
+    let Some((rect, k)) = hovered(e, |el| el.tag_name() == "rect") else {
         return;
     };
-    let mut k = 0;
-    let mut prev = rect.previous_element_sibling();
-    while let Some(p) = prev {
-        k += 1;
-        prev = p.previous_element_sibling();
-    }
     let bars = step_bars_of(plan, shape, by, index);
     let Some(bar) = bars.get(k) else {
         return;

@@ -1,7 +1,7 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
-use super::deferred::{items_per_task, use_drawn_in_tasks};
+use super::deferred::{hovered, items_per_task, use_drawn_in_tasks};
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -103,21 +103,10 @@ fn entry(p: &EntryProps) -> Html {
 /// element for another plan's transfer (or another language), and a kept
 /// title set outside the vdom would describe the old one.
 fn chip_title(plan: &Plan, i: usize, e: &MouseEvent) {
-    use wasm_bindgen::JsCast;
-    let Some(chip) = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .filter(|el| el.class_list().contains("xfer"))
-    else {
+    // The chip's place among its siblings is its transfer's index.
+    let Some((chip, k)) = hovered(e, |el| el.class_list().contains("xfer")) else {
         return;
     };
-    // The chip's place among its siblings is its transfer's index.
-    let mut k = 0;
-    let mut prev = chip.previous_element_sibling();
-    while let Some(el) = prev {
-        k += 1;
-        prev = el.previous_element_sibling();
-    }
     let Some(t) = plan
         .drawn_schedule()
         .steps

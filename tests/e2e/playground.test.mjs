@@ -151,6 +151,13 @@ test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sende
       y: Number(el.getAttribute('y')) };
   });
   assert.equal(await page.locator('#gantt .gbars title').count(), 0, 'no tooltip is drawn up front');
+  // The step log's chips too: the chip's words, on hover.
+  const chip = await page.$eval('#step-log li:nth-child(3) .xfer:nth-child(2)', (el) => {
+    el.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
+    return [el.textContent, el.getAttribute('title')];
+  });
+  const [, src, dst, c] = /^(\d)[→⇒](\d) (c\d)$/.exec(chip[0]) ?? [];
+  assert.match(chip[1] ?? '', new RegExp(`^NPU${src} sends ${c} to NPU${dst} \\((copy|reduce)\\)$`), chip.join(' / '));
   const bar = '#gantt .gbars > g:nth-child(3) > rect:nth-child(2)';
   const link = await hover(bar);
   assert.equal(link.titles, 1);
