@@ -151,7 +151,10 @@ test('a Gantt bar gets its tooltip on hover: its step, and by rank its own sende
       y: Number(el.getAttribute('y')) };
   });
   assert.equal(await page.locator('#gantt .gbars title').count(), 0, 'no tooltip is drawn up front');
-  // The step log's chips too: the chip's words, on hover.
+  // The step log's chips too: the chip's words, on hover. (The log and
+  // the chart are drawn a few tasks after the page: wait for both.)
+  await page.waitForSelector('#step-log li:nth-child(3) .xfer:nth-child(2)');
+  await page.waitForSelector('#gantt .gbars > g:nth-child(3) > rect:nth-child(2)');
   const chip = await page.$eval('#step-log li:nth-child(3) .xfer:nth-child(2)', (el) => {
     el.dispatchEvent(new MouseEvent('mouseover', { bubbles: true }));
     return [el.textContent, el.getAttribute('title')];
