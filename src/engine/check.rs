@@ -468,7 +468,7 @@ impl<'a> Checker<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::algorithm::{build, Algorithm};
     use crate::engine::execute::reference_run;
@@ -537,8 +537,9 @@ mod tests {
     }
 
     /// An output the checker can only copy pieces out of (the page's
-    /// transferred buffers), counting the bytes it copied.
-    struct Outside(Vec<u8>, std::cell::Cell<usize>);
+    /// transferred buffers), counting the bytes it copied. Shared with the
+    /// compressed check's tests.
+    pub(crate) struct Outside(pub(crate) Vec<u8>, pub(crate) std::cell::Cell<usize>);
 
     impl OutputBytes for Outside {
         fn len(&self) -> usize {
