@@ -93,8 +93,8 @@ const FIRST_DRAWN: FirstDrawn = FirstDrawn {
 
 /// The task in which a part first drawn in task `part` of
 /// [`FIRST_DRAWN`] is drawn on `ranks` ranks: above 16 ranks the topology
-/// drawing (1 500 elements at 64) takes task 1 and every later part comes
-/// one task later.
+/// drawing (1 500 elements at 64 ranks; 1 200 on the model-only page of
+/// 1024) takes task 1 and every later part comes one task later.
 fn first_drawn(part: u32, ranks: usize) -> u32 {
     part + u32::from(ranks > 16)
 }
