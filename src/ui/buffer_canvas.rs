@@ -1,8 +1,9 @@
-//! The many-rank buffer grid (above 16 ranks: [`super::buffers`]'
-//! compact mode) painted on one `<canvas>`: a row of `chunks` cells per
-//! rank, each filled with [`colors::cell`] of what it holds, the marked
-//! step's receives outlined in the copy / reduce colour and its sends
-//! inset in white, as the DOM cells of a small grid are.
+//! The large buffer grid (above 16 ranks or [`super::buffers::MAX_DOM_CELLS`]
+//! cells: [`super::buffers`]' compact mode) painted on one `<canvas>`: a
+//! row of `chunks` cells per rank, each filled with [`colors::cell`] of
+//! what it holds, the marked step's receives outlined in the copy / reduce
+//! colour and its sends inset in white, as the DOM cells of a small grid
+//! are.
 //!
 //! At 64 ranks × 64 chunks the DOM grid was 4 096 elements, made a slice
 //! of rows per task and re-diffed at every animation step (issue 13: the

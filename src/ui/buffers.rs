@@ -132,8 +132,8 @@ fn cell(p: &CellProps) -> Html {
         p.scratch.then_some("scratch"),
         p.look.then_some("lesson-look")
     );
-    // One pip per rank (a cell is drawn so up to 16 ranks; above, the
-    // grid is a canvas: [`BufferCanvas`]).
+    // One pip per rank (a cell is drawn for small grids only; larger
+    // ones are a canvas: [`compact`], [`BufferCanvas`]).
     let pips = (0..n).map(|q| {
         let on = p.set.contains(q);
         html! { <span class={classes!("pip", on.then_some("on"))} title={format!("rank {q}")}></span> }
@@ -205,6 +205,25 @@ struct CellLooks {
     ranks: AttrValue,
 }
 
+/// Most cells (ranks × chunks) the grid draws as DOM cells, each with its
+/// value and a pip per rank.
+///
+/// Above it the DOM grid cost more than the page's 100 ms task budget
+/// (issue 13) and no longer fit its panel: AlltoAllV at 8 ranks has 128
+/// chunks a rank, 1 024 cells and 12 363 elements, made in a 179 ms task
+/// and laid out in a 129 ms one, 128 columns overflowing the panel; at 16
+/// ranks (512 chunks) 159 007 elements, 828 ms and 1.5 s. The default
+/// page's grid (8 ranks × 8 chunks) stays well below it.
+pub const MAX_DOM_CELLS: usize = 256;
+
+/// Whether the grid of `n` ranks × `chunks` chunks is compact: colour
+/// only, painted on one canvas ([`BufferCanvas`]) instead of drawn as
+/// cells. True above 16 ranks (a pip per rank no longer fits a cell) or
+/// above [`MAX_DOM_CELLS`] cells.
+pub fn compact(n: usize, chunks: usize) -> bool {
+    n > 16 || n.saturating_mul(chunks) > MAX_DOM_CELLS
+}
+
 /// The buffer view with its legend.
 #[function_component(Buffers)]
 pub fn buffers(p: &BuffersProps) -> Html {
@@ -213,11 +232,11 @@ pub fn buffers(p: &BuffersProps) -> Html {
     let n = plan.config.ranks;
     let chunks = plan.drawn_schedule().chunks;
     let shown = p.shown.min(plan.steps());
-    // Above 16 ranks the grid is compact: colour only, on a canvas
-    // ([`BufferCanvas`]: what a cell holds is in words under the grid for
+    // A large grid is compact: colour only, on a canvas ([`compact`],
+    // [`BufferCanvas`]: what a cell holds is in words under the grid for
     // the cell under the pointer or the keyboard cursor, and in the text
     // summary below).
-    let compact = n > 16;
+    let compact = compact(n, chunks);
     let Some(state) = plan.verified.as_ref().and_then(|v| v.trace.get(shown)) else {
         return html! {};
     };
@@ -238,8 +257,10 @@ pub fn buffers(p: &BuffersProps) -> Html {
                     _ => t!("buf-block", b = b),
                 };
                 // Above 16 chunks the columns are too narrow for every label:
-                // every 8th is labelled (all keep their tooltip).
-                let label = if chunks <= 16 || c % 8 == 0 { format!("c{c}") } else { String::new() };
+                // about eight are labelled, every 8th, 16th, ... chunk (all
+                // keep their tooltip; "c104c112" ran together at 128).
+                let every = if chunks <= 16 { 1 } else { (chunks / 8).next_power_of_two().max(8) };
+                let label = if c % every == 0 { format!("c{c}") } else { String::new() };
                 html! { <div class="buf-col" title={t!("buf-col", c = c, what = what)}>{label}</div> }
             }) }
         </div>
@@ -324,7 +345,7 @@ pub fn buffers(p: &BuffersProps) -> Html {
                 <span class="legend-item"><span class="chip outline-reduce"></span>{" "}{t!("legend-recv-reduce")}{" "}<span class="chip outline-copy"></span>{" "}{t!("legend-recv-copy")}{" "}<span class="chip outline-send"></span>{" "}{t!("legend-send")}</span>
             </div>
             <p class="hint">
-                { if compact { t!("buf-hint-compact", n = n) + " " } else { String::new() } }
+                { if compact { t!("buf-hint-compact", n = n, chunks = chunks) + " " } else { String::new() } }
                 { if have_samples { t!("buf-hint-values") } else { t!("buf-hint-waiting") } }
                 { if (0..plan.config.ranks).any(|r| (0..plan.drawn_schedule().chunks).any(|c| plan.drawn_schedule().expected_after(r, c).is_none())) { format!(" {}", t!("buf-hint-scratch")) } else { String::new() } }
                 { if matches!(plan.config.primitive, crate::engine::collective::Primitive::AlltoAll | crate::engine::collective::Primitive::AlltoAllV) { format!(" {}", t!("buf-hint-alltoall")) } else { String::new() } }

@@ -110,6 +110,28 @@ test('above 16 ranks the buffer grid is one canvas: its pixels are the cells, it
   await page.close();
 });
 
+test('a grid of many chunks is a canvas at 8 ranks too; a small one stays cells with values', async () => {
+  // AlltoAllV at 8 ranks: 128 chunks a rank (send and receive blocks), 1 024
+  // cells. As DOM cells it was 12 363 elements made in a 179 ms task and
+  // 128 columns overflowing the panel (ui/buffers.rs MAX_DOM_CELLS).
+  const { page, problems } = await open('?v=1&op=alltoallv&algo=auto&topo=910b-8&ranks=8&bytes=1MiB&dtype=bf16');
+  assert.equal((await finalState(page)).state, 'verified');
+  await page.locator('#buf-canvas').waitFor();
+  assert.equal(await page.locator('#buffers .cell').count(), 0);
+  assert.ok(await page.locator('#buffers *').count() < 400, 'the grid is a few hundred elements');
+  assert.match(await page.textContent('#buffers .hint'), /At 8 ranks × 128 chunks each cell shows only its colour/);
+  // The canvas fits the panel (the DOM grid's columns ran past it).
+  const [canvasW, panelW] = await page.$eval('#buf-canvas', (el) => [el.getBoundingClientRect().right, el.closest('#buffers').getBoundingClientRect().right]);
+  assert.ok(canvasW <= panelW, `${canvasW} <= ${panelW}`);
+  // The default page's 8 × 8 grid stays cells, each with its value.
+  await page.goto(`${BASE}/?v=1&op=allreduce&algo=ring&topo=910b-8&ranks=8&bytes=1MiB&dtype=fp32`);
+  assert.equal((await finalState(page)).state, 'verified');
+  await page.waitForFunction(() => document.querySelectorAll('#buffers .cell').length === 64);
+  assert.equal(await page.locator('#buf-canvas').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('above 64 ranks the page is model-only with the visible note', async () => {
   const { page, problems } = await open('?v=1&op=allreduce&algo=ring&topo=910b-16x8&ranks=128&bytes=1MiB');
   const r = await finalState(page);
