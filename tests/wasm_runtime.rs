@@ -994,3 +994,62 @@ fn a_point_on_the_canvas_grid_is_the_cell_under_it() {
     assert_eq!(moved("Home", Some((2, 5)), 4, 8), Some((2, 0)));
     assert_eq!(moved("Enter", Some((2, 5)), 4, 8), None);
 }
+
+/// Lists drawn over tasks (`ui::deferred::Sliced`): a group larger than
+/// the budget is cut into pieces (a 64-rank mesh step: 4 032 transfers),
+/// small groups share a task, a piece never splits across tasks, an empty
+/// group keeps its place, and every item is in exactly one piece.
+#[wasm_bindgen_test]
+fn a_sliced_list_cuts_big_groups_and_packs_small_ones() {
+    use ccl_playground::ui::deferred::{Piece, Sliced};
+    let piece = |group, items| Piece { group, items };
+    // The step log of a 64-rank mesh: the initial state, then 2 steps of
+    // 4 032 chips, 1 500 a task.
+    let s = Sliced::of([0, 4032, 4032], 1500);
+    assert_eq!(
+        s.pieces,
+        vec![
+            piece(0, 0..0),
+            piece(1, 0..1500),
+            piece(1, 1500..3000),
+            piece(1, 3000..4032),
+            piece(2, 0..1500),
+            piece(2, 1500..3000),
+            piece(2, 3000..4032),
+        ]
+    );
+    // The empty initial state rides with the first piece.
+    assert_eq!(s.ends, vec![2, 3, 4, 5, 6, 7]);
+    assert_eq!(
+        (s.drawn(0), s.drawn(1), s.drawn(6), s.drawn(99)),
+        (0, 2, 7, 7)
+    );
+    // A 64-rank ring's 126 steps of 64 bars, 400 a task: 6 steps a task.
+    let s = Sliced::of(std::iter::repeat_n(64, 126), 400);
+    assert_eq!(s.pieces.len(), 126);
+    assert_eq!(s.ends.len(), 21);
+    assert!(s.ends.iter().all(|e| e % 6 == 0));
+    // Uneven groups: no task over the budget unless one piece is alone.
+    let sizes = [3, 0, 7, 1, 10, 2, 2, 9];
+    let s = Sliced::of(sizes, 4);
+    let mut from = 0;
+    for &end in &s.ends {
+        let items: usize = s.pieces[from..end].iter().map(|p| p.items.len()).sum();
+        assert!(items <= 4, "{:?}", &s.pieces[from..end]);
+        from = end;
+    }
+    for (g, &n) in sizes.iter().enumerate() {
+        let mine: Vec<_> = s.pieces.iter().filter(|p| p.group == g).collect();
+        assert_eq!(mine.iter().map(|p| p.items.len()).sum::<usize>(), n);
+        assert!(mine.windows(2).all(|w| w[0].items.end == w[1].items.start));
+        assert_eq!(mine[0].items.start, 0);
+    }
+    assert_eq!(
+        Sliced::of([], 4),
+        Sliced {
+            pieces: vec![],
+            ends: vec![]
+        }
+    );
+    assert_eq!(Sliced::of([], 4).drawn(3), 0);
+}

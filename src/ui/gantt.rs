@@ -5,7 +5,7 @@
 //! cover).
 
 use super::colors;
-use super::deferred::{hovered, items_per_task, use_drawn_in_tasks};
+use super::deferred::{hovered, use_drawn_in_tasks, Piece, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::playback::model_time;
@@ -149,19 +149,32 @@ fn gantt_rows(p: &RowsProps) -> Html {
     let label_rows = labels.iter().enumerate().map(|(i, l)| {
         html! { <text class="glabel" x={f(LABEL_W - 6.0)} y={f(AXIS_H + i as f64 * ROW_H + ROW_H - 3.0)} text-anchor="end">{l.clone()}</text> }
     });
-    // Many bars (64 ranks: ~1 800 rects) are drawn
-    // about BARS_PER_TASK at a time, a step's bars together, one
-    // event-loop task each; a new plan or view starts again.
-    let total_bars = match p.by {
-        By::Link => tl.link_busy.len(),
-        By::Rank => tl.transfers.len(),
-    };
-    let n_steps = tl.steps.len();
-    let per_task = items_per_task(n_steps, total_bars, BARS_PER_TASK);
-    let limit = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), n_steps, per_task);
-    // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
-    let bars = (0..limit).map(|i| {
-        html! { <StepBars key={i} plan={plan.clone()} shape={p.shape.clone()} by={p.by} index={i} current={i + 1 == p.step} /> }
+    // Many bars (64 ranks: ~1 800 rects; a 64-rank mesh step alone 4 032)
+    // are drawn at most BARS_PER_TASK in an event-loop task, in pieces of
+    // steps; a new plan or view starts again.
+    let sliced = use_memo(
+        (plan.clone(), p.shape.clone(), p.by),
+        |(plan, shape, by)| {
+            Sliced::of(
+                (0..plan.estimate.timeline.steps.len())
+                    .map(|i| step_bars_of(plan, shape, *by, i).len()),
+                BARS_PER_TASK,
+            )
+        },
+    );
+    let tasks = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), sliced.ends.len(), 1);
+    // Keyed by piece, so a slice appends (see `use_drawn_in_tasks`). The
+    // current step is its pieces' groups' class: a step change patches
+    // those, not every bar of the two steps.
+    let bars = sliced.pieces[..sliced.drawn(tasks)].iter().enumerate().map(|(k, piece)| {
+        let (plan, shape, by, Piece { group, items }) = (plan.clone(), p.shape.clone(), p.by, piece.clone());
+        let from = items.start;
+        let onmouseover = Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, group, from, &e));
+        html! {
+            <g key={k} class={classes!("gstep-bars", (group + 1 == p.step).then_some("current"))} {onmouseover}>
+                <StepBars plan={p.plan.clone()} shape={p.shape.clone()} by={p.by} piece={piece.clone()} />
+            </g>
+        }
     });
     html! {
         <g class="grows">
@@ -179,10 +192,8 @@ struct StepBarsProps {
     plan: Rc<Plan>,
     shape: Rc<Shape>,
     by: By,
-    /// The step (0-based).
-    index: usize,
-    /// It is the current step (highlighted).
-    current: bool,
+    /// The step (0-based) and which of its bars ([`step_bars_of`]).
+    piece: Piece,
 }
 
 /// One bar of a step: what [`StepBars`] draws and what its tooltip
@@ -202,10 +213,8 @@ enum Bar<'a> {
 fn step_bars_of<'a>(plan: &'a Plan, shape: &'a Shape, by: By, index: usize) -> Vec<Bar<'a>> {
     let tl = &plan.estimate.timeline;
     match by {
-        By::Link => tl
-            .link_busy
+        By::Link => of_step(&tl.link_busy, index, |b| b.step)
             .iter()
-            .filter(|b| b.step == index)
             .map(|b| {
                 let row = shape.links.binary_search(&(b.link, b.forward)).unwrap_or(0);
                 Bar::Busy(b, row)
@@ -213,10 +222,8 @@ fn step_bars_of<'a>(plan: &'a Plan, shape: &'a Shape, by: By, index: usize) -> V
             .collect(),
         By::Rank => {
             let steps = &plan.drawn_schedule().steps;
-            let transfers = tl
-                .transfers
+            let transfers = of_step(&tl.transfers, index, |t| t.step)
                 .iter()
-                .filter(|t| t.step == index)
                 .filter_map(|t| {
                     let tr = steps.get(t.step)?.transfers.get(t.index)?;
                     Some(Bar::Transfer(t, tr))
@@ -229,6 +236,14 @@ fn step_bars_of<'a>(plan: &'a Plan, shape: &'a Shape, by: By, index: usize) -> V
             transfers.chain(waits).collect()
         }
     }
+}
+
+/// The entries of step `index` of `xs`, a list in step order (the
+/// timeline's transfers and link busy intervals are: [`crate::engine::cost::Timeline`]).
+fn of_step<T>(xs: &[T], index: usize, step: impl Fn(&T) -> usize) -> &[T] {
+    let from = xs.partition_point(|x| step(x) < index);
+    let to = from + xs[from..].partition_point(|x| step(x) == index);
+    &xs[from..to]
 }
 
 /// The tooltip of `bar` (made when it is hovered, [`GanttRows`]).
@@ -263,20 +278,21 @@ fn bar_title(bar: &Bar) -> String {
     }
 }
 
-/// Gives the hovered bar of step `index`'s group its tooltip, an SVG
+/// Gives the hovered bar of a piece of step `index` (its bars from
+/// `from` on, [`Piece`]) its tooltip, an SVG
 /// `<title>`, made again on every hover: yew reuses a rect for another
 /// bar (a new plan, the by-link/by-rank toggle) and never touches a child
 /// it did not make, so a title kept from an earlier hover could name the
-/// wrong bar. The bar is the rect's place among its group's rects, and
-/// [`step_bars_of`]'s bar at that place. Made on hover, not drawn: at 64
+/// wrong bar. The bar is `from` plus the rect's place among its piece's
+/// rects, and [`step_bars_of`]'s bar at that place. Made on hover, not drawn: at 64
 /// ranks the titles were two of every three nodes of the chart (1 800
 /// bars), and their text most of its drawing.
-fn hover_title(plan: &Plan, shape: &Shape, by: By, index: usize, e: &MouseEvent) {
+fn hover_title(plan: &Plan, shape: &Shape, by: By, index: usize, from: usize, e: &MouseEvent) {
     let Some((rect, k)) = hovered(e, |el| el.tag_name() == "rect") else {
         return;
     };
     let bars = step_bars_of(plan, shape, by, index);
-    let Some(bar) = bars.get(k) else {
+    let Some(bar) = bars.get(from + k) else {
         return;
     };
     let text = bar_title(bar);
@@ -295,8 +311,10 @@ fn hover_title(plan: &Plan, shape: &Shape, by: By, index: usize, e: &MouseEvent)
     }
 }
 
-/// One step's bars (and, by rank, its waits); their tooltips come on
-/// hover ([`hover_title`]).
+/// A piece of a step's bars (and, by rank, its waits), drawn into the
+/// piece's group in [`GanttRows`], which also has the current step's
+/// class and the listener that makes their tooltips on hover
+/// ([`hover_title`]).
 #[function_component(StepBars)]
 fn step_bars(p: &StepBarsProps) -> Html {
     let plan = &p.plan;
@@ -305,32 +323,30 @@ fn step_bars(p: &StepBarsProps) -> Html {
     let x = |us: f64| LABEL_W + us / span * PLOT_W;
     let y = |row: usize| f(AXIS_H + row as f64 * ROW_H + 2.0);
     let w = |from: f64, to: f64| f((x(to) - x(from)).max(1.0));
-    let cur = p.current.then_some("current");
     let faults = &plan.config.faults;
-    let bars = step_bars_of(plan, &p.shape, p.by, p.index).into_iter().map(|bar| match bar {
-        Bar::Busy(b, row) => html! {
-            <rect class={classes!("gbar", (b.flows > 1).then_some("shared"), cur)}
-                x={f(x(b.start_us))} y={y(row)} width={w(b.start_us, b.end_us)} height={f(ROW_H - 4.0)} />
-        },
-        Bar::Transfer(t, tr) => html! {
-            <rect class={classes!("gbar", "rank", cur, faults.impairs(tr.src).then_some("slow"))} fill={colors::rank(tr.src)}
-                x={f(x(t.start_us))} y={y(tr.src)} width={w(t.start_us, t.done_us)} height={f(ROW_H - 4.0)} />
-        },
-        Bar::Wait(wt, r, us) => {
-            let end = tl.steps.get(wt.step).map_or(0.0, |s| s.end_us);
-            html! {
-                <rect class={classes!("gwait", cur)} x={f(x(end - us))} y={y(r)}
-                    width={w(end - us, end)} height={f(ROW_H - 4.0)} />
+    let Piece { group, items } = &p.piece;
+    let bars = step_bars_of(plan, &p.shape, p.by, *group)
+        .into_iter()
+        .skip(items.start)
+        .take(items.len())
+        .map(|bar| match bar {
+            Bar::Busy(b, row) => html! {
+                <rect class={classes!("gbar", (b.flows > 1).then_some("shared"))}
+                    x={f(x(b.start_us))} y={y(row)} width={w(b.start_us, b.end_us)} height={f(ROW_H - 4.0)} />
+            },
+            Bar::Transfer(t, tr) => html! {
+                <rect class={classes!("gbar", "rank", faults.impairs(tr.src).then_some("slow"))} fill={colors::rank(tr.src)}
+                    x={f(x(t.start_us))} y={y(tr.src)} width={w(t.start_us, t.done_us)} height={f(ROW_H - 4.0)} />
+            },
+            Bar::Wait(wt, r, us) => {
+                let end = tl.steps.get(wt.step).map_or(0.0, |s| s.end_us);
+                html! {
+                    <rect class="gwait" x={f(x(end - us))} y={y(r)}
+                        width={w(end - us, end)} height={f(ROW_H - 4.0)} />
+                }
             }
-        }
-    });
-    // The listener is the group's, with this render's props: it names
-    // the bars drawn from them.
-    let onmouseover = {
-        let (plan, shape, by, index) = (plan.clone(), p.shape.clone(), p.by, p.index);
-        Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, index, &e))
-    };
-    html! { <g class="gstep-bars" {onmouseover}>{ for bars }</g> }
+        });
+    html! { <>{ for bars }</> }
 }
 
 /// Props of [`GanttCursor`].

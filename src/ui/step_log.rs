@@ -1,7 +1,7 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
-use super::deferred::{hovered, items_per_task, use_drawn_in_tasks};
+use super::deferred::{hovered, use_drawn_in_tasks, Sliced};
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -33,11 +33,45 @@ struct EntryProps {
     k: usize,
     /// It is the current step.
     current: bool,
+    /// How many of its transfers' chips are drawn (the first ones; drawn
+    /// over tasks at [`CHIPS_PER_TASK`] a piece).
+    drawn: usize,
     on_goto: Callback<usize>,
 }
 
+/// Props of [`Chips`].
+#[derive(Properties, PartialEq)]
+struct ChipsProps {
+    plan: Rc<Plan>,
+    /// The step (0-based).
+    i: usize,
+    /// Which of its transfers.
+    transfers: std::ops::Range<usize>,
+}
+
+/// The chips of transfers `transfers` of step `i`, drawn into the step's
+/// chip list: a piece drawn in one task, never re-rendered after.
+#[function_component(Chips)]
+fn chips(p: &ChipsProps) -> Html {
+    let Some(s) = p.plan.drawn_schedule().steps.get(p.i) else {
+        return html! {};
+    };
+    let chips = s.transfers[p.transfers.clone()].iter().map(|t| {
+        let (cls, sym) = match t.kind {
+            TransferKind::Copy => ("xfer copy", "→"),
+            TransferKind::Reduce => ("xfer reduce", "⇒"),
+        };
+        html! {
+            <span class={cls}>{format!("{}{sym}{} {}", t.src, t.dst, format::chunks(t.first, t.count))}</span>
+        }
+    });
+    html! { <>{ for chips }</> }
+}
+
 /// One step of the log: re-rendered only when it becomes or stops being
-/// the current step (or the plan or the language changes).
+/// the current step, when more of its chips are drawn (its [`Chips`]
+/// pieces drawn before are not), or when the plan or the language
+/// changes.
 #[function_component(Entry)]
 fn entry(p: &EntryProps) -> Html {
     let _lang = use_lang();
@@ -67,15 +101,12 @@ fn entry(p: &EntryProps) -> Html {
             };
             // A chip's tooltip (its transfer in words) is made when it is
             // hovered: 64 ranks have ~8 000 chips, and a translated title
-            // on each was most of the log's first drawing.
-            let chips = s.transfers.iter().map(|t| {
-                let (cls, sym) = match t.kind {
-                    TransferKind::Copy => ("xfer copy", "→"),
-                    TransferKind::Reduce => ("xfer reduce", "⇒"),
-                };
-                html! {
-                    <span class={cls}>{format!("{}{sym}{} {}", t.src, t.dst, format::chunks(t.first, t.count))}</span>
-                }
+            // on each was most of the log's first drawing. The chips come
+            // in pieces, keyed, so a piece drawn later appends.
+            let drawn = p.drawn.min(s.transfers.len());
+            let chips = (0..drawn).step_by(CHIPS_PER_TASK).map(|from| {
+                let to = (from + CHIPS_PER_TASK).min(drawn);
+                html! { <Chips key={from} plan={plan.clone()} i={i} transfers={from..to} /> }
             });
             let onmouseover = {
                 let plan = plan.clone();
@@ -172,19 +203,26 @@ pub fn step_log(p: &StepLogProps) -> Html {
             }
         });
     }
-    // Many transfers (64 ranks: ~8 000 chips) are drawn about
-    // CHIPS_PER_TASK at a time, whole steps, one event-loop task each; a
-    // new plan starts again.
-    let steps = plan.steps();
-    let per_task = items_per_task(
-        steps + 1,
-        plan.drawn_schedule().transfer_count(),
-        CHIPS_PER_TASK,
-    );
-    let limit = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, steps + 1, per_task);
-    // Keyed by step, so a slice appends (see `use_drawn_in_tasks`).
-    let entries = (0..limit).map(|k| {
-        html! { <Entry key={k} plan={plan.clone()} k={k} current={k == p.step} on_goto={p.on_goto.clone()} /> }
+    // Many transfers (64 ranks: ~8 000 chips; a 64-rank mesh step alone
+    // 4 032) are drawn at most CHIPS_PER_TASK in an event-loop task, in
+    // pieces of steps; a new plan starts again. Item 0 is the initial
+    // state.
+    let sliced = use_memo(plan.clone(), |plan| {
+        let steps = &plan.drawn_schedule().steps;
+        Sliced::of(
+            std::iter::once(0).chain(steps.iter().map(|s| s.transfers.len())),
+            CHIPS_PER_TASK,
+        )
+    });
+    let tasks = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, sliced.ends.len(), 1);
+    let pieces = &sliced.pieces[..sliced.drawn(tasks)];
+    // Keyed by step, so a slice appends (see `use_drawn_in_tasks`); a
+    // step partly drawn is drawn again with more of its chips.
+    let entries = pieces.iter().enumerate().filter(|(j, piece)| {
+        pieces.get(j + 1).is_none_or(|next| next.group != piece.group)
+    }).map(|(_, piece)| {
+        let k = piece.group;
+        html! { <Entry key={k} plan={plan.clone()} k={k} current={k == p.step} drawn={piece.items.end} on_goto={p.on_goto.clone()} /> }
     });
     html! {
         <section class="card step-log" aria-label={t!("step-log-label")}>

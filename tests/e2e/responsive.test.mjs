@@ -189,7 +189,10 @@ test('1024 ranks: two quick changes both stick (the second does not undo the fir
 // so every slice re-rendered all the items before it onto new props (256–960
 // `x`/`width`/`fill` patches and text changes per slice at 64 ranks, the
 // last slices tasks of 80–120 ms). Checked to fail without the keys.
-test('64 ranks: the Gantt chart and the step log grow by slices that never re-patch what is drawn', async () => {
+// A step is cut into pieces of at most 400 bars and 1 500 chips
+// (`Sliced`): a 64-rank mesh step has 4 032 transfers, and drawn whole it
+// made tasks of 300–600 ms.
+for (const [what, query] of [['64 ranks', '?topo=910b-8x8&ranks=64'], ['64-rank mesh (2 steps of 4 032 transfers)', '?topo=910b-8x8&ranks=64&algo=mesh']]) test(`${what}: the Gantt chart and the step log grow by slices that never re-patch what is drawn`, async () => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await context.addInitScript(() => {
     window.__slices = { adds: { bars: 0, log: 0 }, repatched: [], removed: 0 };
@@ -218,7 +221,7 @@ test('64 ranks: the Gantt chart and the step log grow by slices that never re-pa
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(`${BASE}/?topo=910b-8x8&ranks=64`);
+  await page.goto(`${BASE}/${query}`);
   // Everything drawn: one log entry per step plus the initial state, and
   // one bar per transfer (the chart is by rank at 64 ranks).
   await page.waitForFunction(() => {
@@ -232,6 +235,18 @@ test('64 ranks: the Gantt chart and the step log grow by slices that never re-pa
   assert.deepEqual(s.repatched.slice(0, 5), [], `${s.repatched.length} re-patches`);
   assert.equal(s.removed, 0);
   assert.deepEqual(order, order.map((_, k) => k), 'the log lists its steps in order');
+  // Every chip of every step, in pieces of at most 1 500 and bars in
+  // groups of at most 400.
+  const m = /(\d+)\D+(\d+)/.exec(await page.textContent('.step-log .card-head .muted'));
+  assert.equal(await page.locator('#step-log .xfer').count(), Number(m[2]));
+  const groups = await page.$$eval('#gantt .gbars > g.gstep-bars', (gs) => gs.map((g) => g.children.length));
+  assert.ok(Math.max(...groups) <= 400, `bars per group: ${groups}`);
+  // The current step is its groups' class, on every group of the step.
+  await page.click('#btn-forward');
+  await page.waitForFunction(() => document.querySelectorAll('#gantt .gstep-bars.current').length > 0);
+  const current = await page.$$eval('#gantt .gstep-bars.current', (gs) => gs.reduce((n, g) => n + g.children.length, 0));
+  const first = await page.$$eval('#step-log > li[data-step="1"] .xfer', (cs) => cs.length);
+  assert.equal(current, first, 'the current groups hold step 1\'s bars');
   assert.deepEqual(problems, []);
   await context.close();
 });
