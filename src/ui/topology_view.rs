@@ -5,6 +5,7 @@
 //! tokens moving from sender to receiver.
 
 use super::colors;
+use super::deferred::{use_drawn_in_tasks, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::topology_layout::{along, trim, Layout};
@@ -20,6 +21,10 @@ const LANE: f64 = 4.5;
 /// Most transfers of one step drawn as lanes and tokens (more: the busy
 /// links are highlighted instead).
 pub const MAX_DRAWN_TRANSFERS: usize = 64;
+/// Servers of a collapsed drawing (one box each) drawn per event-loop
+/// task: at 1 024 servers (8 192 ranks) the whole drawing, 9 232 SVG
+/// elements, was one task of 140–230 ms (issue 13: none over 100 ms).
+const SERVERS_PER_TASK: usize = 128;
 
 /// Props of [`TopologyView`].
 #[derive(Properties, PartialEq)]
@@ -34,7 +39,7 @@ pub struct TopologyProps {
 }
 
 /// Load of one link direction: flows, busy µs.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq)]
 struct Load {
     flows: usize,
     busy_us: f64,
@@ -165,6 +170,183 @@ fn tokens(p: &TokensProps) -> Html {
     html! { <g class="tokens">{ for tokens }</g> }
 }
 
+/// Each collapsed server box's RoCE ports (its links to the switch), in
+/// link order, in one pass over the links (not one per box: 128 × 5 632
+/// at 1 024 ranks).
+fn ports_of(topo: &Topology, layout: &Layout) -> Vec<Vec<usize>> {
+    let n_dev = topo.devices.len();
+    let mut box_of = vec![usize::MAX; n_dev];
+    for (bi, b) in layout.boxes.iter().enumerate() {
+        for d in b.devices.clone().filter(|&d| d < n_dev) {
+            box_of[d] = bi;
+        }
+    }
+    let mut ports: Vec<Vec<usize>> = vec![Vec::new(); layout.boxes.len()];
+    for (i, l) in topo.links.iter().enumerate() {
+        for (d, other) in [(l.a, l.b), (l.b, l.a)] {
+            if let (Some(&bi), false) = (box_of.get(d), topo.is_device(other)) {
+                if let Some(v) = ports.get_mut(bi) {
+                    if v.last() != Some(&i) {
+                        v.push(i);
+                    }
+                }
+            }
+        }
+    }
+    ports
+}
+
+/// Which layer of a collapsed drawing a [`ServerPiece`] draws.
+#[derive(Clone, Copy, PartialEq)]
+enum Layer {
+    /// The servers' trunks to the fabric bar (under the boxes).
+    Trunks,
+    /// The server boxes.
+    Boxes,
+}
+
+/// Props of [`ServerPiece`].
+#[derive(Properties, PartialEq)]
+struct ServerPieceProps {
+    plan: Rc<Plan>,
+    layout: Rc<Layout>,
+    /// Each box's RoCE ports ([`ports_of`]).
+    ports: Rc<Vec<Vec<usize>>>,
+    /// Per link, the load shown ([`loads`]).
+    load: Rc<Vec<[Load; 2]>>,
+    /// The length of the window the load is over, µs, and its words
+    /// ("in step 3").
+    window: Rc<(f64, String)>,
+    /// The boxes drawn (indices into the layout's boxes).
+    boxes: std::ops::Range<usize>,
+    layer: Layer,
+}
+
+/// A piece of a collapsed drawing (more than
+/// [`super::topology_layout::MAX_EXPANDED_SERVERS`] servers): the trunks or
+/// the boxes of servers `boxes`, drawn in a task of their own
+/// ([`SERVERS_PER_TASK`]).
+#[function_component(ServerPiece)]
+fn server_piece(p: &ServerPieceProps) -> Html {
+    let plan = &p.plan;
+    let topo = &plan.topology;
+    let layout = &p.layout;
+    let ranks = plan.config.ranks;
+    let simulated = !plan.estimate.timeline.steps.is_empty();
+    let (window_us, scope) = (p.window.0, &p.window.1);
+    let boxes = layout.boxes.get(p.boxes.clone()).unwrap_or_default();
+    let items = boxes.iter().zip(p.boxes.clone()).map(|(b, bi)| {
+        let active = b.devices.start < ranks;
+        match p.layer {
+            Layer::Trunks => trunk(plan, layout, &p.ports, &p.load, window_us, scope, simulated, bi),
+            Layer::Boxes => {
+                let (cx, cy) = b.rect.centre();
+                let last = b.devices.end.min(ranks).saturating_sub(1);
+                let sub = if !active {
+                    "idle".to_string()
+                } else if b.devices.end <= ranks {
+                    format!("r{}–{}", b.devices.start, b.devices.end - 1)
+                } else {
+                    format!("r{}–{last}", b.devices.start)
+                };
+                html! {
+                    <g class={classes!("server-box", "collapsed", active.then_some("active"), (!active).then_some("idle"))}>
+                        <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
+                        <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
+                        <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
+                        <title>{format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
+                            &b.label[1..], b.devices.start, b.devices.end - 1,
+                            topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
+                            if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })}</title>
+                    </g>
+                }
+            }
+        }
+    });
+    html! { <>{ for items }</> }
+}
+
+/// Collapsed server box `bi`'s trunk: its RoCE ports aggregated into one
+/// line to the fabric bar, with their load. Trunks of the servers of one
+/// column run side by side (offset by their distance from the fabric).
+#[allow(clippy::too_many_arguments)]
+fn trunk(
+    plan: &Plan,
+    layout: &Layout,
+    ports_of: &[Vec<usize>],
+    load: &[[Load; 2]],
+    window_us: f64,
+    scope: &str,
+    simulated: bool,
+    bi: usize,
+) -> Html {
+    let topo = &plan.topology;
+    let ranks = plan.config.ranks;
+    let (Some(b), Some(ports)) = (layout.boxes.get(bi), ports_of.get(bi)) else {
+        return html! {};
+    };
+    let Some(&first) = ports.first() else {
+        return html! {};
+    };
+    let top = layout.boxes.first().map_or(0.0, |b| b.rect.y);
+    let cols = layout
+        .boxes
+        .iter()
+        .take_while(|b| b.rect.y == top)
+        .count()
+        .max(1);
+    let rows = layout.boxes.len().div_ceil(cols);
+    let top_rows = rows.div_ceil(2);
+    let row = bi / cols;
+    let k = if row < top_rows {
+        top_rows - 1 - row
+    } else {
+        row - top_rows
+    };
+    let dx = (k as f64 - (top_rows as f64 - 1.0) / 2.0) * 6.0;
+    let bar = layout.bars.iter().flatten().next().copied();
+    let (cx, cy) = b.rect.centre();
+    let cx = cx + dx;
+    let (y0, y1) = match bar {
+        Some(bar) if cy < bar.y => (b.rect.y + b.rect.h, bar.y),
+        Some(bar) => (b.rect.y, bar.y + bar.h),
+        None => (cy, cy),
+    };
+    let (mut fl, mut busy_us, mut n_busy) = (0usize, 0.0f64, 0usize);
+    for &i in ports {
+        for d in load.get(i).into_iter().flatten() {
+            fl += d.flows;
+            busy_us = busy_us.max(d.busy_us);
+            n_busy += usize::from(d.flows > 0);
+        }
+    }
+    let lk = &topo.links[first];
+    let active = b.devices.start < ranks;
+    let title = format!(
+        "{} ↔ RoCE fabric: {} RoCE ports × {} GB/s per direction, α {} µs each\n{}",
+        b.label,
+        ports.len(),
+        lk.bandwidth_gbps,
+        lk.latency_us,
+        if simulated {
+            format!(
+                "Load {scope}: {fl} flows on {n_busy} port directions, busiest {} of {} µs",
+                format::us(busy_us),
+                format::us(window_us)
+            )
+        } else {
+            "(bottleneck bound, not simulated link by link: load not known)".to_string()
+        }
+    );
+    html! {
+        <g class={classes!("link-g", "roce", active.then_some("active"), (fl > 0).then_some("busy"))}>
+            <line class="link trunk" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
+            <line class="link-hit" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
+            <title>{title}</title>
+        </g>
+    }
+}
+
 /// The SVG of the topology and the current step.
 #[function_component(TopologyView)]
 pub fn topology_view(p: &TopologyProps) -> Html {
@@ -197,7 +379,30 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         ),
         _ => (0.0, String::new()),
     };
-    let load = loads(plan, if step.is_some() { p.step } else { 0 });
+    let load = Rc::new(loads(plan, if step.is_some() { p.step } else { 0 }));
+    let window = Rc::new((window_us, scope.clone()));
+    // A collapsed drawing's servers come [`SERVERS_PER_TASK`] a task, in
+    // keyed pieces, so a slice appends; a new plan on the same topology
+    // keeps what is drawn.
+    let topo_key = (topo.name.clone(), topo.links.len());
+    let ports = use_memo(topo_key.clone(), |_| {
+        if layout.collapsed {
+            ports_of(topo, &layout)
+        } else {
+            Vec::new()
+        }
+    });
+    let sliced = use_memo((topo_key.clone(), layout.collapsed), |_| {
+        Sliced::of(
+            [if layout.collapsed {
+                layout.boxes.len()
+            } else {
+                0
+            }],
+            SERVERS_PER_TASK,
+        )
+    });
+    let pieces = &sliced.pieces[..sliced.drawn(use_drawn_in_tasks(topo_key, sliced.ends.len(), 1))];
     let mut busy = vec![false; topo.links.len()];
     if step.is_some() {
         for (i, l) in load.iter().enumerate() {
@@ -228,90 +433,11 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let mut links: Vec<Html> = Vec::new();
     let mut under: Vec<Html> = Vec::new();
     if layout.collapsed {
-        // One trunk per server: its 8 RoCE ports, aggregated. Trunks of
-        // the servers of one column run side by side (offset by their
-        // distance from the fabric), under the boxes.
-        let top = layout.boxes.first().map_or(0.0, |b| b.rect.y);
-        let cols = layout
-            .boxes
-            .iter()
-            .filter(|b| b.rect.y == top)
-            .count()
-            .max(1);
-        let rows = layout.boxes.len().div_ceil(cols);
-        let top_rows = rows.div_ceil(2);
-        // Each box's switch ports, in link order, in one pass over the
-        // links (not one per box: 128 × 5 632 at 1024 ranks).
-        let mut box_of = vec![usize::MAX; n_dev];
-        for (bi, b) in layout.boxes.iter().enumerate() {
-            for d in b.devices.clone().filter(|&d| d < n_dev) {
-                box_of[d] = bi;
-            }
-        }
-        let mut ports_of: Vec<Vec<usize>> = vec![Vec::new(); layout.boxes.len()];
-        for (i, l) in topo.links.iter().enumerate() {
-            for (d, other) in [(l.a, l.b), (l.b, l.a)] {
-                if let (Some(&bi), false) = (box_of.get(d), topo.is_device(other)) {
-                    if let Some(v) = ports_of.get_mut(bi) {
-                        if v.last() != Some(&i) {
-                            v.push(i);
-                        }
-                    }
-                }
-            }
-        }
-        for (bi, b) in layout.boxes.iter().enumerate() {
-            let row = bi / cols;
-            let k = if row < top_rows {
-                top_rows - 1 - row
-            } else {
-                row - top_rows
-            };
-            let dx = (k as f64 - (top_rows as f64 - 1.0) / 2.0) * 6.0;
-            let ports = &ports_of[bi];
-            let Some(&first) = ports.first() else {
-                continue;
-            };
-            let bar = layout.bars.iter().flatten().next().copied();
-            let (cx, cy) = b.rect.centre();
-            let cx = cx + dx;
-            let (y0, y1) = match bar {
-                Some(bar) if cy < bar.y => (b.rect.y + b.rect.h, bar.y),
-                Some(bar) => (b.rect.y, bar.y + bar.h),
-                None => (cy, cy),
-            };
-            let (mut fl, mut busy_us, mut n_busy) = (0usize, 0.0f64, 0usize);
-            for &i in ports {
-                for d in &load[i] {
-                    fl += d.flows;
-                    busy_us = busy_us.max(d.busy_us);
-                    n_busy += usize::from(d.flows > 0);
-                }
-            }
-            let lk = &topo.links[first];
-            let active = b.devices.start < ranks;
-            let title = format!(
-                "{} ↔ RoCE fabric: {} RoCE ports × {} GB/s per direction, α {} µs each\n{}",
-                b.label,
-                ports.len(),
-                lk.bandwidth_gbps,
-                lk.latency_us,
-                if simulated {
-                    format!(
-                        "Load {scope}: {fl} flows on {n_busy} port directions, busiest {} of {} µs",
-                        format::us(busy_us),
-                        format::us(window_us)
-                    )
-                } else {
-                    "(bottleneck bound, not simulated link by link: load not known)".to_string()
-                }
-            );
+        // One trunk per server under the boxes ([`ServerPiece`]).
+        for (k, piece) in pieces.iter().enumerate() {
             under.push(html! {
-                <g class={classes!("link-g", "roce", active.then_some("active"), (fl > 0).then_some("busy"))}>
-                    <line class="link trunk" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
-                    <line class="link-hit" x1={f(cx)} y1={f(y0)} x2={f(cx)} y2={f(y1)} />
-                    <title>{title}</title>
-                </g>
+                <ServerPiece key={k} plan={plan.clone()} layout={layout.clone()} ports={ports.clone()}
+                    load={load.clone()} window={window.clone()} boxes={piece.items.clone()} layer={Layer::Trunks} />
             });
         }
     } else {
@@ -402,39 +528,33 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             });
         }
     }
-    let boxes = layout.boxes.iter().map(|b| {
-        let active = b.devices.start < ranks;
-        let caption_y = b.rect.y + 15.0;
-        if layout.collapsed {
-            let (cx, cy) = b.rect.centre();
-            let last = b.devices.end.min(ranks).saturating_sub(1);
-            let sub = if !active {
-                "idle".to_string()
-            } else if b.devices.end <= ranks {
-                format!("r{}–{}", b.devices.start, b.devices.end - 1)
-            } else {
-                format!("r{}–{last}", b.devices.start)
-            };
-            html! {
-                <g class={classes!("server-box", "collapsed", active.then_some("active"), (!active).then_some("idle"))}>
-                    <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
-                    <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
-                    <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
-                    <title>{format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
-                        &b.label[1..], b.devices.start, b.devices.end - 1,
-                        topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
-                        if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })}</title>
-                </g>
-            }
-        } else {
-            html! {
-                <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
-                    <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
-                    <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{b.label.clone()}</text>
-                </g>
-            }
-        }
-    });
+    let boxes: Html = if layout.collapsed {
+        pieces
+            .iter()
+            .enumerate()
+            .map(|(k, piece)| {
+                html! {
+                    <ServerPiece key={k} plan={plan.clone()} layout={layout.clone()} ports={ports.clone()}
+                        load={load.clone()} window={window.clone()} boxes={piece.items.clone()} layer={Layer::Boxes} />
+                }
+            })
+            .collect()
+    } else {
+        layout
+            .boxes
+            .iter()
+            .map(|b| {
+                let active = b.devices.start < ranks;
+                let caption_y = b.rect.y + 15.0;
+                html! {
+                    <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
+                        <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
+                        <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{b.label.clone()}</text>
+                    </g>
+                }
+            })
+            .collect()
+    };
     let nodes = (!layout.collapsed).then(|| {
         topo.devices.iter().enumerate().map(|(i, d)| {
             let (x, y) = layout.pos[i];
@@ -545,7 +665,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 {arrow("arrow-reduce", colors::REDUCE)}
             </defs>
             <g class="ports">{ for under }</g>
-            <g class="boxes">{ for boxes }</g>
+            <g class="boxes">{ boxes }</g>
             <g class="links">{ for links }</g>
             { for switches }
             <g class="lanes">{ for lanes }</g>

@@ -250,3 +250,41 @@ for (const [what, query] of [['64 ranks', '?topo=910b-8x8&ranks=64'], ['64-rank 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// Above 8 servers each server is one box (ui/topology_view.rs
+// `ServerPiece`): at 1 024 servers (8 192 ranks) the drawing is 9 232 SVG
+// elements, and drawn at once it was a task of 140–230 ms. It comes 128
+// servers a task, each slice adding its own boxes and trunks.
+test('8 192 ranks: the 1 024 server boxes come in slices that only add', async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.addInitScript(() => {
+    window.__boxes = { adds: 0, removed: 0, repatched: 0 };
+    const start = () => new MutationObserver((list) => {
+      let added = false;
+      for (const m of list) {
+        const e = m.target.nodeType === 1 ? m.target : m.target.parentElement;
+        if (!e?.closest('#topology .boxes, #topology .ports')) continue;
+        if (m.type === 'childList') {
+          if ([...m.addedNodes].some((n) => n.nodeType === 1)) added = true;
+          window.__boxes.removed += m.removedNodes.length;
+        } else window.__boxes.repatched += 1;
+      }
+      if (added) window.__boxes.adds += 1;
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(`${BASE}/?topo=910b-1024x8&ranks=8192&bytes=1GiB&op=allreduce&algo=ring`);
+  await page.waitForFunction(() => document.querySelectorAll('#topology .server-box.collapsed').length === 1024
+    && document.querySelectorAll('#topology .link.trunk').length === 1024, null, { timeout: 120_000, polling: 100 });
+  const b = await page.evaluate(() => window.__boxes);
+  assert.ok(b.adds >= 8, `drawn in slices: ${JSON.stringify(b)}`);
+  assert.equal(b.removed, 0);
+  assert.equal(b.repatched, 0);
+  // In order: the last box is server 1023, ranks 8184–8191.
+  assert.equal(await page.textContent('#topology .server-box.collapsed:last-child .box-sub'), 'r8184–8191');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
