@@ -310,7 +310,7 @@ fn what_cannot_be_planned_is_an_answer_in_the_engines_words() {
     let mut c = config("topo=910b-16x8&ranks=128&op=alltoall");
     c.algo = AlgoChoice::Fixed(Algorithm::Ring);
     let want = Plan::headline(&c).unwrap_err().to_string();
-    for job in [Job::Headline, Job::Full] {
+    for job in [Job::Headline, Job::Full, Job::Ranked] {
         let r = ask_about(c.clone(), job);
         assert_eq!(r.len(), 1);
         let Err(e) = &r[0].answer else {
@@ -428,4 +428,72 @@ fn cclsim_tune_prints_the_text_the_card_shows() {
         String::from_utf8_lossy(&out.stdout).trim_end(),
         want.trim_end()
     );
+}
+
+/// A drawn page makes its plan without the ranking (`Plan::unranked`)
+/// and asks the worker for it (`Job::Ranked`, on the headline's lane:
+/// never held behind a run). Together they are `Plan::new`: the unranked
+/// plan is the full plan in every field but the ranking and its words,
+/// and the answer is the full plan's ranking (rows without timelines) and
+/// words. The cases are the ones whose ranking was a main-thread task of
+/// 170–430 ms: NCCL's h100-8 at 1 GiB, 64 ranks with slices=8, and a
+/// fixed algorithm (its decision says what auto would pick).
+#[test]
+fn a_drawn_plan_and_its_ranking_from_the_worker_are_the_full_plan() {
+    for q in [
+        "topo=h100-8&bytes=1GiB",
+        "topo=910b-8x8&ranks=64&slices=8",
+        "topo=910b-8&ranks=8&algo=ring&bytes=256MiB",
+        "ranks=8&slow=3:0.5",
+    ] {
+        let c = config(q);
+        let full = Plan::new(&c).unwrap();
+        let unranked = Plan::unranked(&c).unwrap();
+        assert!(unranked.ranking.is_empty(), "{q}");
+        assert!(full.ranking.len() > 1, "{q}");
+        // Every other field equal (the ranking's words aside).
+        let strip = |p: &Plan| {
+            let mut v = serde_json::to_value(p).unwrap();
+            let o = v.as_object_mut().unwrap();
+            for k in ["ranking", "decision", "verdict", "details"] {
+                assert!(o.remove(k).is_some(), "{k}");
+            }
+            v
+        };
+        assert_eq!(strip(&unranked), strip(&full), "{q}");
+        assert_eq!(
+            unranked.verified.as_ref().map(|v| format!("{:?}", v.trace)),
+            full.verified.as_ref().map(|v| format!("{:?}", v.trace)),
+            "{q}"
+        );
+        let r = ask(q, Job::Ranked);
+        assert_eq!(r.len(), 1);
+        let Ok(Answer::Ranked(got)) = &r[0].answer else {
+            panic!("{q}: {:?}", r[0].answer);
+        };
+        let want = full.ranked();
+        assert_eq!(
+            (&got.decision, &got.verdict, &got.details),
+            (&want.decision, &want.verdict, &want.details),
+            "{q}"
+        );
+        assert_eq!(got.ranking.len(), want.ranking.len());
+        for (g, w) in got.ranking.iter().zip(&want.ranking) {
+            assert_eq!(
+                (g.algorithm, g.steps, g.method),
+                (w.algorithm, w.steps, w.method),
+                "{q}"
+            );
+            assert_eq!(
+                g.time_us().to_bits(),
+                w.time_us().to_bits(),
+                "{q} {}",
+                g.algorithm
+            );
+            if let Some(e) = &g.estimate {
+                assert!(e.timeline.transfers.is_empty() && e.timeline.steps.is_empty());
+            }
+        }
+    }
+    assert_eq!(Job::Ranked.lane(), Lane::Headline);
 }

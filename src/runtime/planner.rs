@@ -36,6 +36,11 @@ pub enum Job {
     /// [`Answer::Full`]. Asked beside [`Job::Headline`], on the other
     /// worker.
     Full,
+    /// [`Plan::ranked`] of [`Plan::new`], its rows without their
+    /// timelines: [`Answer::Ranked`]. For a drawn configuration, whose plan
+    /// the page makes itself without the ranking ([`Plan::unranked`]). On
+    /// the headline's lane: never held behind a run, never behind a card.
+    Ranked,
     /// [`plan::sweep_curves`] at `sizes` (bytes), without the curves the
     /// plan's budgets skip: [`Answer::Curves`].
     Curves {
@@ -100,7 +105,7 @@ impl Job {
     /// Its lane.
     pub fn lane(&self) -> Lane {
         match self {
-            Job::Headline => Lane::Headline,
+            Job::Headline | Job::Ranked => Lane::Headline,
             Job::Full => Lane::Full,
             Job::Curves { .. } => Lane::Curves,
             Job::Tune { .. } => Lane::Tune,
@@ -161,6 +166,8 @@ pub enum Answer {
     Headline(Box<Carried>),
     /// The full plan ([`Plan::new`]).
     Full(Box<Carried>),
+    /// The ranking and its words ([`Job::Ranked`]).
+    Ranked(Box<plan::Ranked>),
     /// The chart's curves.
     Curves(Vec<Curve>),
     /// The tuning text.
@@ -202,6 +209,11 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
         Job::Full => emit(done(
             Plan::new(c)
                 .map(|p| Answer::Full(Box::new(Carried::new(p))))
+                .map_err(|e| e.to_string()),
+        )),
+        Job::Ranked => emit(done(
+            Plan::new(c)
+                .map(|p| Answer::Ranked(Box::new(ranked_for_page(p.ranked()))))
                 .map_err(|e| e.to_string()),
         )),
         Job::Curves { sizes } => emit(done(
@@ -256,6 +268,19 @@ pub fn for_page(mut plan: Plan) -> Plan {
         }
     }
     plan
+}
+
+/// The ranking as the page shows it: each row's time, busbw, steps and
+/// method, without its timeline (the chosen row's is the drawn plan's
+/// whole per-transfer timeline, which the page has).
+pub fn ranked_for_page(mut r: plan::Ranked) -> plan::Ranked {
+    for row in &mut r.ranking {
+        if let Some(e) = row.estimate.as_mut() {
+            let t = &mut e.timeline;
+            (t.steps, t.transfers, t.routes, t.link_busy) = Default::default();
+        }
+    }
+    r
 }
 
 /// `value` as CBOR bytes (every `f64` kept bit for bit, NaN included).

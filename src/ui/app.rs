@@ -33,7 +33,7 @@ use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
-use crate::engine::plan::{Plan, MAX_DRAWN_RANKS};
+use crate::engine::plan::{Plan, Ranked, MAX_DRAWN_RANKS};
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
@@ -256,9 +256,15 @@ pub struct App {
     config: Config,
     url_errors: Vec<ConfigError>,
     plan: Result<Rc<Plan>, String>,
-    /// The shown plan is only the headline (a model-only plan whose
-    /// ranking and what-ifs are being made, [`Msg::Planned`]).
+    /// The shown plan's ranking is being made in the planner worker
+    /// ([`Msg::Planned`]): a model-only plan that is only the headline, or
+    /// a drawn plan made without its ranking ([`Plan::unranked`]).
     plan_partial: bool,
+    /// A drawn plan's ranking and its words, from the planner worker
+    /// ([`Job::Ranked`]); while [`App::plan_partial`], the previous
+    /// configuration's, shown dimmed. `None` for a model-only plan (its
+    /// full plan has them).
+    ranked: Option<Rc<Ranked>>,
     /// Id of the latest plan asked for: a plan made for an older
     /// configuration is dropped.
     plan_seq: u64,
@@ -443,6 +449,7 @@ impl App {
         self.plan_seq += 1;
         self.plan_partial = false;
         if self.config.ranks > MAX_DRAWN_RANKS {
+            self.ranked = None;
             self.planning = true;
             for job in [Job::Headline, Job::Full] {
                 let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
@@ -465,12 +472,28 @@ impl App {
                 });
             }
         } else {
-            self.planner.cancel(Lane::Headline);
             self.planner.cancel(Lane::Full);
             self.planning = false;
-            self.plan = Plan::new(&self.config)
+            // The ranking simulates every applicable algorithm (hundreds
+            // of ms at 64 ranks with slices, or h100-8 at 1 GiB): it is
+            // made in the planner worker, on the headline's lane, and the
+            // previous one is shown dimmed until it comes.
+            self.plan = Plan::unranked(&self.config)
                 .map(Rc::new)
                 .map_err(|e| e.to_string());
+            self.plan_partial = self.plan.is_ok();
+            if self.plan.is_ok() {
+                let (link, id) = (ctx.link().clone(), self.plan_seq);
+                self.planner.ask(&self.config, Job::Ranked, move |r| {
+                    let link = link.clone();
+                    yew::platform::spawn_local(async move {
+                        gloo_timers::future::TimeoutFuture::new(0).await;
+                        link.send_message(Msg::Planned(id, Lane::Headline, r))
+                    });
+                });
+            } else {
+                self.planner.cancel(Lane::Headline);
+            }
         }
         self.reset_playback();
     }
@@ -730,12 +753,17 @@ impl App {
                     return false;
                 }
                 // The headline is late when the full plan (the same
-                // figures and more) came first.
-                if lane == Lane::Headline && !self.planning {
+                // figures and more) came first (a drawn plan's ranking
+                // comes on the headline's lane while it is partial).
+                if lane == Lane::Headline && !self.planning && !self.plan_partial {
                     return false;
                 }
                 self.planning = false;
                 match r.answer {
+                    Ok(Answer::Ranked(r)) => {
+                        self.ranked = Some(Rc::new(*r));
+                        self.plan_partial = false;
+                    }
                     Ok(Answer::Headline(p)) => {
                         self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
                         self.plan_partial = self.plan.is_ok();
@@ -1040,6 +1068,7 @@ impl Component for App {
             url_errors,
             plan: Err(String::new()),
             plan_partial: false,
+            ranked: None,
             plan_seq: 0,
             planning: false,
             planner: Planner::new(),
@@ -1401,7 +1430,7 @@ impl Component for App {
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                             on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
+                            <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
                         }
                     </div>
                 </main>

@@ -5,7 +5,7 @@
 use super::format;
 use super::lang::use_lang;
 use crate::engine::library::Library;
-use crate::engine::plan::{Decision, Method, Plan};
+use crate::engine::plan::{Decision, Method, Plan, Ranked};
 use crate::engine::units::format_bytes;
 use crate::i18n::Lang;
 use crate::t;
@@ -23,7 +23,12 @@ pub struct EstimateProps {
     /// A lesson highlights the whole panel.
     #[prop_or_default]
     pub look_panel: bool,
-    /// The plan is the headline only: the ranking is being made.
+    /// A drawn plan's ranking and its words ([`Plan::unranked`] has
+    /// none); while `pending`, the previous configuration's (dimmed).
+    #[prop_or_default]
+    pub ranked: Option<Rc<Ranked>>,
+    /// The ranking is being made (the plan is the headline only, or a
+    /// drawn plan without its ranking).
     #[prop_or_default]
     pub pending: bool,
     /// The plan is the previous configuration's: the new one is being
@@ -40,15 +45,27 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
     let e = &plan.estimate;
     let c = &plan.config;
     let factor = c.primitive.busbw_factor(c.ranks);
-    let slowest = plan
-        .ranking
+    // The ranking and its words: a drawn plan's come from the planner
+    // worker. While they are being made the plan's own words are said
+    // (they do not name the other algorithms), and the previous
+    // configuration's table stays, dimmed, so that the panel does not
+    // shrink and grow again at every control change.
+    let (ranking, decision, verdict_en, details) = match (&p.ranked, p.pending) {
+        (Some(r), false) => (&r.ranking, &r.decision, &r.verdict, &r.details),
+        _ => (&plan.ranking, &plan.decision, &plan.verdict, &plan.details),
+    };
+    let (table, table_stale) = match (&p.ranked, p.pending) {
+        (Some(r), true) => (&r.ranking, true),
+        _ => (ranking, false),
+    };
+    let slowest = table
         .iter()
         .map(|x| x.time_us())
         .filter(|t| t.is_finite())
         .fold(0.0, f64::max);
     let lib = plan.library;
     let dev = plan.library.device_word();
-    let rows = plan.ranking.iter().enumerate().map(|(i, cand)| {
+    let rows = table.iter().enumerate().map(|(i, cand)| {
         let chosen = cand.algorithm == plan.algorithm;
         let t = cand.time_us();
         // Bar length proportional to the predicted time (slowest = full width).
@@ -72,7 +89,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             </tr>
         }
     });
-    let chosen_by = match &plan.decision {
+    let chosen_by = match decision {
         Decision::Library { .. } => t!("chosen-library", lib = lib.title()),
         Decision::Measured { .. } => t!("chosen-measured", lib = lib.title()),
         Decision::Model { .. } => t!("chosen-model"),
@@ -93,13 +110,12 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
     // The engine's verdict and details are English; in another language
     // the verdict is said from the plan's figures, the English stays in
     // the details.
-    let rank_of = plan
-        .ranking
+    let rank_of = ranking
         .iter()
         .position(|x| x.algorithm == plan.algorithm)
         .map_or(0, |i| i + 1);
     let verdict = if lang == Lang::En {
-        plan.verdict.clone()
+        verdict_en.clone()
     } else {
         t!(
             "verdict-short",
@@ -107,7 +123,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             algo = plan.algorithm.name(),
             t = format::us(e.time_us),
             rank = rank_of,
-            count = plan.ranking.len()
+            count = ranking.len()
         )
     };
     let contended = e
@@ -158,10 +174,10 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
                 {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>
             </p>
-            if p.pending {
+            if p.pending && !table_stale {
                 <p class="hint" id="ranking-pending" role="status">{t!("ranking-pending")}</p>
             } else {
-                <table class="ranking">
+                <table class={classes!("ranking", table_stale.then_some("stale"))} aria-busy={table_stale.to_string()}>
                     <caption class="sr-only">{t!("ranking-caption")}</caption>
                     <thead><tr><th scope="col">{"#"}</th><th scope="col">{t!("th-algorithm")}</th><th scope="col" class="num">{t!("th-steps")}</th><th scope="col" class="num">{t!("th-time")}</th><th scope="col" class="num">{t!("th-busbw")}</th></tr></thead>
                     <tbody>{ for rows }</tbody>
@@ -171,13 +187,13 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             <details class="why" id="estimate-details">
                 <summary>{t!("why-details")}</summary>
                 if lang != Lang::En {
-                    <p class="hint" lang="en">{plan.verdict.clone()}</p>
+                    <p class="hint" lang="en">{verdict_en.clone()}</p>
                 }
                 <ul class="details" lang="en">
-                    { for plan.details.iter().map(|d| html! { <li>{d.clone()}</li> }) }
+                    { for details.iter().map(|d| html! { <li>{d.clone()}</li> }) }
                 </ul>
                 <ul class="summaries">
-                    { for plan.ranking.iter().map(|cand| html! { <li>{crate::i18n::tr(&format!("algo-{}", cand.algorithm.name()))}</li> }) }
+                    { for ranking.iter().map(|cand| html! { <li>{crate::i18n::tr(&format!("algo-{}", cand.algorithm.name()))}</li> }) }
                 </ul>
             </details>
             <details class="sources" open={true}>

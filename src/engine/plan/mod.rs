@@ -913,9 +913,39 @@ pub fn bound_phrase(latency_share: f64) -> String {
 enum Scope {
     /// Everything: verification, ranking, what-ifs (the page).
     Full,
+    /// [`Scope::Full`] but the ranking and what `auto` would pick instead
+    /// of a fixed algorithm (the drawn page's main thread; those come from
+    /// the planner worker as [`Ranked`]).
+    Drawn,
     /// The decision and the headline estimate (cclsim predict and sweep,
     /// fusion buckets).
     Headline,
+}
+
+impl Scope {
+    /// Verification, the drawn timeline, the what-ifs and the details.
+    fn detailed(self) -> bool {
+        matches!(self, Scope::Full | Scope::Drawn)
+    }
+}
+
+/// What a full plan has beyond an unranked one ([`Plan::unranked`]): the ranking
+/// of every applicable algorithm and the words that depend on it. The
+/// drawn page's main thread makes the plan without it, and the planner
+/// worker this from [`Plan::new`] of the same configuration (issue 13: a
+/// ranking simulates every applicable algorithm, 130 ms natively for
+/// `h100-8` at 1 GiB and 200 ms for 64 ranks with `slices=8`, 300–430 ms
+/// tasks on the page).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    /// [`Plan::ranking`].
+    pub ranking: Vec<Candidate>,
+    /// [`Plan::decision`] (with what `auto` would pick).
+    pub decision: Decision,
+    /// [`Plan::verdict`].
+    pub verdict: String,
+    /// [`Plan::details`].
+    pub details: Vec<String>,
 }
 
 impl Plan {
@@ -926,6 +956,29 @@ impl Plan {
     /// Errors: [`PlanError`].
     pub fn new(config: &Config) -> Result<Plan, PlanError> {
         Plan::make(config, Scope::Full)
+    }
+
+    /// [`Plan::new`] without what needs the ranking: its rows are empty,
+    /// a fixed algorithm's decision does not say what `auto` would pick,
+    /// and the verdict and details say nothing of the other algorithms.
+    /// [`Plan::ranked`] of [`Plan::new`] has those. What the drawn page
+    /// makes on its main thread.
+    ///
+    /// Errors: [`PlanError`] (the full plan may also fail where this does
+    /// not: in a ranking row).
+    pub fn unranked(config: &Config) -> Result<Plan, PlanError> {
+        Plan::make(config, Scope::Drawn)
+    }
+
+    /// The ranking and the words that depend on it ([`Ranked`]); empty for
+    /// a plan made without its ranking.
+    pub fn ranked(&self) -> Ranked {
+        Ranked {
+            ranking: self.ranking.clone(),
+            decision: self.decision.clone(),
+            verdict: self.verdict.clone(),
+            details: self.details.clone(),
+        }
     }
 
     /// The same decision and headline estimate as [`Plan::new`], without
@@ -965,7 +1018,7 @@ impl Plan {
                     Scope::Full => decide_auto(config, &topology, library)
                         .ok()
                         .map(|(x, d, _)| (x, decision_why(&d))),
-                    Scope::Headline => None,
+                    Scope::Drawn | Scope::Headline => None,
                 };
                 (a, Decision::Fixed { auto_would }, None)
             }
@@ -977,7 +1030,7 @@ impl Plan {
         // The schedule: always when drawn; for a measured curve above the
         // drawn limit, none is needed.
         let need_schedule =
-            measured.is_none() || (scope == Scope::Full && config.ranks <= MAX_DRAWN_RANKS);
+            measured.is_none() || (scope.detailed() && config.ranks <= MAX_DRAWN_RANKS);
         // Held whole only where something needs every step at once (the
         // drawn page, the verifier, compression); else its steps are
         // streamed through the estimate one at a time.
@@ -1014,13 +1067,13 @@ impl Plan {
         }
         let keep = drawn
             || config.compresses(config.bytes)
-            || (scope == Scope::Full && upper <= MAX_RECORDED_TRANSFERS);
+            || (scope.detailed() && upper <= MAX_RECORDED_TRANSFERS);
         let schedule = match (&streamed, keep) {
             (Some(st), true) => Some(st.build()),
             _ => None,
         };
         let verified = match (&schedule, scope, config.ranks <= MAX_DRAWN_RANKS) {
-            (Some(s), Scope::Full, true) => {
+            (Some(s), sc, true) if sc.detailed() => {
                 Some(verify::verify(s).map_err(|e| PlanError::Verify {
                     algorithm,
                     why: e.to_string(),
@@ -1034,7 +1087,7 @@ impl Plan {
             (_, Some((p, segment))) => {
                 let t = p.predict_us(config.bytes);
                 let mut e = estimate_of_time(config.bytes, t, config.primitive, config.ranks);
-                if let (Some(s), Scope::Full) = (&schedule, scope) {
+                if let (Some(s), true) = (&schedule, scope.detailed()) {
                     // The drawn schedule's modelled timeline, for the animation.
                     if let Ok((sim, _, _)) =
                         self::estimate(s, &topology, config.bytes, config.dtype, config.slices)
@@ -1052,7 +1105,7 @@ impl Plan {
                 // colour its links by (its per-transfer timeline would be
                 // hundreds of MB at 1024 ranks).
                 let record = match scope {
-                    Scope::Full
+                    Scope::Full | Scope::Drawn
                         if config.ranks <= MAX_DRAWN_RANKS
                             || s.transfer_count() <= MAX_RECORDED_TRANSFERS =>
                     {
@@ -1116,7 +1169,7 @@ impl Plan {
         // The what-ifs.
         let mut compressed = None;
         let mut fusion = None;
-        if scope == Scope::Full {
+        if scope.detailed() {
             fusion = fusion_view(config)?.map(Arc::new);
         }
         if config.compresses(config.bytes) {
@@ -1139,7 +1192,7 @@ impl Plan {
         }
         let (schedule, verified) = match (&compressed, scope) {
             // placement=once draws and runs the AllGather of the codes.
-            (Some(cp), Scope::Full) if cp.gather_algorithm.is_some() => {
+            (Some(cp), sc) if sc.detailed() && cp.gather_algorithm.is_some() => {
                 let g = &cp.gather_algorithm.unwrap_or(algorithm);
                 let s = algorithm::build(*g, Primitive::AllGather, config.ranks)
                     .map_err(|e| PlanError::Algorithm(e.to_string()))?;
@@ -1211,7 +1264,7 @@ impl Plan {
                 ));
             }
         }
-        if scope == Scope::Full {
+        if scope.detailed() {
             plan.details = plan.make_details();
         }
         Ok(plan)
