@@ -455,7 +455,9 @@ fn a_drawn_plan_and_its_ranking_from_the_worker_are_the_full_plan() {
         let strip = |p: &Plan| {
             let mut v = serde_json::to_value(p).unwrap();
             let o = v.as_object_mut().unwrap();
-            for k in ["ranking", "decision", "verdict", "details"] {
+            // The decision too is the same: these machines' libraries have
+            // a rule, so what auto would pick needs no ranking.
+            for k in ["ranking", "verdict", "details"] {
                 assert!(o.remove(k).is_some(), "{k}");
             }
             v

@@ -261,6 +261,8 @@ algo-hier-nhr = hierarchy with NHR between the servers: ceil(log2 S) inter-serve
 algo-nhr = NHR (HCCL's nonuniform hierarchical ring): ceil(log2 n) steps per phase for any n
 algo-pipeline = pipeline (HCCL): the inter-server ring and the intra-server mesh overlap in the same steps (8·S ranks)
 verdict-short = { $chosen }: { $algo }, predicted { $t } µs, { $rank } of { $count } candidates.
+verdict-short-unranked = { $chosen }: { $algo }, predicted { $t } µs.
+ranking-error = The ranking of the other algorithms could not be made: { $error }
 slices-title = URL key slices: auto or 1..=256
 slices-line = { $n ->
     [one] 1 slice per transfer

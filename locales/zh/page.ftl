@@ -262,6 +262,8 @@ algo-hier-nhr = 分层算法，Server间使用 NHR：ceil(log2 S) 个 Server间�
 algo-nhr = 非均衡的层次环算法(NHR)：任意 n 每阶段都是 ceil(log2 n) 步
 algo-pipeline = 流水线并行算法(Pipeline)（HCCL）：Server间的环与 Server内的 Mesh 在同一些步骤中重叠（8·S 个 rank）
 verdict-short = { $chosen }：{ $algo }，预测 { $t } µs，在 { $count } 个候选中排第 { $rank }。
+verdict-short-unranked = { $chosen }：{ $algo }，预测 { $t } µs。
+ranking-error = 无法计算其他算法的排名：{ $error }
 slices-title = URL 参数 slices：auto 或 1..=256
 slices-line = 每次传输 { $n } 个切片{ $window ->
     [0] {""}

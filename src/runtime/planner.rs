@@ -90,7 +90,10 @@ pub const WORKERS: usize = 2;
 impl Lane {
     /// The worker (`0..WORKERS`) that takes this lane's jobs: the headline
     /// has worker 0 to itself (tens of ms, and what a control change
-    /// waits for); the slow jobs share worker 1 (a full plan at 1024 ranks
+    /// waits for; a drawn page's ranking, [`Job::Ranked`], is on this lane
+    /// too: under a millisecond natively for the default page, 130–300 ms
+    /// for `h100-8` at 1 GiB or 64 ranks with slices, during which worker 1
+    /// starts nothing, [`Lane`]'s order); the slow jobs share worker 1 (a full plan at 1024 ranks
     /// ranks every algorithm: about a second of wasm; the sweep, seconds).
     /// A cancelled job restarts only its own worker.
     pub fn worker(self) -> usize {

@@ -265,6 +265,9 @@ pub struct App {
     /// configuration's, shown dimmed. `None` for a model-only plan (its
     /// full plan has them).
     ranked: Option<Rc<Ranked>>,
+    /// Why a drawn plan's ranking could not be made (the planner worker
+    /// failed, or a ranking row's plan did): the drawn plan stays.
+    ranking_error: Option<String>,
     /// Id of the latest plan asked for: a plan made for an older
     /// configuration is dropped.
     plan_seq: u64,
@@ -447,9 +450,9 @@ impl App {
         // start from it from now on, drawn or not.
         self.latest.set(&self.config);
         self.plan_seq += 1;
-        self.plan_partial = false;
         if self.config.ranks > MAX_DRAWN_RANKS {
-            self.ranked = None;
+            // The shown plan, its ranking and whether that is pending stay
+            // as they are (dimmed) until the answer replaces them.
             self.planning = true;
             for job in [Job::Headline, Job::Full] {
                 let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
@@ -482,6 +485,7 @@ impl App {
                 .map(Rc::new)
                 .map_err(|e| e.to_string());
             self.plan_partial = self.plan.is_ok();
+            self.ranking_error = None;
             if self.plan.is_ok() {
                 let (link, id) = (ctx.link().clone(), self.plan_seq);
                 self.planner.ask(&self.config, Job::Ranked, move |r| {
@@ -767,11 +771,20 @@ impl App {
                     Ok(Answer::Headline(p)) => {
                         self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
                         self.plan_partial = self.plan.is_ok();
+                        (self.ranked, self.ranking_error) = (None, None);
                     }
                     // The same configuration: only the ranking and the
                     // what-ifs are new (the step stays).
                     Ok(Answer::Full(p)) => {
                         self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
+                        self.plan_partial = false;
+                        (self.ranked, self.ranking_error) = (None, None);
+                    }
+                    // A drawn plan's ranking failed (the worker, or a row's
+                    // plan): the plan stays, the panel says why.
+                    Err(e) if self.config.ranks <= MAX_DRAWN_RANKS && self.plan.is_ok() => {
+                        self.ranking_error = Some(e);
+                        self.ranked = None;
                         self.plan_partial = false;
                     }
                     Ok(_) => return false,
@@ -1069,6 +1082,7 @@ impl Component for App {
             plan: Err(String::new()),
             plan_partial: false,
             ranked: None,
+            ranking_error: None,
             plan_seq: 0,
             planning: false,
             planner: Planner::new(),
@@ -1430,7 +1444,7 @@ impl Component for App {
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                             on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
+                            <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} ranking_error={self.ranking_error.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
                         }
                     </div>
                 </main>

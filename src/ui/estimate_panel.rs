@@ -27,6 +27,9 @@ pub struct EstimateProps {
     /// none); while `pending`, the previous configuration's (dimmed).
     #[prop_or_default]
     pub ranked: Option<Rc<Ranked>>,
+    /// Why a drawn plan's ranking could not be made (said in its place).
+    #[prop_or_default]
+    pub ranking_error: Option<String>,
     /// The ranking is being made (the plan is the headline only, or a
     /// drawn plan without its ranking).
     #[prop_or_default]
@@ -66,13 +69,15 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
     let lib = plan.library;
     let dev = plan.library.device_word();
     let rows = table.iter().enumerate().map(|(i, cand)| {
-        let chosen = cand.algorithm == plan.algorithm;
+        // A dimmed table is the previous configuration's: nothing in it is
+        // marked against this plan (its algorithm, library, a lesson's row).
+        let chosen = !table_stale && cand.algorithm == plan.algorithm;
         let t = cand.time_us();
         // Bar length proportional to the predicted time (slowest = full width).
         let width = if slowest > 0.0 && t.is_finite() { (t / slowest * 100.0).clamp(1.5, 100.0) } else { 0.0 };
-        let not_lib = !cand.runs_in_library && lib != Library::Model;
+        let not_lib = !table_stale && !cand.runs_in_library && lib != Library::Model;
         html! {
-            <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"), (p.look_row.as_deref() == Some(cand.algorithm.name())).then_some("lesson-look"))}
+            <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"), (!table_stale && p.look_row.as_deref() == Some(cand.algorithm.name())).then_some("lesson-look"))}
                 data-algorithm={cand.algorithm.name()}>
                 <td>{i + 1}</td>
                 <td><strong>{cand.algorithm.name()}</strong>
@@ -116,6 +121,13 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         .map_or(0, |i| i + 1);
     let verdict = if lang == Lang::En {
         verdict_en.clone()
+    } else if ranking.is_empty() {
+        t!(
+            "verdict-short-unranked",
+            chosen = chosen_by.clone(),
+            algo = plan.algorithm.name(),
+            t = format::us(e.time_us)
+        )
     } else {
         t!(
             "verdict-short",
@@ -174,7 +186,9 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
                 {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
                 {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>
             </p>
-            if p.pending && !table_stale {
+            if let Some(err) = &p.ranking_error {
+                <p class="hint error" id="ranking-error" role="status">{t!("ranking-error", error = err.clone())}</p>
+            } else if p.pending && !table_stale {
                 <p class="hint" id="ranking-pending" role="status">{t!("ranking-pending")}</p>
             } else {
                 <table class={classes!("ranking", table_stale.then_some("stale"))} aria-busy={table_stale.to_string()}>

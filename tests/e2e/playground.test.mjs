@@ -210,3 +210,28 @@ test('while the wasm loads the page says so, and the app replaces that line', as
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A drawn page makes its plan without the ranking and takes the ranking
+// from the planner worker (engine Plan::unranked, Job::Ranked). What auto
+// would pick is the library's rule, so the controls say it at once; the
+// ranking comes with every row and the chosen one marked, and the verdict
+// names auto's pick with its time (a review found the hint gone when the
+// unranked plan left auto's pick to the worker).
+test('a drawn page with a fixed algorithm: auto\'s pick in the controls, the ranking from the planner', async () => {
+  const { page, problems } = await open('?v=1&op=allreduce&algo=ring&topo=910b-8&ranks=8&bytes=256MiB&dtype=fp16');
+  await page.waitForFunction(() => /\d/.test(document.querySelector('#estimate-us')?.textContent ?? ''));
+  assert.match(await page.textContent('#auto-choice'), /auto would run mesh here/);
+  await page.waitForFunction(() => document.querySelectorAll('#estimate table.ranking:not(.stale) tbody tr').length > 1);
+  assert.equal(await page.getAttribute('#estimate table.ranking tr.chosen', 'data-algorithm'), 'ring');
+  assert.match(await page.textContent('#auto-reason'), /auto would run mesh \(\d/);
+  assert.equal(await page.locator('#ranking-error').count(), 0);
+  // A size change: the new ranking replaces the old one (the old one
+  // never marks a row meanwhile), and auto's pick is said again.
+  await page.fill('#bytes', '64 KiB');
+  await page.press('#bytes', 'Enter');
+  await page.waitForFunction(() => /64 KiB/.test(document.querySelector('#auto-reason')?.textContent ?? '')
+    && document.querySelectorAll('#estimate table.ranking:not(.stale) tr.chosen').length === 1);
+  assert.equal(await page.locator('#estimate table.ranking.stale tr.chosen').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

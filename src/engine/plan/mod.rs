@@ -826,18 +826,8 @@ fn decide_auto(
     library: Library,
 ) -> Result<(Algorithm, Decision, Option<Vec<Candidate>>), PlanError> {
     let list = applicable(config)?;
-    if let Some(c) = library.choose(&call(config, topo)) {
-        if let Some(p) = measured_curve(config) {
-            return Ok((
-                c.algorithm,
-                Decision::Measured {
-                    segment: segment_of(p, config.bytes),
-                    drawn_why: c.why,
-                },
-                None,
-            ));
-        }
-        return Ok((c.algorithm, Decision::Library { why: c.why }, None));
+    if let Some((a, d)) = decide_by_rule(config, topo, library) {
+        return Ok((a, d, None));
     }
     // The model's fastest among the allowed algorithms.
     let why = match library {
@@ -879,6 +869,26 @@ fn decide_auto(
     Ok((best, Decision::Model { why }, Some(rows)))
 }
 
+/// `auto`'s choice when the library has a rule for this call (measured
+/// or not): no simulation. `None` where `auto` takes the model's fastest.
+fn decide_by_rule(
+    config: &Config,
+    topo: &Topology,
+    library: Library,
+) -> Option<(Algorithm, Decision)> {
+    let c = library.choose(&call(config, topo))?;
+    Some(match measured_curve(config) {
+        Some(p) => (
+            c.algorithm,
+            Decision::Measured {
+                segment: segment_of(p, config.bytes),
+                drawn_why: c.why,
+            },
+        ),
+        None => (c.algorithm, Decision::Library { why: c.why }),
+    })
+}
+
 fn sort(rows: &mut [Candidate]) {
     rows.sort_by(|x, y| {
         let (a, b) = (x.time_us(), y.time_us());
@@ -913,9 +923,9 @@ pub fn bound_phrase(latency_share: f64) -> String {
 enum Scope {
     /// Everything: verification, ranking, what-ifs (the page).
     Full,
-    /// [`Scope::Full`] but the ranking and what `auto` would pick instead
-    /// of a fixed algorithm (the drawn page's main thread; those come from
-    /// the planner worker as [`Ranked`]).
+    /// [`Scope::Full`] but the ranking, and what `auto` would pick instead
+    /// of a fixed algorithm where only the model decides (the drawn page's
+    /// main thread; those come from the planner worker as [`Ranked`]).
     Drawn,
     /// The decision and the headline estimate (cclsim predict and sweep,
     /// fusion buckets).
@@ -959,8 +969,10 @@ impl Plan {
     }
 
     /// [`Plan::new`] without what needs the ranking: its rows are empty,
-    /// a fixed algorithm's decision does not say what `auto` would pick,
-    /// and the verdict and details say nothing of the other algorithms.
+    /// a fixed algorithm's decision says what `auto` would pick only where
+    /// the library has a rule (not where `auto` takes the model's
+    /// fastest), and the verdict and details say nothing of the other
+    /// algorithms.
     /// [`Plan::ranked`] of [`Plan::new`] has those. What the drawn page
     /// makes on its main thread.
     ///
@@ -1018,7 +1030,11 @@ impl Plan {
                     Scope::Full => decide_auto(config, &topology, library)
                         .ok()
                         .map(|(x, d, _)| (x, decision_why(&d))),
-                    Scope::Drawn | Scope::Headline => None,
+                    // The library's rule is cheap; the model's fastest
+                    // (no rule) needs the ranking, which the worker makes.
+                    Scope::Drawn => decide_by_rule(config, &topology, library)
+                        .map(|(x, d)| (x, decision_why(&d))),
+                    Scope::Headline => None,
                 };
                 (a, Decision::Fixed { auto_would }, None)
             }
