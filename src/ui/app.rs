@@ -455,24 +455,7 @@ impl App {
             // as they are (dimmed) until the answer replaces them.
             self.planning = true;
             for job in [Job::Headline, Job::Full] {
-                let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
-                // Handled in a task of its own, not in the one that read
-                // the worker's message: the first answer after a page load
-                // is also the first time this wasm decodes a plan, and V8
-                // compiles its functions lazily, on first call (a trace at
-                // 1024 ranks: 50-75 ms compiling the decoder before
-                // wasm-opt was told not to merge it into one function),
-                // and the App's update and render (30-40 ms) ran in the
-                // same task's microtasks.
-                let answered = self.answered.clone();
-                self.planner.ask(&self.config, job, move |r| {
-                    answered.set(id);
-                    let link = link.clone();
-                    yew::platform::spawn_local(async move {
-                        gloo_timers::future::TimeoutFuture::new(0).await;
-                        link.send_message(Msg::Planned(id, lane, r))
-                    });
-                });
+                self.ask_plan(ctx, job);
             }
         } else {
             self.planner.cancel(Lane::Full);
@@ -487,19 +470,35 @@ impl App {
             self.plan_partial = self.plan.is_ok();
             self.ranking_error = None;
             if self.plan.is_ok() {
-                let (link, id) = (ctx.link().clone(), self.plan_seq);
-                self.planner.ask(&self.config, Job::Ranked, move |r| {
-                    let link = link.clone();
-                    yew::platform::spawn_local(async move {
-                        gloo_timers::future::TimeoutFuture::new(0).await;
-                        link.send_message(Msg::Planned(id, Lane::Headline, r))
-                    });
-                });
+                self.ask_plan(ctx, Job::Ranked);
             } else {
                 self.planner.cancel(Lane::Headline);
             }
         }
         self.reset_playback();
+    }
+
+    /// Asks the planner `job` about the current configuration; its answer
+    /// comes as [`Msg::Planned`] with the current plan id and the job's
+    /// lane.
+    fn ask_plan(&self, ctx: &Context<Self>, job: Job) {
+        let (link, id, lane) = (ctx.link().clone(), self.plan_seq, job.lane());
+        // Handled in a task of its own, not in the one that read the
+        // worker's message: the first answer after a page load is also the
+        // first time this wasm decodes a plan, and V8 compiles its
+        // functions lazily, on first call (a trace at 1024 ranks: 50-75 ms
+        // compiling the decoder before wasm-opt was told not to merge it
+        // into one function), and the App's update and render (30-40 ms)
+        // ran in the same task's microtasks.
+        let answered = self.answered.clone();
+        self.planner.ask(&self.config, job, move |r| {
+            answered.set(id);
+            let link = link.clone();
+            yew::platform::spawn_local(async move {
+                gloo_timers::future::TimeoutFuture::new(0).await;
+                link.send_message(Msg::Planned(id, lane, r))
+            });
+        });
     }
 
     /// The playback and the typed size after a new plan.

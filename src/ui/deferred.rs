@@ -2,8 +2,9 @@
 //! the first render of a many-rank page is several tasks (issue 13: no
 //! main-thread task over 100 ms) rather than one: a part that comes a few
 //! tasks later ([`Deferred`]) and a list drawn a slice per task
-//! ([`use_drawn_in_tasks`]: the Gantt chart's and the step log's
-//! steps), and words made when an item is hovered rather than drawn with
+//! ([`use_drawn_in_tasks`]; [`Sliced`] and [`use_drawn_pieces`] for lists
+//! of groups cut into pieces: the Gantt chart's and the step log's steps,
+//! the topology's collapsed servers), and words made when an item is hovered rather than drawn with
 //! it ([`hovered`]: the step log's chip titles, the Gantt bars' tooltips).
 
 use yew::prelude::*;
@@ -120,6 +121,19 @@ impl Sliced {
             Some(t) => self.ends.get(t).or(self.ends.last()).copied().unwrap_or(0),
         }
     }
+}
+
+/// Draws `sliced`'s pieces a task at a time ([`use_drawn_in_tasks`]: the
+/// first task's pieces at once, one more task's in each later event-loop
+/// task, all of them from then on until `key` changes): the pieces to draw
+/// now.
+#[hook]
+pub fn use_drawn_pieces<K>(key: K, sliced: &Sliced) -> &[Piece]
+where
+    K: PartialEq + Clone + 'static,
+{
+    let tasks = use_drawn_in_tasks(key, sliced.ends.len(), 1);
+    &sliced.pieces[..sliced.drawn(tasks)]
 }
 
 /// Props of [`Deferred`].

@@ -5,7 +5,7 @@
 //! cover).
 
 use super::colors;
-use super::deferred::{hovered, use_drawn_in_tasks, Piece, Sliced};
+use super::deferred::{hovered, use_drawn_pieces, Piece, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::playback::model_time;
@@ -162,11 +162,11 @@ fn gantt_rows(p: &RowsProps) -> Html {
             )
         },
     );
-    let tasks = use_drawn_in_tasks((Rc::as_ptr(plan) as usize, p.by), sliced.ends.len(), 1);
+    let drawn = use_drawn_pieces((Rc::as_ptr(plan) as usize, p.by), &sliced);
     // Keyed by piece, so a slice appends (see `use_drawn_in_tasks`). The
     // current step is its pieces' groups' class: a step change patches
     // those, not every bar of the two steps.
-    let bars = sliced.pieces[..sliced.drawn(tasks)].iter().enumerate().map(|(k, piece)| {
+    let bars = drawn.iter().enumerate().map(|(k, piece)| {
         let (plan, shape, by, Piece { group, items }) = (plan.clone(), p.shape.clone(), p.by, piece.clone());
         let from = items.start;
         let onmouseover = Callback::from(move |e: MouseEvent| hover_title(&plan, &shape, by, group, from, &e));

@@ -1,7 +1,7 @@
 //! Every transfer of every step; the current step highlighted; a click
 //! jumps there.
 
-use super::deferred::{hovered, use_drawn_in_tasks, Sliced};
+use super::deferred::{hovered, use_drawn_pieces, Sliced};
 use super::describe;
 use super::format;
 use super::lang::use_lang;
@@ -214,8 +214,7 @@ pub fn step_log(p: &StepLogProps) -> Html {
             CHIPS_PER_TASK,
         )
     });
-    let tasks = use_drawn_in_tasks(Rc::as_ptr(plan) as usize, sliced.ends.len(), 1);
-    let pieces = &sliced.pieces[..sliced.drawn(tasks)];
+    let pieces = use_drawn_pieces(Rc::as_ptr(plan) as usize, &sliced);
     // Keyed by step, so a slice appends (see `use_drawn_in_tasks`); a
     // step partly drawn is drawn again with more of its chips.
     let entries = pieces.iter().enumerate().filter(|(j, piece)| {

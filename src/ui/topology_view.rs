@@ -5,7 +5,7 @@
 //! tokens moving from sender to receiver.
 
 use super::colors;
-use super::deferred::{use_drawn_in_tasks, Sliced};
+use super::deferred::{use_drawn_pieces, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::topology_layout::{along, trim, Layout};
@@ -402,7 +402,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             SERVERS_PER_TASK,
         )
     });
-    let pieces = &sliced.pieces[..sliced.drawn(use_drawn_in_tasks(topo_key, sliced.ends.len(), 1))];
+    let pieces = use_drawn_pieces(topo_key, &sliced);
     let mut busy = vec![false; topo.links.len()];
     if step.is_some() {
         for (i, l) in load.iter().enumerate() {
