@@ -499,3 +499,125 @@ fn a_drawn_plan_and_its_ranking_from_the_worker_are_the_full_plan() {
     }
     assert_eq!(Job::Ranked.lane(), Lane::Headline);
 }
+
+/// What the drawn page makes on its main thread and what it leaves to the
+/// planner worker ([`Plan::on_page`]): a pipelined (sliced) simulation, a
+/// fusion view on a machine that slices, `auto` by the model's fastest
+/// and a model-only plan go to the worker; the rest is [`Plan::unranked`]'s
+/// plan. The worker's answer ([`Job::Drawn`], on the headline's lane) is
+/// that plan, which the page verifies again (the same trace as the full
+/// plan's, the same estimate to the bit), then the full plan's ranking
+/// and words. The pipelined
+/// cases were main-thread tasks of 100–507 ms (h100-8 at 1 GiB, 64 ranks
+/// with `slices=8`, `slices=256&algo=nb`: 0.1–0.5 s natively).
+#[test]
+fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
+    use plan::{Offload, OnPage};
+    let custom = r#"{"devices":[{"id":"g0"},{"id":"g1"},{"id":"g2"}],"switches":[{"id":"sw"}],"links":[{"a":"g0","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g1","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g2","b":"sw","bandwidth_gbps":50,"latency_us":1}]}"#;
+    let custom = format!(
+        "topo=custom&topology={}&ranks=3&bytes=1MiB",
+        form_urlencoded::byte_serialize(custom.as_bytes()).collect::<String>()
+    );
+    let custom_ring = format!("{custom}&algo=ring&bytes=256KiB");
+    // `None`: made on the page.
+    let cases: [(&str, Option<Offload>); 10] = [
+        ("", None),
+        ("topo=910b-8x8&ranks=64&algo=mesh", None),
+        // HCCL does not slice; slices=1 is the unsliced model.
+        ("topo=910b-8&ranks=8&bytes=1GiB", None),
+        ("topo=h100-8&bytes=1GiB&slices=1", None),
+        // 256 KiB / 8 ranks: every transfer within one of NCCL's 1 MiB slices.
+        ("topo=h100-8&bytes=256KiB", None),
+        // A ring's 128 MiB transfers in NCCL's 1 MiB slices.
+        (
+            "topo=h100-8&bytes=1GiB&algo=ring",
+            Some(Offload::Pipelined { slices: 128 }),
+        ),
+        (
+            "topo=910b-8x8&ranks=64&slices=8",
+            Some(Offload::Pipelined { slices: 8 }),
+        ),
+        (
+            "topo=h100-8&bytes=1MiB&fusion=llama3-8b",
+            Some(Offload::FusionPipelined),
+        ),
+        (custom.as_str(), Some(Offload::ModelsFastest)),
+        ("topo=910b-16x8&ranks=128", Some(Offload::ModelOnly)),
+    ];
+    for (q, want) in cases {
+        let c = config(q);
+        match (Plan::on_page(&c).unwrap(), want) {
+            (OnPage::Made(p), None) => {
+                let unranked = Plan::unranked(&c).unwrap();
+                assert_eq!(
+                    serde_json::to_value(&*p).unwrap(),
+                    serde_json::to_value(&unranked).unwrap(),
+                    "{q}"
+                );
+                assert!(p.verified.is_some(), "{q}");
+            }
+            (OnPage::Offload(got), Some(want)) => assert_eq!(got, want, "{q}"),
+            (OnPage::Made(_), Some(w)) => panic!("{q}: made on the page, not {w:?}"),
+            (OnPage::Offload(w), None) => panic!("{q}: offloaded ({w:?})"),
+        }
+    }
+    // A fixed algorithm on the custom machine needs no ranking to decide.
+    assert!(matches!(
+        Plan::on_page(&config(&custom_ring)).unwrap(),
+        OnPage::Made(_)
+    ));
+    assert_eq!(Job::Drawn.lane(), Lane::Headline);
+    for q in [
+        "topo=h100-8&bytes=1GiB",
+        "topo=910b-8x8&ranks=64&slices=8",
+        "topo=910b-8x8&ranks=64&slices=256&algo=nb",
+        custom.as_str(),
+    ] {
+        let c = config(q);
+        assert!(
+            matches!(Plan::on_page(&c).unwrap(), OnPage::Offload(_)),
+            "{q}"
+        );
+        let full = Plan::new(&c).unwrap();
+        let unranked = Plan::unranked(&c).unwrap();
+        let r = ask(q, Job::Drawn);
+        assert_eq!(r.len(), 2, "{q}: the plan, then its ranking");
+        assert!(!r[0].last && r[1].last);
+        let Ok(Answer::Drawn(carried)) = r[0].answer.clone() else {
+            panic!("{q}: {:?}", r[0].answer);
+        };
+        let got = carried.arrive(None).unwrap();
+        assert!(got.verified.is_none(), "{q}: the trace does not cross");
+        let got = got.with_verification().unwrap();
+        assert_eq!(
+            got.verified.as_ref().map(|v| format!("{:?}", v.trace)),
+            full.verified.as_ref().map(|v| format!("{:?}", v.trace)),
+            "{q}"
+        );
+        assert_eq!(
+            serde_json::to_value(&got).unwrap(),
+            serde_json::to_value(&unranked).unwrap(),
+            "{q}: the unranked plan crosses whole, its machine made again"
+        );
+        assert_eq!(
+            serde_json::to_value(&got.estimate).unwrap(),
+            serde_json::to_value(&full.estimate).unwrap(),
+            "{q}: the full plan's estimate and drawn timeline"
+        );
+        assert_eq!(got.schedule, full.schedule, "{q}");
+        let Ok(Answer::Ranked(ranked)) = &r[1].answer else {
+            panic!("{q}: {:?}", r[1].answer);
+        };
+        let want = full.ranked();
+        assert_eq!(
+            (&ranked.decision, &ranked.verdict, &ranked.details),
+            (&want.decision, &want.verdict, &want.details),
+            "{q}"
+        );
+        assert_eq!(ranked.ranking.len(), want.ranking.len(), "{q}");
+        for (g, w) in ranked.ranking.iter().zip(&want.ranking) {
+            assert_eq!(g.algorithm, w.algorithm, "{q}");
+            assert_eq!(g.time_us().to_bits(), w.time_us().to_bits(), "{q}");
+        }
+    }
+}

@@ -47,8 +47,8 @@ mod sliced;
 #[doc(hidden)]
 pub use reference::estimate_sliced_reference;
 pub use sliced::{
-    choose as choose_slices, nccl_slice_bytes, Slices, Slicing, MAX_SLICES, NCCL_STEP_BYTES,
-    SLICE_BUDGET, SLICE_WORK_BUDGET,
+    choose as choose_slices, nccl_slice_bytes, unsliced_by_rule, Slices, Slicing, MAX_SLICES,
+    NCCL_STEP_BYTES, SLICE_BUDGET, SLICE_WORK_BUDGET,
 };
 
 /// When one transfer runs on the modelled hardware.
@@ -302,7 +302,7 @@ pub fn estimate_recorded(
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
     let (loops, loop_elems) = loops_of(topo, bytes, es);
-    let mut slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
+    let mut slicing = slicing(schedule, topo, bytes, dtype, slices);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
     let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
@@ -559,6 +559,25 @@ impl<'a> Streaming<'a> {
             self.slicing,
         )
     }
+}
+
+/// The slice count [`estimate_recorded`] simulates `schedule` with for a
+/// message of `bytes` bytes of `dtype` on `topo` (before the work budget
+/// may cap it to 1: [`sliced::over_budget`]): `slices` resolved by
+/// [`sliced::choose`] for one buffer loop. Cheap (one pass over the
+/// transfers where `auto` looks at their sizes, none where the rule
+/// decides alone); what the page asks before it simulates on its main
+/// thread (`Plan::on_page`).
+pub fn slicing(
+    schedule: &Schedule,
+    topo: &Topology,
+    bytes: u64,
+    dtype: DType,
+    slices: Slices,
+) -> Slicing {
+    let es = dtype.size_bytes() as u64;
+    let (_, loop_elems) = loops_of(topo, bytes, es);
+    sliced::choose(schedule, topo, loop_elems, es, slices)
 }
 
 /// Buffer loops of a message of `bytes` bytes of `es`-byte elements on

@@ -41,6 +41,12 @@ pub enum Job {
     /// the page makes itself without the ranking ([`Plan::unranked`]). On
     /// the headline's lane: never held behind a run, never behind a card.
     Ranked,
+    /// A drawn configuration the page does not plan on its main thread
+    /// ([`Plan::on_page`]'s [`plan::Offload`]): [`Plan::unranked`] as
+    /// [`Answer::Drawn`] as soon as it is made (the page verifies its
+    /// schedule again, [`Plan::with_verification`]: the trace does not
+    /// cross), then [`Job::Ranked`]'s answer. On the headline's lane.
+    Drawn,
     /// [`plan::sweep_curves`] at `sizes` (bytes), without the curves the
     /// plan's budgets skip: [`Answer::Curves`].
     Curves {
@@ -108,7 +114,7 @@ impl Job {
     /// Its lane.
     pub fn lane(&self) -> Lane {
         match self {
-            Job::Headline | Job::Ranked => Lane::Headline,
+            Job::Headline | Job::Ranked | Job::Drawn => Lane::Headline,
             Job::Full => Lane::Full,
             Job::Curves { .. } => Lane::Curves,
             Job::Tune { .. } => Lane::Tune,
@@ -171,6 +177,9 @@ pub enum Answer {
     Full(Box<Carried>),
     /// The ranking and its words ([`Job::Ranked`]).
     Ranked(Box<plan::Ranked>),
+    /// A drawn plan without its ranking ([`Job::Drawn`]), its trace to be
+    /// made again on the page.
+    Drawn(Box<Carried>),
     /// The chart's curves.
     Curves(Vec<Curve>),
     /// The tuning text.
@@ -209,16 +218,23 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
                 .map(|h| Answer::Headline(Box::new(Carried::new(h))))
                 .map_err(|e| e.to_string()),
         )),
+        Job::Drawn => match Plan::unranked(c) {
+            Err(e) => emit(done(Err(e.to_string()))),
+            Ok(p) => {
+                emit(Response {
+                    id,
+                    answer: Ok(Answer::Drawn(Box::new(Carried::new(p)))),
+                    last: false,
+                });
+                emit(done(ranked(c)));
+            }
+        },
         Job::Full => emit(done(
             Plan::new(c)
                 .map(|p| Answer::Full(Box::new(Carried::new(p))))
                 .map_err(|e| e.to_string()),
         )),
-        Job::Ranked => emit(done(
-            Plan::new(c)
-                .map(|p| Answer::Ranked(Box::new(ranked_for_page(p.ranked()))))
-                .map_err(|e| e.to_string()),
-        )),
+        Job::Ranked => emit(done(ranked(c))),
         Job::Curves { sizes } => emit(done(
             plan::sweep_curves(c, sizes)
                 .map(|v| Answer::Curves(v.into_iter().filter(|c| c.skipped.is_none()).collect()))
@@ -237,31 +253,34 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
     }
 }
 
-/// A model-only plan (above [`MAX_DRAWN_RANKS`] ranks) as the page holds
-/// it: without its held schedule, its per-transfer and per-link records
-/// (`transfers`, `routes`, `link_busy`) and its ranking rows' timelines,
-/// which nothing on the page shows above the drawn ranks (the drawing
-/// colours links by [`Plan::link_loads`], the note gives
-/// [`Plan::schedule_steps`] and [`Plan::schedule_chunks`], a ranking row
-/// its time and busbw, the estimate panel the headline's steps); at 128
-/// ranks they are megabytes to carry from the worker and tens of ms to
-/// read on the page. A drawn plan is returned as it is.
+/// [`Job::Ranked`]'s answer.
+fn ranked(c: &Config) -> Result<Answer, String> {
+    Plan::new(c)
+        .map(|p| Answer::Ranked(Box::new(ranked_for_page(p.ranked()))))
+        .map_err(|e| e.to_string())
+}
+
+/// A plan as the page holds it: its ranking rows without their timelines
+/// (a row shows its time, busbw, steps and method; the chosen row's
+/// timeline is the plan's own, 2 MB of CBOR for 64-rank ring with
+/// `slices=8`), and a model-only plan (above [`MAX_DRAWN_RANKS`] ranks)
+/// also without its held schedule and its per-transfer and per-link
+/// records (`transfers`, `routes`, `link_busy`), which nothing on the page
+/// shows above the drawn ranks (the drawing colours links by
+/// [`Plan::link_loads`], the note gives [`Plan::schedule_steps`] and
+/// [`Plan::schedule_chunks`], the estimate panel the headline's steps);
+/// at 128 ranks they are megabytes to carry from the worker and tens of
+/// ms to read on the page.
 pub fn for_page(mut plan: Plan) -> Plan {
     fn per_transfer(t: &mut crate::engine::cost::Timeline) {
         t.transfers = Vec::new();
         t.routes = Vec::new();
         t.link_busy = Vec::new();
     }
+    rows_for_page(&mut plan.ranking);
     if plan.config.ranks > MAX_DRAWN_RANKS {
         plan.schedule = None;
         per_transfer(&mut plan.estimate.timeline);
-        for row in &mut plan.ranking {
-            if let Some(e) = row.estimate.as_mut() {
-                per_transfer(&mut e.timeline);
-                e.timeline.steps = Vec::new();
-                e.timeline.link_busy = Vec::new();
-            }
-        }
         // A compressed plan's copy of the collective serves the run's
         // check only (a model-only plan never runs).
         if let Some(cp) = plan.compressed.as_mut() {
@@ -277,13 +296,18 @@ pub fn for_page(mut plan: Plan) -> Plan {
 /// method, without its timeline (the chosen row's is the drawn plan's
 /// whole per-transfer timeline, which the page has).
 pub fn ranked_for_page(mut r: plan::Ranked) -> plan::Ranked {
-    for row in &mut r.ranking {
+    rows_for_page(&mut r.ranking);
+    r
+}
+
+/// Ranking rows without their timelines ([`for_page`]).
+fn rows_for_page(rows: &mut [plan::Candidate]) {
+    for row in rows {
         if let Some(e) = row.estimate.as_mut() {
             let t = &mut e.timeline;
             (t.steps, t.transfers, t.routes, t.link_busy) = Default::default();
         }
     }
-    r
 }
 
 /// `value` as CBOR bytes (every `f64` kept bit for bit, NaN included).

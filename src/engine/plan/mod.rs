@@ -958,6 +958,55 @@ pub struct Ranked {
     pub details: Vec<String>,
 }
 
+/// Why the drawn page leaves a configuration's plan to the planner worker
+/// ([`Plan::on_page`]): what would make it costly on the page's main
+/// thread (issue 13: no task there over 100 ms). The page then asks for
+/// [`Plan::new`] and draws it when it comes, the previous plan dimmed
+/// meanwhile, as for a model-only plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offload {
+    /// Above [`MAX_DRAWN_RANKS`] ranks: the plan is model-only.
+    ModelOnly,
+    /// `auto` where the machine's library has no rule: its choice is the
+    /// model's fastest, which simulates every applicable algorithm.
+    ModelsFastest,
+    /// The estimate is the pipelined simulation of this many slices per
+    /// transfer ([`cost::slicing`]), up to [`cost::SLICE_WORK_BUDGET`]
+    /// flow updates: 0.1–0.5 s natively at 64 ranks (`slices=8` or `256`),
+    /// 0.1 s for `h100-8` at 1 GiB.
+    Pipelined {
+        /// Slices per transfer.
+        slices: u32,
+    },
+    /// Fusion on a machine whose rule may slice: its buckets' estimates
+    /// are pipelined simulations wherever a bucket is larger than a slice.
+    FusionPipelined,
+}
+
+/// What [`Plan::on_page`] gives the drawn page's main thread.
+#[derive(Debug)]
+pub enum OnPage {
+    /// [`Plan::unranked`]'s plan, made here.
+    Made(Box<Plan>),
+    /// The planner worker makes it, for this reason.
+    Offload(Offload),
+}
+
+/// [`Offload::Pipelined`] or [`Offload::FusionPipelined`] where the
+/// drawn plan of `config` on `topo` would run the pipelined simulation
+/// (`schedule`: the one its estimate simulates).
+fn pipelined(config: &Config, topo: &Topology, schedule: Option<&Schedule>) -> Option<Offload> {
+    if cost::unsliced_by_rule(topo, config.slices) {
+        return None;
+    }
+    if config.primitive == Primitive::AllReduce && config.fusion_buckets().is_some() {
+        return Some(Offload::FusionPipelined);
+    }
+    let s = schedule?;
+    let k = cost::slicing(s, topo, config.bytes, config.dtype, config.slices).slices;
+    (k > 1).then_some(Offload::Pipelined { slices: k })
+}
+
 impl Plan {
     /// The full plan of `config`: machine, decision, schedule, verification
     /// (up to [`MAX_DRAWN_RANKS`] ranks), headline estimate, the ranking of
@@ -1002,10 +1051,65 @@ impl Plan {
         Plan::make(config, Scope::Headline)
     }
 
+    /// What the drawn page's main thread makes of `config`: the plan
+    /// [`Plan::unranked`] makes, or why it is left to the planner worker
+    /// ([`Offload`]), found before the costly part is begun. The one
+    /// definition of what the page plans where.
+    ///
+    /// Errors: [`PlanError`], as [`Plan::unranked`]'s.
+    pub fn on_page(config: &Config) -> Result<OnPage, PlanError> {
+        Plan::make_on(config, Scope::Drawn, true)
+    }
+
+    /// Fills [`Plan::verified`] of a drawn plan that has a schedule but no
+    /// trace: one made by the planner worker ([`Plan::on_page`]'s
+    /// [`Offload`]), whose trace does not cross (it is not serialized).
+    /// The same [`verify::verify`] of the same schedule [`Plan::new`]
+    /// made; nothing else changes.
+    ///
+    /// Errors: [`PlanError::Verify`] (a bug: the worker verified the same
+    /// schedule).
+    pub fn with_verification(mut self) -> Result<Plan, PlanError> {
+        if self.verified.is_none() && self.config.ranks <= MAX_DRAWN_RANKS {
+            if let Some(s) = &self.schedule {
+                let algorithm = self
+                    .compressed
+                    .as_ref()
+                    .and_then(|c| c.gather_algorithm)
+                    .unwrap_or(self.algorithm);
+                self.verified = Some(verify::verify(s).map_err(|e| PlanError::Verify {
+                    algorithm,
+                    why: e.to_string(),
+                })?);
+            }
+        }
+        Ok(self)
+    }
+
     fn make(config: &Config, scope: Scope) -> Result<Plan, PlanError> {
+        match Plan::make_on(config, scope, false)? {
+            OnPage::Made(p) => Ok(*p),
+            // Not reached: only `make_on(.., true)` offloads.
+            OnPage::Offload(why) => Err(PlanError::Model(format!(
+                "this plan is made in the planner worker ({why:?})"
+            ))),
+        }
+    }
+
+    /// [`Plan::make`]; with `may_offload`, stops with [`OnPage::Offload`]
+    /// as soon as it finds a reason.
+    fn make_on(config: &Config, scope: Scope, may_offload: bool) -> Result<OnPage, PlanError> {
+        if may_offload && config.ranks > MAX_DRAWN_RANKS {
+            return Ok(OnPage::Offload(Offload::ModelOnly));
+        }
         let topology = machine(config)?;
         let library = topology.library;
         let (algorithm, decision, model_rows) = match config.algo {
+            AlgoChoice::Auto
+                if may_offload && decide_by_rule(config, &topology, library).is_none() =>
+            {
+                return Ok(OnPage::Offload(Offload::ModelsFastest))
+            }
             AlgoChoice::Auto => decide_auto(config, &topology, library)?,
             AlgoChoice::Fixed(a) => {
                 if !a.supports(config.primitive, config.ranks) {
@@ -1088,6 +1192,11 @@ impl Plan {
             (Some(st), true) => Some(st.build()),
             _ => None,
         };
+        if may_offload {
+            if let Some(why) = pipelined(config, &topology, schedule.as_ref()) {
+                return Ok(OnPage::Offload(why));
+            }
+        }
         let verified = match (&schedule, scope, config.ranks <= MAX_DRAWN_RANKS) {
             (Some(s), sc, true) if sc.detailed() => {
                 Some(verify::verify(s).map_err(|e| PlanError::Verify {
@@ -1283,7 +1392,7 @@ impl Plan {
         if scope.detailed() {
             plan.details = plan.make_details();
         }
-        Ok(plan)
+        Ok(OnPage::Made(Box::new(plan)))
     }
 
     /// Faulty time over healthy time (`None` on a healthy machine): 2.0 =
