@@ -33,7 +33,7 @@ use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
-use crate::engine::plan::{Plan, Ranked, MAX_DRAWN_RANKS};
+use crate::engine::plan::{OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
@@ -308,6 +308,9 @@ pub struct App {
     start: Option<Timeout>,
     /// Current step, 1-based (0 = initial state).
     step: usize,
+    /// A lesson stop's step, set when its plan comes from the planner
+    /// worker ([`Job::Drawn`]).
+    step_when_planned: Option<usize>,
     /// Progress of the current step (0..=DWELL; >= 1 means done).
     frac: f64,
     /// `frac` up to 1, for the components that move ([`motion::use_progress`]):
@@ -422,7 +425,10 @@ impl App {
         }
         self.playing = false;
         self.frames.cancel();
+        // A plan made in the planner worker is not here yet: the stop's
+        // step waits for it.
         self.step = stop.step.min(self.steps());
+        self.step_when_planned = (self.planning && stop.step > 0).then_some(stop.step);
         self.frac = DWELL;
         self.store(push);
     }
@@ -450,29 +456,46 @@ impl App {
         // start from it from now on, drawn or not.
         self.latest.set(&self.config);
         self.plan_seq += 1;
-        if self.config.ranks > MAX_DRAWN_RANKS {
-            // The shown plan, its ranking and whether that is pending stay
-            // as they are (dimmed) until the answer replaces them.
-            self.planning = true;
-            for job in [Job::Headline, Job::Full] {
-                self.ask_plan(ctx, job);
+        self.step_when_planned = None;
+        // The engine says what this thread makes: a costly plan (model-only,
+        // auto by the model's fastest, a pipelined simulation) is made in
+        // the planner worker.
+        match Plan::on_page(&self.config) {
+            Ok(OnPage::Offload(_)) if self.config.ranks > MAX_DRAWN_RANKS => {
+                // The shown plan, its ranking and whether that is pending
+                // stay as they are (dimmed) until the answer replaces them.
+                self.planning = true;
+                for job in [Job::Headline, Job::Full] {
+                    self.ask_plan(ctx, job);
+                }
             }
-        } else {
-            self.planner.cancel(Lane::Full);
-            self.planning = false;
-            // The ranking simulates every applicable algorithm (hundreds
-            // of ms at 64 ranks with slices, or h100-8 at 1 GiB): it is
-            // made in the planner worker, on the headline's lane, and the
-            // previous one is shown dimmed until it comes.
-            self.plan = Plan::unranked(&self.config)
-                .map(Rc::new)
-                .map_err(|e| e.to_string());
-            self.plan_partial = self.plan.is_ok();
-            self.ranking_error = None;
-            if self.plan.is_ok() {
-                self.ask_plan(ctx, Job::Ranked);
-            } else {
-                self.planner.cancel(Lane::Headline);
+            Ok(OnPage::Offload(_)) => {
+                // A drawn plan made whole in the worker (its headline is
+                // the costly part): drawn, verified and run when it comes.
+                self.planner.cancel(Lane::Full);
+                self.planning = true;
+                self.ask_plan(ctx, Job::Drawn);
+            }
+            made => {
+                self.planner.cancel(Lane::Full);
+                self.planning = false;
+                // The ranking simulates every applicable algorithm
+                // (hundreds of ms at 64 ranks with slices, or h100-8 at 1
+                // GiB): it is made in the planner worker, on the
+                // headline's lane, and the previous one is shown dimmed
+                // until it comes.
+                self.plan = match made {
+                    Ok(OnPage::Made(p)) => Ok(Rc::new(*p)),
+                    Ok(OnPage::Offload(_)) => Err(String::new()),
+                    Err(e) => Err(e.to_string()),
+                };
+                self.plan_partial = self.plan.is_ok();
+                self.ranking_error = None;
+                if self.plan.is_ok() {
+                    self.ask_plan(ctx, Job::Ranked);
+                } else {
+                    self.planner.cancel(Lane::Headline);
+                }
             }
         }
         self.reset_playback();
@@ -523,8 +546,12 @@ impl App {
         self.pending_run = None;
         let ranks = self.config.ranks;
         self.run = Rc::new(match &self.plan {
-            // Planned in the worker: model-only (above the executed ranks).
-            _ if self.planning => RunView::new(id, RunState::ModelOnly, ranks),
+            // Planned in the worker: model-only (above the drawn ranks),
+            // or a drawn plan that runs when it comes (`Msg::Planned`).
+            _ if self.planning && ranks > MAX_DRAWN_RANKS => {
+                RunView::new(id, RunState::ModelOnly, ranks)
+            }
+            _ if self.planning => RunView::new(id, RunState::Idle, ranks),
             Err(e) => {
                 let mut v = RunView::new(id, RunState::Error, ranks);
                 v.error = Some(e.clone());
@@ -761,6 +788,9 @@ impl App {
                 if lane == Lane::Headline && !self.planning && !self.plan_partial {
                     return false;
                 }
+                // A drawn plan made in the worker ([`Job::Drawn`]): its
+                // run waits for it.
+                let drawn_here = self.planning && self.config.ranks <= MAX_DRAWN_RANKS;
                 self.planning = false;
                 match r.answer {
                     Ok(Answer::Ranked(r)) => {
@@ -779,9 +809,31 @@ impl App {
                         self.plan_partial = false;
                         (self.ranked, self.ranking_error) = (None, None);
                     }
+                    // A drawn plan made in the worker: its trace is made
+                    // here (it does not cross), it runs, and its ranking
+                    // follows (the previous one dimmed until then).
+                    Ok(Answer::Drawn(p)) => {
+                        self.plan = p
+                            .arrive(self.plan.as_deref().ok())
+                            .and_then(|p| p.with_verification().map_err(|e| e.to_string()))
+                            .map(Rc::new);
+                        self.plan_partial = self.plan.is_ok();
+                        self.ranking_error = None;
+                        // The stop's step, or where the keys moved the
+                        // previous plan's playback meanwhile.
+                        let k = self.step_when_planned.take().unwrap_or(self.step);
+                        self.step = k.min(self.steps());
+                        if drawn_here && self.plan.is_ok() {
+                            self.schedule_run(ctx, 0);
+                        }
+                    }
                     // A drawn plan's ranking failed (the worker, or a row's
                     // plan): the plan stays, the panel says why.
-                    Err(e) if self.config.ranks <= MAX_DRAWN_RANKS && self.plan.is_ok() => {
+                    Err(e)
+                        if !drawn_here
+                            && self.config.ranks <= MAX_DRAWN_RANKS
+                            && self.plan.is_ok() =>
+                    {
                         self.ranking_error = Some(e);
                         self.ranked = None;
                         self.plan_partial = false;
@@ -1098,6 +1150,7 @@ impl Component for App {
             store_later: None,
             start: None,
             step: 0,
+            step_when_planned: None,
             frac: DWELL,
             clock: Clock::new(1.0),
             playing: false,
@@ -1441,6 +1494,7 @@ impl Component for App {
                     <div class="col col-main">{stage}</div>
                     <div class="col col-side">
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                            waiting={self.planning && self.config.ranks <= MAX_DRAWN_RANKS}
                             on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
                             <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} ranking_error={self.ranking_error.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />

@@ -31,6 +31,10 @@ pub struct ResultProps {
     pub plan: Option<Rc<Plan>>,
     /// The run.
     pub run: Rc<RunView>,
+    /// The configuration's drawn plan is being made in the planner worker
+    /// (`Plan::on_page`'s offload); the run starts when it comes.
+    #[prop_or_default]
+    pub waiting: bool,
     /// Run the same configuration again.
     pub on_rerun: Callback<()>,
 }
@@ -45,6 +49,7 @@ pub fn result_panel(p: &ResultProps) -> Html {
     let est = p.plan.as_ref().map(|pl| &pl.estimate);
     let max_err = run.max_abs_error();
     let (title, blurb) = match run.state {
+        RunState::Idle if p.waiting => (t!("res-waiting"), t!("res-waiting-text")),
         RunState::Idle => (t!("res-idle"), t!("res-idle-text")),
         RunState::Running => (
             t!("res-running"),

@@ -288,3 +288,45 @@ test('8 192 ranks: the 1 024 server boxes come in slices that only add', async (
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// A drawn plan whose estimate is a pipelined (sliced) simulation is made
+// in the planner worker (engine `Plan::on_page`): Bruck (nb) on 64 ranks
+// with slices=256 simulates up to the engine's work budget, 0.2 s natively,
+// and was a 440–510 ms task at load on the main thread. The result panel
+// waits for the plan, then the ranks run and verify; the estimate is
+// cclsim's, the slicing line the engine's, and the Gantt chart and the
+// step log are drawn from the plan that came. (Checked to fail on the
+// build before: it never waits.)
+test('64 ranks, nb, slices=256: a drawn plan made in the planner worker runs, verifies and shows cclsim\'s estimate', async () => {
+  const bin = [join(ROOT, 'target/debug/cclsim'), join(ROOT, 'target/release/cclsim')].find(existsSync);
+  assert.ok(bin, 'cclsim is built (cargo test builds it)');
+  const want = JSON.parse(execFileSync(bin, ['predict', '--topo', '910b-8x8', '--ranks', '64', '--op', 'allreduce',
+    '--algo', 'nb', '--slices', '256', '--bytes', '1MiB', '--json'], { encoding: 'utf8' }));
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.addInitScript(() => {
+    window.__waited = false;
+    const start = () => new MutationObserver(() => {
+      if (/Waiting for the plan/.test(document.querySelector('#run-result')?.textContent ?? '')) window.__waited = true;
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+    if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
+  });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.goto(`${BASE}/?topo=910b-8x8&ranks=64&op=allreduce&algo=nb&slices=256&bytes=1MiB&lang=en`);
+  await page.waitForSelector('#run-result[data-state="verified"]', { timeout: 180_000 });
+  assert.ok(await page.evaluate(() => window.__waited), 'the result panel waited for the plan');
+  await assertShown(page, want);
+  assert.match(await page.textContent('body'), /slices=256, as set; capped to 74/);
+  await page.waitForSelector('table.ranking tbody tr');
+  assert.ok(await page.locator('table.ranking tbody tr').count() >= 3);
+  // Every step and bar of the plan that came (steps, transfers: the log's head).
+  await page.waitForFunction(() => {
+    const m = /(\d+)\D+(\d+)/.exec(document.querySelector('.step-log .card-head .muted')?.textContent ?? '');
+    return m && Number(m[2]) > 0 && document.querySelectorAll('#step-log > li').length === Number(m[1]) + 1
+      && document.querySelectorAll('#gantt .gbars rect.gbar').length === Number(m[2]);
+  }, null, { timeout: 60_000, polling: 100 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
