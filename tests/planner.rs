@@ -520,7 +520,7 @@ fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
     );
     let custom_ring = format!("{custom}&algo=ring&bytes=256KiB");
     // `None`: made on the page.
-    let cases: [(&str, Option<Offload>); 10] = [
+    let cases = [
         ("", None),
         ("topo=910b-8x8&ranks=64&algo=mesh", None),
         // HCCL does not slice; slices=1 is the unsliced model.
@@ -539,8 +539,15 @@ fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
         ),
         (
             "topo=h100-8&bytes=1MiB&fusion=llama3-8b",
-            Some(Offload::FusionPipelined),
+            Some(Offload::Fusion),
         ),
+        // Compression on a machine that slices: its own schedule's slices.
+        (
+            "topo=h100-8&bytes=64MiB&algo=ring&compress=int8&placement=once",
+            Some(Offload::CompressedPipelined),
+        ),
+        // HCCL's fusion view: each bucket by HCCL's rule, unsliced.
+        ("topo=910b-8&bytes=1MiB&fusion=llama3-8b", None),
         (custom.as_str(), Some(Offload::ModelsFastest)),
         ("topo=910b-16x8&ranks=128", Some(Offload::ModelOnly)),
     ];
@@ -561,10 +568,15 @@ fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
             (OnPage::Offload(w), None) => panic!("{q}: offloaded ({w:?})"),
         }
     }
-    // A fixed algorithm on the custom machine needs no ranking to decide.
+    // A fixed algorithm on the custom machine needs no ranking to decide;
+    // its fusion view does (each bucket's auto is the model's fastest).
     assert!(matches!(
         Plan::on_page(&config(&custom_ring)).unwrap(),
         OnPage::Made(_)
+    ));
+    assert!(matches!(
+        Plan::on_page(&config(&format!("{custom_ring}&slices=1&fusion=llama3-8b"))).unwrap(),
+        OnPage::Offload(Offload::Fusion)
     ));
     assert_eq!(Job::Drawn.lane(), Lane::Headline);
     for q in [

@@ -201,7 +201,7 @@ pub struct Response {
 }
 
 /// Answers `req`, handing each [`Response`] to `emit` as soon as it is
-/// made; the last one has `last` (every job has one answer today).
+/// made; the last one has `last` ([`Job::Drawn`] has two, the others one).
 /// Never panics on a configuration: every error is a [`Response`] with
 /// the engine's message.
 pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {

@@ -186,6 +186,17 @@ pub enum Decision {
     },
 }
 
+impl Decision {
+    /// What `auto` would run instead of the user's fixed choice, where it
+    /// is known (`None` for an `auto` decision).
+    pub fn auto_would(&self) -> Option<Algorithm> {
+        match self {
+            Decision::Fixed { auto_would } => auto_would.as_ref().map(|x| x.0),
+            _ => None,
+        }
+    }
+}
+
 /// One row of the ranking.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
@@ -280,8 +291,9 @@ pub struct Plan {
     /// recorded link by link: no load known).
     pub link_loads: Vec<[LinkLoad; 2]>,
     /// Its symbolic trace; `None` above [`MAX_DRAWN_RANKS`] ranks. Not
-    /// serialized: a plan that crosses to the page from the planner
-    /// worker is a model-only one, which has none.
+    /// serialized: a model-only plan that crosses to the page from the
+    /// planner worker has none, and the page makes a drawn one's again
+    /// ([`Plan::with_verification`]).
     #[serde(skip)]
     pub verified: Option<Verified>,
     /// The headline estimate (configured slicing; compressed when
@@ -960,8 +972,9 @@ pub struct Ranked {
 
 /// Why the drawn page leaves a configuration's plan to the planner worker
 /// ([`Plan::on_page`]): what would make it costly on the page's main
-/// thread (issue 13: no task there over 100 ms). The page then asks for
-/// [`Plan::new`] and draws it when it comes, the previous plan dimmed
+/// thread (issue 13: no task there over 100 ms). The page then asks the
+/// worker for it (`runtime::planner::Job::Drawn`: [`Plan::unranked`],
+/// then the ranking) and draws it when it comes, the previous plan dimmed
 /// meanwhile, as for a model-only plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offload {
@@ -978,9 +991,19 @@ pub enum Offload {
         /// Slices per transfer.
         slices: u32,
     },
-    /// Fusion on a machine whose rule may slice: its buckets' estimates
-    /// are pipelined simulations wherever a bucket is larger than a slice.
-    FusionPipelined,
+    /// Compression on a machine whose rule may slice: the compressed
+    /// estimate simulates its own schedule (with `placement=once`, the
+    /// AllGather of every rank's codes, whose transfers are larger than
+    /// the collective's), pipelined wherever a transfer is larger than a
+    /// slice (a custom 64-rank machine with int8 `once` at 64 MiB: 109 ms
+    /// natively, 228 ms with a slow rank).
+    CompressedPipelined,
+    /// Fusion where a bucket's plan may simulate much: on a machine whose
+    /// rule may slice (a bucket larger than a slice is a pipelined
+    /// simulation), or whose library has no rule (each bucket's `auto` is
+    /// the model's fastest: every applicable algorithm simulated per
+    /// bucket, 49–92 ms natively for Llama 3 on a custom 64-rank machine).
+    Fusion,
 }
 
 /// What [`Plan::on_page`] gives the drawn page's main thread.
@@ -992,15 +1015,21 @@ pub enum OnPage {
     Offload(Offload),
 }
 
-/// [`Offload::Pipelined`] or [`Offload::FusionPipelined`] where the
-/// drawn plan of `config` on `topo` would run the pipelined simulation
+/// [`Offload::Fusion`], [`Offload::CompressedPipelined`] or
+/// [`Offload::Pipelined`] where the drawn plan of `config` on `topo` would
+/// run a pipelined simulation or a fusion view's many ranked buckets
 /// (`schedule`: the one its estimate simulates).
 fn pipelined(config: &Config, topo: &Topology, schedule: Option<&Schedule>) -> Option<Offload> {
-    if cost::unsliced_by_rule(topo, config.slices) {
+    let unsliced = cost::unsliced_by_rule(topo, config.slices);
+    let fusion = config.primitive == Primitive::AllReduce && config.fusion_buckets().is_some();
+    if fusion && (!unsliced || decide_by_rule(config, topo, topo.library).is_none()) {
+        return Some(Offload::Fusion);
+    }
+    if unsliced {
         return None;
     }
-    if config.primitive == Primitive::AllReduce && config.fusion_buckets().is_some() {
-        return Some(Offload::FusionPipelined);
+    if config.compresses(config.bytes) {
+        return Some(Offload::CompressedPipelined);
     }
     let s = schedule?;
     let k = cost::slicing(s, topo, config.bytes, config.dtype, config.slices).slices;
@@ -1574,7 +1603,7 @@ impl Plan {
     /// when auto, else what auto would run).
     pub fn auto_algorithm(&self) -> Option<Algorithm> {
         match &self.decision {
-            Decision::Fixed { auto_would } => auto_would.as_ref().map(|x| x.0),
+            d @ Decision::Fixed { .. } => d.auto_would(),
             _ => Some(self.algorithm),
         }
     }
