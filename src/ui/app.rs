@@ -311,6 +311,10 @@ pub struct App {
     /// A lesson stop's step, set when its plan comes from the planner
     /// worker ([`Job::Drawn`]).
     step_when_planned: Option<usize>,
+    /// The configuration's plan is a drawn one being made in the planner
+    /// worker ([`Job::Drawn`]: `Plan::on_page` offloaded it); its run
+    /// waits for it.
+    drawn_in_worker: bool,
     /// Progress of the current step (0..=DWELL; >= 1 means done).
     frac: f64,
     /// `frac` up to 1, for the components that move ([`motion::use_progress`]):
@@ -457,6 +461,7 @@ impl App {
         self.latest.set(&self.config);
         self.plan_seq += 1;
         self.step_when_planned = None;
+        self.drawn_in_worker = false;
         // The engine says what this thread makes: a costly plan (model-only,
         // auto by the model's fastest, a pipelined simulation) is made in
         // the planner worker.
@@ -474,6 +479,7 @@ impl App {
                 // the costly part): drawn, verified and run when it comes.
                 self.planner.cancel(Lane::Full);
                 self.planning = true;
+                self.drawn_in_worker = true;
                 self.ask_plan(ctx, Job::Drawn);
             }
             made => {
@@ -548,10 +554,8 @@ impl App {
         self.run = Rc::new(match &self.plan {
             // Planned in the worker: model-only (above the drawn ranks),
             // or a drawn plan that runs when it comes (`Msg::Planned`).
-            _ if self.planning && ranks > MAX_DRAWN_RANKS => {
-                RunView::new(id, RunState::ModelOnly, ranks)
-            }
-            _ if self.planning => RunView::new(id, RunState::Idle, ranks),
+            _ if self.drawn_in_worker => RunView::new(id, RunState::Idle, ranks),
+            _ if self.planning => RunView::new(id, RunState::ModelOnly, ranks),
             Err(e) => {
                 let mut v = RunView::new(id, RunState::Error, ranks);
                 v.error = Some(e.clone());
@@ -790,8 +794,8 @@ impl App {
                 }
                 // A drawn plan made in the worker ([`Job::Drawn`]): its
                 // run waits for it.
-                let drawn_here = self.planning && self.config.ranks <= MAX_DRAWN_RANKS;
-                self.planning = false;
+                let drawn_here = std::mem::take(&mut self.drawn_in_worker);
+                let was_planning = std::mem::replace(&mut self.planning, false);
                 match r.answer {
                     Ok(Answer::Ranked(r)) => {
                         self.ranked = Some(Rc::new(*r));
@@ -841,7 +845,11 @@ impl App {
                     Ok(_) => return false,
                     // The full plan's error after the headline's is the
                     // same sentence: said once.
-                    Err(e) if self.plan.as_ref().err() == Some(&e) => return false,
+                    // (A plan asked for meets the same error anew: it is
+                    // shown, and the run panel told.)
+                    Err(e) if !was_planning && self.plan.as_ref().err() == Some(&e) => {
+                        return false
+                    }
                     Err(e) => {
                         self.plan = Err(e);
                         self.plan_partial = false;
@@ -1151,6 +1159,7 @@ impl Component for App {
             start: None,
             step: 0,
             step_when_planned: None,
+            drawn_in_worker: false,
             frac: DWELL,
             clock: Clock::new(1.0),
             playing: false,
@@ -1378,7 +1387,7 @@ impl Component for App {
             },
             Some(p) => html! {
                 <>
-                    <section class="card stage" id="stage" tabindex="-1" aria-label={t!("stage-label")}>
+                    <section class={classes!("card", "stage", self.planning.then_some("stale"))} id="stage" tabindex="-1" aria-label={t!("stage-label")} aria-busy={self.planning.to_string()}>
                         <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"), (p.config.ranks > 16).then_some("many"))}>
                             <div class="stage-topo" id="stage-topo">
                                 <div class="card-head">
@@ -1483,6 +1492,7 @@ impl Component for App {
                 }
                 {learn}
                 <Controls config={self.config.clone()} plan={plan.clone()}
+                    ranked_auto={self.ranked.as_ref().filter(|_| !self.plan_partial).and_then(|r| r.decision.auto_would())}
                     bytes_text={AttrValue::from(self.bytes_text.clone())}
                     bytes_error={self.bytes_error.clone().map(AttrValue::from)}
                     seed_error={self.seed_error.clone().map(AttrValue::from)}
@@ -1494,7 +1504,7 @@ impl Component for App {
                     <div class="col col-main">{stage}</div>
                     <div class="col col-side">
                         <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                            waiting={self.planning && self.config.ranks <= MAX_DRAWN_RANKS}
+                            waiting={self.drawn_in_worker}
                             on_rerun={cb.rerun.clone()} />
                         if let Some(p) = &plan {
                             <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} ranking_error={self.ranking_error.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />

@@ -25,6 +25,12 @@ pub struct ControlsProps {
     pub config: Config,
     /// Its plan (for what auto chose), if it could be made.
     pub plan: Option<Rc<Plan>>,
+    /// What `auto` would run instead of a fixed algorithm where the plan
+    /// does not say (a drawn plan on a machine whose library has no rule:
+    /// the model's fastest comes with the planner's ranking,
+    /// `Ranked::decision`).
+    #[prop_or_default]
+    pub ranked_auto: Option<Algorithm>,
     /// The typed size, as typed.
     pub bytes_text: AttrValue,
     /// Why the typed size was refused.
@@ -173,11 +179,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }, bytes = crate::engine::units::format_bytes(c.bytes), ranks = c.ranks, device = plan.library.device_word())}
             </p>
         },
-        (Some(plan), AlgoChoice::Fixed(a)) if plan.auto_algorithm().is_some_and(|x| x != a) => {
-            html! {
-                <p class="hint" id="auto-choice">{t!("auto-would", algo = plan.auto_algorithm().map_or("", |x| x.name()))}</p>
-            }
-        }
+        (Some(plan), AlgoChoice::Fixed(a)) => match plan.auto_algorithm().or(p.ranked_auto) {
+            Some(x) if x != a => html! {
+                <p class="hint" id="auto-choice">{t!("auto-would", algo = x.name())}</p>
+            },
+            _ => html! {},
+        },
         _ => html! {},
     };
     // The library's own op list (engine::library::Library::has_redop): HCCL

@@ -93,6 +93,13 @@ test('a pasted 4-device topology is drawn, runs verified, and its link reproduce
   assert.deepEqual(await labels(page2), drawn);
   assert.deepEqual(JSON.parse(await page2.inputValue('#topology-input')), FOUR);
   assert.equal(await page2.$$eval('#config-error li', (xs) => xs.length), 0);
+  // A fixed algorithm: auto on this machine (no library) is the model's
+  // fastest, which the planner's ranking says; the controls name it.
+  const other = r.algorithm === 'ring' ? 'mesh' : 'ring';
+  await page2.selectOption('#algo', other);
+  await page2.waitForFunction((a) => new RegExp(`auto would run ${a} here`).test(document.querySelector('#auto-choice')?.textContent ?? ''),
+    r.algorithm, { timeout: 60_000, polling: 100 })
+    .catch(async () => assert.fail(`#auto-choice: ${await page2.textContent('#auto-choice').catch(() => 'absent')}`));
   assert.deepEqual(problems, []);
   await page2.close();
   await page.close();
