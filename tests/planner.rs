@@ -111,15 +111,20 @@ fn a_model_only_plan_comes_as_its_headline_and_its_full_plan() {
     assert!(f.schedule_steps > 0 && f.schedule_chunks > 0);
 }
 
+/// `topo=custom&topology=…`: three devices on one switch, no library.
+fn three_on_a_switch() -> String {
+    let custom = r#"{"devices":[{"id":"g0"},{"id":"g1"},{"id":"g2"}],"switches":[{"id":"sw"}],"links":[{"a":"g0","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g1","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g2","b":"sw","bandwidth_gbps":50,"latency_us":1}]}"#;
+    format!(
+        "topo=custom&topology={}",
+        form_urlencoded::byte_serialize(custom.as_bytes()).collect::<String>()
+    )
+}
+
 #[test]
 fn a_plan_arrives_on_the_machine_it_was_made_on() {
     // A fitted profile's link figures at this size, a degraded machine, a
     // custom topology: the machine made again on the page is the plan's.
-    let custom = r#"{"devices":[{"id":"g0"},{"id":"g1"},{"id":"g2"}],"switches":[{"id":"sw"}],"links":[{"a":"g0","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g1","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g2","b":"sw","bandwidth_gbps":50,"latency_us":1}]}"#;
-    let custom = format!(
-        "topo=custom&topology={}",
-        form_urlencoded::byte_serialize(custom.as_bytes()).collect::<String>()
-    );
+    let custom = three_on_a_switch();
     for q in [
         "topo=910b-16x8&ranks=128&bytes=1MiB&slow=3:0.5&down=0-1",
         "topo=910b-8&ranks=8&bytes=4MiB&late=2:30",
@@ -470,34 +475,40 @@ fn a_drawn_plan_and_its_ranking_from_the_worker_are_the_full_plan() {
         );
         let r = ask(q, Job::Ranked);
         assert_eq!(r.len(), 1);
-        let Ok(Answer::Ranked(got)) = &r[0].answer else {
-            panic!("{q}: {:?}", r[0].answer);
-        };
-        let want = full.ranked();
-        assert_eq!(
-            (&got.decision, &got.verdict, &got.details),
-            (&want.decision, &want.verdict, &want.details),
-            "{q}"
-        );
-        assert_eq!(got.ranking.len(), want.ranking.len());
-        for (g, w) in got.ranking.iter().zip(&want.ranking) {
-            assert_eq!(
-                (g.algorithm, g.steps, g.method),
-                (w.algorithm, w.steps, w.method),
-                "{q}"
-            );
-            assert_eq!(
-                g.time_us().to_bits(),
-                w.time_us().to_bits(),
-                "{q} {}",
-                g.algorithm
-            );
-            if let Some(e) = &g.estimate {
-                assert!(e.timeline.transfers.is_empty() && e.timeline.steps.is_empty());
-            }
-        }
+        assert_is_the_ranking_of(q, &r[0].answer, &full);
     }
     assert_eq!(Job::Ranked.lane(), Lane::Headline);
+}
+
+/// `answer` is [`Answer::Ranked`] with `full`'s ranking (rows without
+/// timelines, times to the bit) and words.
+fn assert_is_the_ranking_of(q: &str, answer: &Result<Answer, String>, full: &Plan) {
+    let Ok(Answer::Ranked(got)) = answer else {
+        panic!("{q}: {answer:?}");
+    };
+    let want = full.ranked();
+    assert_eq!(
+        (&got.decision, &got.verdict, &got.details),
+        (&want.decision, &want.verdict, &want.details),
+        "{q}"
+    );
+    assert_eq!(got.ranking.len(), want.ranking.len(), "{q}");
+    for (g, w) in got.ranking.iter().zip(&want.ranking) {
+        assert_eq!(
+            (g.algorithm, g.steps, g.method),
+            (w.algorithm, w.steps, w.method),
+            "{q}"
+        );
+        assert_eq!(
+            g.time_us().to_bits(),
+            w.time_us().to_bits(),
+            "{q} {}",
+            g.algorithm
+        );
+        if let Some(e) = &g.estimate {
+            assert!(e.timeline.transfers.is_empty() && e.timeline.steps.is_empty());
+        }
+    }
 }
 
 /// What the drawn page makes on its main thread and what it leaves to the
@@ -513,11 +524,7 @@ fn a_drawn_plan_and_its_ranking_from_the_worker_are_the_full_plan() {
 #[test]
 fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
     use plan::{Offload, OnPage};
-    let custom = r#"{"devices":[{"id":"g0"},{"id":"g1"},{"id":"g2"}],"switches":[{"id":"sw"}],"links":[{"a":"g0","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g1","b":"sw","bandwidth_gbps":50,"latency_us":1},{"a":"g2","b":"sw","bandwidth_gbps":50,"latency_us":1}]}"#;
-    let custom = format!(
-        "topo=custom&topology={}&ranks=3&bytes=1MiB",
-        form_urlencoded::byte_serialize(custom.as_bytes()).collect::<String>()
-    );
+    let custom = format!("{}&ranks=3&bytes=1MiB", three_on_a_switch());
     let custom_ring = format!("{custom}&algo=ring&bytes=256KiB");
     // `None`: made on the page.
     let cases = [
@@ -617,19 +624,6 @@ fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
             "{q}: the full plan's estimate and drawn timeline"
         );
         assert_eq!(got.schedule, full.schedule, "{q}");
-        let Ok(Answer::Ranked(ranked)) = &r[1].answer else {
-            panic!("{q}: {:?}", r[1].answer);
-        };
-        let want = full.ranked();
-        assert_eq!(
-            (&ranked.decision, &ranked.verdict, &ranked.details),
-            (&want.decision, &want.verdict, &want.details),
-            "{q}"
-        );
-        assert_eq!(ranked.ranking.len(), want.ranking.len(), "{q}");
-        for (g, w) in ranked.ranking.iter().zip(&want.ranking) {
-            assert_eq!(g.algorithm, w.algorithm, "{q}");
-            assert_eq!(g.time_us().to_bits(), w.time_us().to_bits(), "{q}");
-        }
+        assert_is_the_ranking_of(q, &r[1].answer, &full);
     }
 }
