@@ -96,10 +96,12 @@ pub const WORKERS: usize = 2;
 impl Lane {
     /// The worker (`0..WORKERS`) that takes this lane's jobs: the headline
     /// has worker 0 to itself (tens of ms, and what a control change
-    /// waits for; a drawn page's ranking, [`Job::Ranked`], is on this lane
-    /// too: under a millisecond natively for the default page, 130–300 ms
-    /// for `h100-8` at 1 GiB or 64 ranks with slices, during which worker 1
-    /// starts nothing, [`Lane`]'s order); the slow jobs share worker 1 (a full plan at 1024 ranks
+    /// waits for; a drawn page's ranking, [`Job::Ranked`], and a drawn plan
+    /// the page leaves to the worker, [`Job::Drawn`], are on this lane
+    /// too: under a millisecond natively for the default page's ranking,
+    /// 130–500 ms for `h100-8` at 1 GiB or 64 ranks with slices, during
+    /// which worker 1 starts nothing, [`Lane`]'s order); the slow jobs
+    /// share worker 1 (a full plan at 1024 ranks
     /// ranks every algorithm: about a second of wasm; the sweep, seconds).
     /// A cancelled job restarts only its own worker.
     pub fn worker(self) -> usize {

@@ -33,7 +33,7 @@ use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{Config, ConfigError};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
-use crate::engine::plan::{OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
+use crate::engine::plan::{Offload, OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
@@ -432,7 +432,7 @@ impl App {
         // A plan made in the planner worker is not here yet: the stop's
         // step waits for it.
         self.step = stop.step.min(self.steps());
-        self.step_when_planned = (self.planning && stop.step > 0).then_some(stop.step);
+        self.step_when_planned = (self.drawn_in_worker && stop.step > 0).then_some(stop.step);
         self.frac = DWELL;
         self.store(push);
     }
@@ -446,9 +446,12 @@ impl App {
     }
 
     /// Re-plans after a configuration change and resets the playback.
-    /// A drawn configuration (up to [`MAX_DRAWN_RANKS`] ranks) is planned
-    /// here ([`Plan::new`]: tens of ms, and the drawing needs its symbolic
-    /// trace). A model-only one is planned in the planner workers: its
+    /// [`Plan::on_page`] says where. A drawn configuration (up to
+    /// [`MAX_DRAWN_RANKS`] ranks) is planned here without its ranking
+    /// (at most ~33 ms natively; the ranking comes as [`Job::Ranked`]),
+    /// unless its estimate simulates much: then the planner worker makes
+    /// it ([`Job::Drawn`]) and its run waits. A model-only one is planned
+    /// in the planner workers: its
     /// headline ([`Job::Headline`]: decision and estimate, the same
     /// figures) on a worker of its own, and beside it the full plan
     /// ([`Job::Full`]: ranking, what-ifs, about a second of wasm at 1024
@@ -465,8 +468,13 @@ impl App {
         // The engine says what this thread makes: a costly plan (model-only,
         // auto by the model's fastest, a pipelined simulation) is made in
         // the planner worker.
-        match Plan::on_page(&self.config) {
-            Ok(OnPage::Offload(_)) if self.config.ranks > MAX_DRAWN_RANKS => {
+        let made = match Plan::on_page(&self.config) {
+            Ok(OnPage::Offload(why)) => Err(why),
+            Ok(OnPage::Made(p)) => Ok(Ok(Rc::new(*p))),
+            Err(e) => Ok(Err(e.to_string())),
+        };
+        match made {
+            Err(Offload::ModelOnly) => {
                 // The shown plan, its ranking and whether that is pending
                 // stay as they are (dimmed) until the answer replaces them.
                 self.planning = true;
@@ -474,7 +482,7 @@ impl App {
                     self.ask_plan(ctx, job);
                 }
             }
-            Ok(OnPage::Offload(_)) => {
+            Err(_) => {
                 // A drawn plan made whole in the worker (its headline is
                 // the costly part): drawn, verified and run when it comes.
                 self.planner.cancel(Lane::Full);
@@ -482,7 +490,7 @@ impl App {
                 self.drawn_in_worker = true;
                 self.ask_plan(ctx, Job::Drawn);
             }
-            made => {
+            Ok(plan) => {
                 self.planner.cancel(Lane::Full);
                 self.planning = false;
                 // The ranking simulates every applicable algorithm
@@ -490,11 +498,7 @@ impl App {
                 // GiB): it is made in the planner worker, on the
                 // headline's lane, and the previous one is shown dimmed
                 // until it comes.
-                self.plan = match made {
-                    Ok(OnPage::Made(p)) => Ok(Rc::new(*p)),
-                    Ok(OnPage::Offload(_)) => Err(String::new()),
-                    Err(e) => Err(e.to_string()),
-                };
+                self.plan = plan;
                 self.plan_partial = self.plan.is_ok();
                 self.ranking_error = None;
                 if self.plan.is_ok() {

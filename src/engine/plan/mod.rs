@@ -1015,11 +1015,25 @@ pub enum OnPage {
     Offload(Offload),
 }
 
+/// `s`'s symbolic verification, `algorithm`'s schedule.
+///
+/// Errors: [`PlanError::Verify`] (a bug, never user input).
+fn verify_schedule(s: &Schedule, algorithm: Algorithm) -> Result<Verified, PlanError> {
+    verify::verify(s).map_err(|e| PlanError::Verify {
+        algorithm,
+        why: e.to_string(),
+    })
+}
+
 /// [`Offload::Fusion`], [`Offload::CompressedPipelined`] or
 /// [`Offload::Pipelined`] where the drawn plan of `config` on `topo` would
 /// run a pipelined simulation or a fusion view's many ranked buckets
 /// (`schedule`: the one its estimate simulates).
-fn pipelined(config: &Config, topo: &Topology, schedule: Option<&Schedule>) -> Option<Offload> {
+fn costly_estimate(
+    config: &Config,
+    topo: &Topology,
+    schedule: Option<&Schedule>,
+) -> Option<Offload> {
     let unsliced = cost::unsliced_by_rule(topo, config.slices);
     let fusion = config.primitive == Primitive::AllReduce && config.fusion_buckets().is_some();
     if fusion && (!unsliced || decide_by_rule(config, topo, topo.library).is_none()) {
@@ -1106,10 +1120,7 @@ impl Plan {
                     .as_ref()
                     .and_then(|c| c.gather_algorithm)
                     .unwrap_or(self.algorithm);
-                self.verified = Some(verify::verify(s).map_err(|e| PlanError::Verify {
-                    algorithm,
-                    why: e.to_string(),
-                })?);
+                self.verified = Some(verify_schedule(s, algorithm)?);
             }
         }
         Ok(self)
@@ -1222,17 +1233,12 @@ impl Plan {
             _ => None,
         };
         if may_offload {
-            if let Some(why) = pipelined(config, &topology, schedule.as_ref()) {
+            if let Some(why) = costly_estimate(config, &topology, schedule.as_ref()) {
                 return Ok(OnPage::Offload(why));
             }
         }
         let verified = match (&schedule, scope, config.ranks <= MAX_DRAWN_RANKS) {
-            (Some(s), sc, true) if sc.detailed() => {
-                Some(verify::verify(s).map_err(|e| PlanError::Verify {
-                    algorithm,
-                    why: e.to_string(),
-                })?)
-            }
+            (Some(s), sc, true) if sc.detailed() => Some(verify_schedule(s, algorithm)?),
             _ => None,
         };
         // The steps the estimate walked when it streamed them.
@@ -1351,10 +1357,7 @@ impl Plan {
                 let s = algorithm::build(*g, Primitive::AllGather, config.ranks)
                     .map_err(|e| PlanError::Algorithm(e.to_string()))?;
                 let v = if config.ranks <= MAX_DRAWN_RANKS {
-                    Some(verify::verify(&s).map_err(|e| PlanError::Verify {
-                        algorithm: *g,
-                        why: e.to_string(),
-                    })?)
+                    Some(verify_schedule(&s, *g)?)
                 } else {
                     None
                 };
