@@ -422,6 +422,50 @@ fn initial_buffers_follow_the_primitive() {
     }
 }
 
+#[test]
+fn an_input_built_piece_by_piece_is_the_input() {
+    // 3 ranks of ring AllGather: each rank's block is 2 pieces and a
+    // remainder ([`FILL_PIECE_ELEMS`] at a time), the last block one
+    // element longer (the chunking's rounding), all of them cut in pieces.
+    use ccl_playground::engine::execute::{initial_buffer_with, FILL_PIECE_ELEMS};
+    let s = algorithm::build(Algorithm::Ring, Primitive::AllGather, 3).unwrap();
+    let elems = 3 * (2 * FILL_PIECE_ELEMS + 7) + 1;
+    for dtype in DType::ALL {
+        for rank in 0..3 {
+            let mut pieces = Vec::new();
+            let b = initial_buffer_with(&s, dtype, rank, elems, |r, out| {
+                pieces.push(r.clone());
+                input::fill(dtype, 5, rank, r, out)
+            });
+            let block = s.range_elems(elems, rank, 1);
+            let want: Vec<std::ops::Range<usize>> = block
+                .clone()
+                .step_by(FILL_PIECE_ELEMS)
+                .map(|a| a..(a + FILL_PIECE_ELEMS).min(block.end))
+                .collect();
+            assert_eq!(pieces, want, "{dtype:?} rank {rank}");
+            assert_eq!(pieces.len(), 3);
+            assert_eq!(b, initial_buffer(&s, dtype, 5, rank, elems));
+            for i in (0..elems).filter(|i| i % 997 == 0 || block.contains(i) && i % 64 == 63) {
+                let v = dtype.read_f64(&b, i);
+                let want = if block.contains(&i) {
+                    input::value(dtype, 5, rank, i)
+                } else {
+                    0.0
+                };
+                assert_eq!(v, want, "{dtype:?} rank {rank} element {i}");
+            }
+            let whole = input::buffer(dtype, 5, rank, block.end);
+            let es = dtype.size_bytes();
+            assert_eq!(
+                b[block.start * es..block.end * es],
+                whole[block.start * es..],
+                "{dtype:?} rank {rank}"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
