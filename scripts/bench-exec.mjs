@@ -7,11 +7,19 @@
 // rank's start of step 0 ... the last rank's end, inputs and wasm start-up
 // excluded, the span MPI_Allreduce timing covers).
 //
+// On Linux it also samples, every 50 ms while a page runs, the resident
+// memory (/proc/PID/statm) of Chromium's renderer processes started by this
+// script (descendants of this node process): the page and its rank workers
+// live there. Reported as the peak per rep and against the rank data the
+// run holds (ranks x bytes, from #run-result data-ranks and data-bytes);
+// issue 13's goal is a run's memory bounded by about twice its data.
+//
 // Usage: node scripts/bench-exec.mjs --base http://127.0.0.1:8091 \
 //          --link '?v=1&op=allreduce&algo=ring&topo=910b-8&bytes=64MiB&dtype=fp32' --reps 5
 // Prints one line per rep and a summary line
 //   browser <link>: wall median <ms> (min .. max) collective median <ms> (min .. max) over <n> reps
 import { chromium } from 'playwright-core';
+import { readFileSync, readdirSync } from 'node:fs';
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,6 +42,48 @@ const fmt = (xs) => xs.length
   ? `median ${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)} .. ${Math.max(...xs).toFixed(1)})`
   : 'not reported';
 
+// Resident bytes of this script's Chromium renderer processes (Linux
+// /proc; null elsewhere). statm's counters are cheap to read: unlike
+// smaps, reading them does not walk the page tables of a process that is
+// faulting in gigabytes.
+const PAGE = 4096;
+function rendererRss() {
+  let procs;
+  try {
+    procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  const parent = new Map();
+  const renderer = new Set();
+  for (const pid of procs) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) renderer.add(pid);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const mine = (pid) => {
+    for (let p = pid, hops = 0; p && p !== '0' && hops < 64; p = parent.get(p), hops++) {
+      if (p === String(process.pid)) return true;
+    }
+    return false;
+  };
+  let bytes = 0;
+  for (const pid of renderer) {
+    if (!mine(pid)) continue;
+    try {
+      bytes += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE;
+    } catch {
+      // Ended.
+    }
+  }
+  return bytes;
+}
+const MiB = 1024 * 1024;
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -41,21 +91,28 @@ const browser = await chromium.launch({
 });
 const walls = [];
 const collectives = [];
+const peaks = [];
 try {
   for (let i = 0; i < reps; i++) {
     const page = await browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    let peak = rendererRss();
+    const sampler = peak === null ? null : setInterval(() => {
+      peak = Math.max(peak, rendererRss() ?? 0);
+    }, 50);
     await page.goto(`${base}/${link}`);
     await page.waitForFunction(() => {
       const s = document.querySelector('#run-result')?.getAttribute('data-state');
       return s && !['idle', 'running'].includes(s);
     }, null, { timeout: 300_000, polling: 50 });
+    if (sampler) clearInterval(sampler);
     const r = await page.$eval('#run-result', (el) => ({
       state: el.getAttribute('data-state'),
       wall: Number(el.getAttribute('data-wall-ms')),
       collective: Number(el.getAttribute('data-collective-ms')),
       workers: navigator.hardwareConcurrency,
+      data: Number(el.getAttribute('data-ranks')) * Number(el.getAttribute('data-bytes')),
     }));
     await page.close();
     if (r.state !== 'verified' || errors.length) {
@@ -64,9 +121,12 @@ try {
     }
     walls.push(r.wall);
     if (Number.isFinite(r.collective) && r.collective > 0) collectives.push(r.collective);
-    console.log(`rep ${i + 1}: wall ${r.wall.toFixed(1)} ms, collective ${Number.isFinite(r.collective) ? r.collective.toFixed(1) : '-'} ms (hardwareConcurrency ${r.workers})`);
+    const memory = peak === null ? '' : `, peak renderer memory ${(peak / MiB).toFixed(0)} MiB (${(peak / r.data).toFixed(2)}x the ${(r.data / MiB).toFixed(0)} MiB of rank data)`;
+    if (peak !== null) peaks.push(peak / r.data);
+    console.log(`rep ${i + 1}: wall ${r.wall.toFixed(1)} ms, collective ${Number.isFinite(r.collective) ? r.collective.toFixed(1) : '-'} ms${memory} (hardwareConcurrency ${r.workers})`);
   }
 } finally {
   await browser.close();
 }
-console.log(`browser ${link}: wall ${fmt(walls)}; collective ${fmt(collectives)} over ${reps} reps`);
+const ratio = peaks.length ? `; peak renderer memory / rank data: median ${median(peaks).toFixed(2)}x (${Math.min(...peaks).toFixed(2)} .. ${Math.max(...peaks).toFixed(2)})` : '';
+console.log(`browser ${link}: wall ${fmt(walls)}; collective ${fmt(collectives)} over ${reps} reps${ratio}`);
