@@ -110,6 +110,58 @@ fn exact_of(
     (exact, abs_sum)
 }
 
+/// Every element of `b` as f64 (exact, as [`DType::read_f64`]), in one
+/// loop per dtype: `read_f64` element by element, matching the dtype each
+/// time, cost more than hashing the inputs again.
+fn decode_f64(dtype: DType, b: &[u8]) -> Vec<f64> {
+    match dtype {
+        DType::Fp32 => b
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+            .collect(),
+        DType::Fp16 => b
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
+            .collect(),
+        DType::Bf16 => b
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f64())
+            .collect(),
+        DType::Int32 => b
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+            .collect(),
+        DType::Int8 => b.iter().map(|&x| x as i8 as f64).collect(),
+    }
+}
+
+/// [`exact_of`] of input pieces already made ([`input::fill`] bytes of
+/// every contributor, in rank order): the same values, read back exactly
+/// (as [`DType::read_f64`]) instead of hashed again.
+fn exact_of_inputs(
+    dtype: DType,
+    op: ReduceOp,
+    inputs: &[(usize, Vec<u8>)],
+) -> (Vec<f64>, Vec<f64>) {
+    let read = |b: &[u8]| decode_f64(dtype, b);
+    let Some(((_, first), rest)) = inputs.split_first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut exact = read(first);
+    let mut abs_sum: Vec<f64> = exact.iter().map(|x| x.abs()).collect();
+    for (_, b) in rest {
+        let xs = read(b);
+        op.exact_into(dtype, &mut exact, &xs);
+        for (a, x) in abs_sum.iter_mut().zip(&xs) {
+            *a += x.abs();
+        }
+    }
+    for x in exact.iter_mut() {
+        *x = op.exact_finish(dtype, *x, inputs.len());
+    }
+    (exact, abs_sum)
+}
+
 fn fold_exact(
     dtype: DType,
     op: ReduceOp,
@@ -155,6 +207,30 @@ pub const CHECK_PIECE_ELEMS: usize = 1 << 16;
 /// of a 64-rank AllReduce at full length cost 8 times as much (a trace of
 /// the 64-rank page showed checking tasks of 400 ms).
 pub const CHECK_PIECE_WORK: usize = 8 * CHECK_PIECE_ELEMS;
+
+/// Whether `a` and `b` hold the same bytes, compared 64 bytes at a time.
+///
+/// Slice `==` calls `memcmp`, which on wasm32 is compiler-builtins' loop of
+/// one byte a step (the profile of the 8 × 64 MiB page's check showed it as
+/// the last ~0.35 s of main-thread work, comparing 512 MiB against the
+/// cached reference). Here eight 64-bit words are XOR-ed and OR-ed per
+/// block, one branch a block. Equal to `a == b` (a test compares them).
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (xs, ys) = (a.chunks_exact(64), b.chunks_exact(64));
+    let tails_equal = xs.remainder() == ys.remainder();
+    let word = |c: &[u8], k: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&c[8 * k..8 * k + 8]);
+        u64::from_le_bytes(w)
+    };
+    tails_equal
+        && xs
+            .zip(ys)
+            .all(|(x, y)| (0..8).fold(0u64, |d, k| d | (word(x, k) ^ word(y, k))) == 0)
+}
 
 /// Elements of one piece of a check on `ranks` ranks:
 /// [`CHECK_PIECE_WORK`] / `ranks`, within 1024 ..= [`CHECK_PIECE_ELEMS`].
@@ -251,21 +327,37 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The bytes of `e` on elements `part` (relative to its origin chunk).
-    fn eval(&self, e: ExprId, part: &std::ops::Range<usize>) -> Vec<u8> {
+    /// The bytes of `e` on elements `part` (relative to its origin chunk
+    /// `origin`). `inputs` holds contributors' input pieces of the origin
+    /// chunk (rank, bytes), made once for both this and the exact values;
+    /// a leaf found there is not made again.
+    fn eval(
+        &self,
+        e: ExprId,
+        part: &std::ops::Range<usize>,
+        origin: usize,
+        inputs: &[(usize, Vec<u8>)],
+    ) -> Vec<u8> {
         let es = self.dtype.size_bytes();
         match self.verified.exprs[e as usize] {
             Expr::Input { rank, chunk } => {
-                let c = self.schedule.chunk_elems(self.elems, chunk);
-                let r = c.start + part.start..c.start + part.end;
-                let mut out = vec![0u8; r.len() * es];
-                input::fill(self.dtype, self.seed, rank, r, &mut out);
+                let made = inputs.iter().find(|(q, _)| *q == rank && chunk == origin);
+                let mut out = match made {
+                    Some((_, b)) => b.clone(),
+                    None => {
+                        let c = self.schedule.chunk_elems(self.elems, chunk);
+                        let r = c.start + part.start..c.start + part.end;
+                        let mut out = vec![0u8; r.len() * es];
+                        input::fill(self.dtype, self.seed, rank, r, &mut out);
+                        out
+                    }
+                };
                 pre_op(self.dtype, self.op, self.schedule.ranks, &mut out);
                 out
             }
             Expr::Reduce(a, b) => {
-                let mut out = self.eval(a, part);
-                let inc = self.eval(b, part);
+                let mut out = self.eval(a, part, origin, inputs);
+                let inc = self.eval(b, part, origin, inputs);
                 reduce_into(self.dtype, self.op, &mut out, &inc);
                 out
             }
@@ -287,8 +379,6 @@ impl<'a> Checker<'a> {
         let chunk = self.origin(e);
         let key = (e, chunk, part.start);
         if !self.cache.contains_key(&key) {
-            let mut bytes = self.eval(e, &part);
-            post_op(self.dtype, self.op, self.schedule.ranks, &mut bytes);
             let mut set = RankSet::empty();
             self.contributions(e, &mut set);
             let ranks: Vec<usize> = set.iter().collect();
@@ -297,11 +387,26 @@ impl<'a> Checker<'a> {
             let k = ranks.len() as f64;
             let c = self.schedule.chunk_elems(self.elems, chunk);
             let r = c.start + part.start..c.start + part.end;
+            // Each contributor's input piece, generated once: the leaves of
+            // the reduction in the schedule's order and the exact values
+            // (hashing the inputs was half the reference's work when each
+            // side made its own).
+            let es = dtype.size_bytes();
+            let inputs: Vec<(usize, Vec<u8>)> = ranks
+                .iter()
+                .map(|&q| {
+                    let mut b = vec![0u8; r.len() * es];
+                    input::fill(dtype, seed, q, r.clone(), &mut b);
+                    (q, b)
+                })
+                .collect();
+            let mut bytes = self.eval(e, &part, chunk, &inputs);
+            post_op(self.dtype, self.op, self.schedule.ranks, &mut bytes);
             let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
             // Exact result and Σ|x| of every element, one contributor at a time.
-            let (exact, abs_sum) = exact_of(dtype, op, seed, &ranks, r);
-            for (j, (&exact, &abs_sum)) in exact.iter().zip(&abs_sum).enumerate() {
-                let got = dtype.read_f64(&bytes, j);
+            let (exact, abs_sum) = exact_of_inputs(dtype, op, &inputs);
+            let got = decode_f64(dtype, &bytes);
+            for ((&got, &exact), &abs_sum) in got.iter().zip(&exact).zip(&abs_sum) {
                 let err = (got - exact).abs();
                 let tol = tolerance(dtype, op, k, u, exact, abs_sum);
                 max_abs_error = max_abs_error.max(err);
@@ -383,7 +488,7 @@ impl<'a> Checker<'a> {
             &mut check.scratch,
         );
         let reference = self.reference(e, part);
-        if got == reference.bytes.as_slice() {
+        if same_bytes(got, &reference.bytes) {
             rep.max_abs_error = rep.max_abs_error.max(reference.max_abs_error);
             rep.beyond_tolerance += reference.beyond_tolerance;
         } else {
@@ -473,6 +578,49 @@ pub(crate) mod tests {
     use crate::engine::algorithm::{build, Algorithm};
     use crate::engine::execute::reference_run;
     use crate::engine::verify::verify;
+
+    #[test]
+    fn exact_values_of_made_inputs_are_the_hashed_ones() {
+        let ranks = [0, 2, 3, 7];
+        let r = 1000..1000 + 3 * 64 + 5;
+        for dtype in DType::ALL {
+            for op in ReduceOp::ALL {
+                let inputs: Vec<(usize, Vec<u8>)> = ranks
+                    .iter()
+                    .map(|&q| {
+                        let mut b = vec![0u8; r.len() * dtype.size_bytes()];
+                        input::fill(dtype, 11, q, r.clone(), &mut b);
+                        (q, b)
+                    })
+                    .collect();
+                let (e1, a1) = exact_of_inputs(dtype, op, &inputs);
+                let (e2, a2) = exact_of(dtype, op, 11, &ranks, r.clone());
+                assert_eq!(e1.len(), r.len());
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+                assert_eq!(bits(&e1), bits(&e2), "{dtype:?} {op:?}");
+                assert_eq!(bits(&a1), bits(&a2), "{dtype:?} {op:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        // Every length through two blocks and a tail, equal and with one
+        // byte flipped at every position (first, inside a block, the tail).
+        let a: Vec<u8> = (0..200u32).map(|i| (i * 37 % 251) as u8).collect();
+        for len in 0..=a.len() {
+            let x = &a[..len];
+            assert!(same_bytes(x, x), "len {len}");
+            for at in 0..len {
+                let mut y = x.to_vec();
+                y[at] ^= 0x80;
+                assert!(!same_bytes(x, &y), "len {len}, byte {at}");
+                assert_eq!(same_bytes(x, &y), x == y.as_slice());
+            }
+        }
+        assert!(!same_bytes(&a[..64], &a[..63]));
+        assert!(!same_bytes(&a[..65], &a[1..66]));
+    }
 
     #[test]
     fn the_exact_check_accepts_another_order_and_names_a_wrong_element() {
