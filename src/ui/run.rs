@@ -193,6 +193,34 @@ enum Event {
 /// [`crate::engine::check::piece_elems`] elements, may overrun it).
 const CHECK_SLICE_MS: f64 = 20.0;
 
+/// Lets the browser run what is queued (input, a frame, messages from the
+/// workers), then resumes: the check's yield between two slices. A
+/// `MessageChannel` message is queued at once; `setTimeout(0)`, which this
+/// used before, is clamped to at least 4 ms once timers nest more than
+/// five deep (WHATWG HTML, the timer initialisation steps), and the
+/// check's chain of slices nests: ~4 ms idle after every 20 ms slice,
+/// about a sixth of the 8 × 64 MiB page's check (traced, 2026-12-05).
+/// Falls back to that timeout where a channel cannot be made.
+async fn yield_to_browser() {
+    let channel = web_sys::MessageChannel::new().ok();
+    if let Some(ch) = channel {
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            ch.port1().set_onmessage(Some(&resolve));
+        });
+        if ch
+            .port2()
+            .post_message(&wasm_bindgen::JsValue::NULL)
+            .is_ok()
+        {
+            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            ch.port1().set_onmessage(None);
+            ch.port1().close();
+            return;
+        }
+    }
+    yew::platform::time::sleep(std::time::Duration::ZERO).await;
+}
+
 /// How far one rank's output is checked: against the exact reference
 /// ([`Checker`]) or, in a compressed run, against the compressed
 /// reference ([`CompressedCheck`]).
@@ -348,7 +376,7 @@ pub fn start(
                                 Ok(false) => {}
                             }
                         }
-                        yew::platform::time::sleep(std::time::Duration::ZERO).await
+                        yield_to_browser().await
                     },
                 };
                 let _ = tx.unbounded_send(Event::Reference(built));
@@ -448,7 +476,7 @@ pub fn start(
                 if !checked.is_empty() {
                     on_report(id, checked);
                 }
-                yew::platform::time::sleep(std::time::Duration::ZERO).await;
+                yield_to_browser().await;
                 continue;
             }
             if result.is_some() && ready {
