@@ -8,11 +8,14 @@
 // excluded, the span MPI_Allreduce timing covers).
 //
 // On Linux it also samples, every 50 ms while a page runs, the resident
-// memory (/proc/PID/statm) of Chromium's renderer processes started by this
-// script (descendants of this node process): the page and its rank workers
-// live there. Reported as the peak per rep and against the rank data the
-// run holds (ranks x bytes, from #run-result data-ranks and data-bytes);
-// issue 13's goal is a run's memory bounded by about twice its data.
+// memory (VmRSS in /proc/PID/status) of the Chromium renderer processes this
+// script started (descendants of this node process; the renderers of
+// earlier reps are left out): the page and its rank workers live there.
+// Reported as the peak per rep and against the rank data the run holds,
+// ranks x bytes (from #run-result data-ranks and data-bytes): every rank's
+// buffer for AllReduce, Broadcast and the like; AlltoAll and SendRecv hold
+// about twice that, so their ratio reads about 2x high. Issue 13's goal is a
+// run's memory bounded by about twice its data.
 //
 // Usage: node scripts/bench-exec.mjs --base http://127.0.0.1:8091 \
 //          --link '?v=1&op=allreduce&algo=ring&topo=910b-8&bytes=64MiB&dtype=fp32' --reps 5
@@ -42,12 +45,10 @@ const fmt = (xs) => xs.length
   ? `median ${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)} .. ${Math.max(...xs).toFixed(1)})`
   : 'not reported';
 
-// Resident bytes of this script's Chromium renderer processes (Linux
-// /proc; null elsewhere). statm's counters are cheap to read: unlike
-// smaps, reading them does not walk the page tables of a process that is
-// faulting in gigabytes.
-const PAGE = 4096;
-function rendererRss() {
+// This script's Chromium renderer processes (Linux /proc; null where /proc
+// cannot be read), found by walking every process's parent: done once a
+// second, not at every sample, so the sampling costs the run little.
+function myRenderers() {
   let procs;
   try {
     procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
@@ -55,12 +56,12 @@ function rendererRss() {
     return null;
   }
   const parent = new Map();
-  const renderer = new Set();
+  const renderer = [];
   for (const pid of procs) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       parent.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) renderer.add(pid);
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) renderer.push(pid);
     } catch {
       // The process ended while we looked.
     }
@@ -71,16 +72,50 @@ function rendererRss() {
     }
     return false;
   };
-  let bytes = 0;
-  for (const pid of renderer) {
-    if (!mine(pid)) continue;
+  return renderer.filter(mine);
+}
+
+// Resident bytes of `pids` (VmRSS, in kB whatever the page size; reading
+// /proc/PID/status does not walk the page tables as smaps does), or null
+// if none could be read.
+function rss(pids) {
+  let bytes = null;
+  for (const pid of pids) {
     try {
-      bytes += Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE;
+      const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+      if (kb) bytes = (bytes ?? 0) + Number(kb[1]) * 1024;
     } catch {
       // Ended.
     }
   }
   return bytes;
+}
+
+// Samples the peak resident memory of this rep's renderers until stopped.
+// `earlier`: renderer PIDs of earlier reps (still exiting), left out.
+function memorySampler(earlier) {
+  if (myRenderers() === null) return { stop: () => null, pids: [] };
+  let pids = [];
+  let peak = null;
+  let lastScan = 0;
+  const sample = () => {
+    const now = Date.now();
+    if (now - lastScan >= 1000 || pids.length === 0) {
+      pids = (myRenderers() ?? []).filter((p) => !earlier.has(p));
+      lastScan = now;
+    }
+    const b = rss(pids);
+    if (b !== null) peak = Math.max(peak ?? 0, b);
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      for (const p of pids) earlier.add(p);
+      return peak;
+    },
+  };
 }
 const MiB = 1024 * 1024;
 
@@ -92,21 +127,23 @@ const browser = await chromium.launch({
 const walls = [];
 const collectives = [];
 const peaks = [];
+const earlierRenderers = new Set();
 try {
   for (let i = 0; i < reps; i++) {
     const page = await browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    let peak = rendererRss();
-    const sampler = peak === null ? null : setInterval(() => {
-      peak = Math.max(peak, rendererRss() ?? 0);
-    }, 50);
-    await page.goto(`${base}/${link}`);
-    await page.waitForFunction(() => {
-      const s = document.querySelector('#run-result')?.getAttribute('data-state');
-      return s && !['idle', 'running'].includes(s);
-    }, null, { timeout: 300_000, polling: 50 });
-    if (sampler) clearInterval(sampler);
+    const sampler = memorySampler(earlierRenderers);
+    let peak = null;
+    try {
+      await page.goto(`${base}/${link}`);
+      await page.waitForFunction(() => {
+        const s = document.querySelector('#run-result')?.getAttribute('data-state');
+        return s && !['idle', 'running'].includes(s);
+      }, null, { timeout: 300_000, polling: 50 });
+    } finally {
+      peak = sampler.stop();
+    }
     const r = await page.$eval('#run-result', (el) => ({
       state: el.getAttribute('data-state'),
       wall: Number(el.getAttribute('data-wall-ms')),
