@@ -24,7 +24,8 @@
 
 use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
 use crate::engine::dtype::{post_op, reduce_into, DType, ReduceOp};
-use crate::engine::execute::{initial_buffer, post_op_chunks, pre_op_rank};
+use crate::engine::execute::{initial_buffer_with, post_op_chunks, pre_op_rank};
+use crate::engine::input;
 use crate::engine::quantization::Compression;
 use crate::engine::schedule::{BadTransfer, RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
@@ -222,7 +223,7 @@ struct OnceFinish {
 
 impl<P: Payload> RankMachine<P> {
     /// Builds rank `rank`'s machine: its initial buffer
-    /// ([`initial_buffer`] of `elems` elements of `dtype` from `seed`), its op
+    /// ([`crate::engine::execute::initial_buffer`] of `elems` elements of `dtype` from `seed`), its op
     /// list and the first sample row.
     ///
     /// Errors: [`MachineError`] if the rank, chunk count, buffer size or one
@@ -235,14 +236,43 @@ impl<P: Payload> RankMachine<P> {
         seed: u64,
         elems: usize,
     ) -> Result<Self, MachineError> {
+        Self::new_with_progress(schedule, rank, dtype, op, seed, elems, &mut || {})
+    }
+
+    /// [`Self::new`], calling `progress` after each piece of the input
+    /// ([`crate::engine::execute::FILL_PIECE_ELEMS`] elements): a browser worker builds 64 MiB and
+    /// more of input in one handler and must say it is alive meanwhile (its
+    /// heartbeat), or the page's stall watchdog takes its silence for a
+    /// dead worker (seen on a loaded 2-core machine: "no progress for
+    /// 1671 ms", a healthy worker building its inputs).
+    ///
+    /// Errors: as [`Self::new`].
+    pub fn new_with_progress(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+        progress: &mut dyn FnMut(),
+    ) -> Result<Self, MachineError> {
         Self::build(schedule, rank, dtype, op, elems, || {
-            Ok(initial_buffer(schedule, dtype, seed, rank, elems))
+            Ok(initial_buffer_with(
+                schedule,
+                dtype,
+                rank,
+                elems,
+                |r, out| {
+                    input::fill(dtype, seed, rank, r, out);
+                    progress();
+                },
+            ))
         })
     }
 
     /// As [`Self::new`], starting from `buffer` instead of making the
     /// input: a repeated run (the MPI runner's timed iterations) keeps one
-    /// [`initial_buffer`] and hands each iteration a copy of it, so inputs
+    /// [`crate::engine::execute::initial_buffer`] and hands each iteration a copy of it, so inputs
     /// are generated once. `buffer` must be
     /// [`Schedule::buffer_elems`]`(elems)` elements of `dtype`.
     ///
@@ -355,13 +385,42 @@ impl<P: Payload> RankMachine<P> {
         elems: usize,
         setup: &CompressedSetup,
     ) -> Result<Self, MachineError> {
+        Self::compressed_with_progress(schedule, rank, dtype, op, seed, elems, setup, &mut || {})
+    }
+
+    /// [`Self::compressed`], calling `progress` after each piece of the
+    /// gradient input (`Placement::Hop`) or once the encoded input is made
+    /// (`Placement::Once`), as [`Self::new_with_progress`].
+    ///
+    /// Errors: as [`Self::compressed`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn compressed_with_progress(
+        schedule: &Schedule,
+        rank: usize,
+        dtype: DType,
+        op: ReduceOp,
+        seed: u64,
+        elems: usize,
+        setup: &CompressedSetup,
+        progress: &mut dyn FnMut(),
+    ) -> Result<Self, MachineError> {
         if !dtype.is_float() {
             return Err(WireError::NotFloat(dtype).into());
         }
+        // The machine around a zeroed buffer, replaced below by the
+        // compressed run's own input (building the plain input first, as
+        // before, generated every input twice).
+        let zeroed = |dtype: DType, elems: usize| {
+            Self::build(schedule, rank, dtype, op, elems, || {
+                Ok(vec![0u8; schedule.buffer_elems(elems) * dtype.size_bytes()])
+            })
+        };
         match setup.placement {
             Placement::Hop => {
-                let mut m = Self::new(schedule, rank, dtype, op, seed, elems)?;
-                m.buffer = compressed::initial_buffer(schedule, setup, dtype, seed, rank, elems);
+                let mut m = zeroed(dtype, elems)?;
+                m.buffer = compressed::initial_buffer_with_progress(
+                    schedule, setup, dtype, seed, rank, elems, progress,
+                );
                 m.codec = Some(setup.compression);
                 m.samples.clear();
                 m.record();
@@ -372,8 +431,9 @@ impl<P: Payload> RankMachine<P> {
                 let bytes = n
                     .checked_mul(compressed::wire_len(&setup.compression, elems))
                     .ok_or(MachineError::TooLarge { elems, dtype })?;
-                let mut m = Self::new(schedule, rank, DType::Int8, op, seed, bytes)?;
+                let mut m = zeroed(DType::Int8, bytes)?;
                 m.buffer = compressed::once_initial_buffer(setup, dtype, seed, rank, n, elems)?;
+                progress();
                 m.once = Some(OnceFinish {
                     compression: setup.compression,
                     dtype,
@@ -1008,6 +1068,59 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn building_a_machine_reports_progress_once_a_piece() {
+        use crate::engine::execute::FILL_PIECE_ELEMS;
+        use crate::engine::quantization::{GradientShape, ScaleType, Scheme};
+        use std::rc::Rc;
+        // Ring AllReduce, 3 ranks: the input is one block of 2 pieces and a
+        // remainder.
+        let s = build_with_root(Algorithm::Ring, Primitive::AllReduce, 3, 0).unwrap();
+        let elems = 2 * FILL_PIECE_ELEMS + 9;
+        let mut calls = 0;
+        let m: RankMachine<Rc<Vec<u8>>> = RankMachine::new_with_progress(
+            &s,
+            1,
+            DType::Fp32,
+            ReduceOp::Sum,
+            4,
+            elems,
+            &mut || calls += 1,
+        )
+        .unwrap();
+        assert_eq!(calls, 3);
+        let plain: RankMachine<Rc<Vec<u8>>> =
+            RankMachine::new(&s, 1, DType::Fp32, ReduceOp::Sum, 4, elems).unwrap();
+        assert_eq!(m.buffer(), plain.buffer());
+        // Compressed, hop: the gradient input, piece by piece too.
+        let setup = CompressedSetup {
+            compression: Compression {
+                scheme: Scheme::Int8,
+                block: 64,
+                scale: ScaleType::Fp32,
+            },
+            placement: Placement::Hop,
+            shape: GradientShape::Normal,
+        };
+        let mut calls = 0;
+        let c: RankMachine<Rc<Vec<u8>>> = RankMachine::compressed_with_progress(
+            &s,
+            1,
+            DType::Fp16,
+            ReduceOp::Sum,
+            4,
+            elems,
+            &setup,
+            &mut || calls += 1,
+        )
+        .unwrap();
+        assert_eq!(calls, 3);
+        assert_eq!(
+            c.buffer(),
+            compressed::initial_buffer(&s, &setup, DType::Fp16, 4, 1, elems).as_slice()
+        );
     }
 
     #[test]

@@ -41,16 +41,30 @@ impl RunRequest {
     ///
     /// Errors: [`MachineError`] (see those constructors).
     pub fn rank_machine<P: Payload>(&self, rank: usize) -> Result<RankMachine<P>, MachineError> {
+        self.rank_machine_with_progress(rank, &mut || {})
+    }
+
+    /// [`Self::rank_machine`], calling `progress` as the input is built
+    /// ([`RankMachine::new_with_progress`]): a browser worker posts its
+    /// heartbeat from it.
+    ///
+    /// Errors: as [`Self::rank_machine`].
+    pub fn rank_machine_with_progress<P: Payload>(
+        &self,
+        rank: usize,
+        progress: &mut dyn FnMut(),
+    ) -> Result<RankMachine<P>, MachineError> {
         match &self.compressed {
-            None => RankMachine::new(
+            None => RankMachine::new_with_progress(
                 &self.schedule,
                 rank,
                 self.dtype,
                 self.op,
                 self.seed,
                 self.elems,
+                progress,
             ),
-            Some(setup) => RankMachine::compressed(
+            Some(setup) => RankMachine::compressed_with_progress(
                 &self.schedule,
                 rank,
                 self.dtype,
@@ -58,6 +72,7 @@ impl RunRequest {
                 self.seed,
                 self.elems,
                 setup,
+                progress,
             ),
         }
     }

@@ -102,8 +102,24 @@ pub fn initial_buffer(
     rank: usize,
     elems: usize,
 ) -> Vec<u8> {
+    initial_buffer_with_progress(schedule, setup, dtype, seed, rank, elems, &mut || {})
+}
+
+/// [`initial_buffer`], calling `progress` after each piece
+/// ([`super::execute::FILL_PIECE_ELEMS`] elements; a browser worker's
+/// heartbeat).
+pub fn initial_buffer_with_progress(
+    schedule: &Schedule,
+    setup: &CompressedSetup,
+    dtype: DType,
+    seed: u64,
+    rank: usize,
+    elems: usize,
+    progress: &mut dyn FnMut(),
+) -> Vec<u8> {
     super::execute::initial_buffer_with(schedule, dtype, rank, elems, |r, out| {
-        fill_gradients(setup.shape, dtype, seed, rank, r, out)
+        fill_gradients(setup.shape, dtype, seed, rank, r, out);
+        progress();
     })
 }
 

@@ -176,7 +176,10 @@ fn init(msg: ToWorker, ports: Vec<MessagePort>) -> Result<(), String> {
     WORKER.with(|w| w.set(Some(worker)));
     LAST_POST.with(|t| t.set(js_sys::Date::now()));
     let host = Host::new(layout, worker, |rank| {
-        let m = request.rank_machine(rank);
+        // A heartbeat as the input is built: 64 MiB and more a rank, one
+        // handler (the page's watchdog must not take the silence for a
+        // dead worker).
+        let m = request.rank_machine_with_progress(rank, &mut heartbeat);
         heartbeat();
         m
     })
