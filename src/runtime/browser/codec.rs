@@ -43,11 +43,16 @@ fn get(msg: &JsValue, key: &str) -> Option<JsValue> {
         .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
+/// How many bytes [`wire`] copies out of wasm memory between two calls of
+/// its `progress` hook.
+const COPY_PIECE_BYTES: usize = 16 << 20;
+
 fn wire(
     h: String,
     bytes: Option<&[u8]>,
     reuse: Option<ArrayBuffer>,
     ports: &[MessagePort],
+    progress: &mut dyn FnMut(),
 ) -> Wire {
     let obj = Object::new();
     let transfer = Array::new();
@@ -59,7 +64,15 @@ fn wire(
             Some(b) => Uint8Array::new(&b),
             None => Uint8Array::new_with_length(bytes.len() as u32),
         };
-        arr.copy_from(bytes);
+        // In pieces, `progress` after each: a worker copying out a 128 MiB
+        // output into a fresh buffer on a loaded machine is otherwise
+        // silent for seconds, and the page's stall watchdog took it for a
+        // dead worker.
+        for a in (0..bytes.len()).step_by(COPY_PIECE_BYTES) {
+            let b = (a + COPY_PIECE_BYTES).min(bytes.len());
+            arr.subarray(a as u32, b as u32).copy_from(&bytes[a..b]);
+            progress();
+        }
         let buf = arr.buffer();
         set(&obj, "b", &buf);
         transfer.push(&buf);
@@ -102,7 +115,7 @@ pub fn epoch_ms() -> Option<f64> {
 /// Encodes the init message; `ports[i]` goes to the worker whose peer is
 /// `peers[i]` of the [`ToWorker::Init`].
 pub fn encode_to_worker(msg: &ToWorker, ports: &[MessagePort]) -> Wire {
-    wire(encode_header(msg), None, None, ports)
+    wire(encode_header(msg), None, None, ports, &mut || {})
 }
 
 /// Decodes a page -> worker message and its ports (none for a ping).
@@ -141,7 +154,7 @@ pub fn encode_chunk(header: Routed, bytes: &[u8]) -> Wire {
 /// [`BufferPool::take`]) when its length is theirs; a fresh buffer
 /// otherwise.
 pub fn encode_chunk_in(header: Routed, bytes: &[u8], reuse: Option<ArrayBuffer>) -> Wire {
-    wire(encode_header(&header), Some(bytes), reuse, &[])
+    wire(encode_header(&header), Some(bytes), reuse, &[], &mut || {})
 }
 
 /// Encodes `{r: buffer}`: a consumed chunk's buffer going back to its
@@ -263,12 +276,22 @@ pub fn decode_chunk(msg: &JsValue) -> Result<(Routed, Uint8Array), CodecError> {
 /// Encodes a worker -> page message; `buffer` is the final buffer of
 /// [`ToPage::Done`] (ignored otherwise).
 pub fn encode_to_page(msg: &ToPage, buffer: Option<&[u8]>) -> Wire {
+    encode_to_page_with_progress(msg, buffer, &mut || {})
+}
+
+/// [`encode_to_page`], calling `progress` as the buffer is copied out of
+/// wasm memory (every 16 MiB): the worker's heartbeat.
+pub fn encode_to_page_with_progress(
+    msg: &ToPage,
+    buffer: Option<&[u8]>,
+    progress: &mut dyn FnMut(),
+) -> Wire {
     let bytes = if matches!(msg, ToPage::Done { .. }) {
         buffer
     } else {
         None
     };
-    wire(encode_header(msg), bytes, None, &[])
+    wire(encode_header(msg), bytes, None, &[], progress)
 }
 
 /// A decoded worker -> page message.

@@ -37,8 +37,8 @@
 //! the wasm traps.
 
 use super::codec::{
-    decode_port, decode_to_worker, encode_chunk_in, encode_to_page, epoch_ms, BufferPool, Incoming,
-    PortMessage, Wire,
+    decode_port, decode_to_worker, encode_chunk_in, encode_to_page, encode_to_page_with_progress,
+    epoch_ms, BufferPool, Incoming, PortMessage, Wire,
 };
 use crate::runtime::fault::{Fault, FaultKind};
 use crate::runtime::host::{Bytes, Host, Report, Sent};
@@ -292,7 +292,8 @@ impl Ranks {
                         finished_ms,
                         started_ms: STARTED.with(Cell::get),
                     };
-                    post(&s, encode_to_page(&done, Some(&buffer)));
+                    let wire = encode_to_page_with_progress(&done, Some(&buffer), &mut heartbeat);
+                    post(&s, wire);
                 }
                 Report::Waiting { rank, from, step } => {
                     post(
