@@ -1053,3 +1053,24 @@ fn a_sliced_list_cuts_big_groups_and_packs_small_ones() {
     );
     assert_eq!(Sliced::of([], 4).drawn(3), 0);
 }
+
+/// `ui::deferred::when_idle`, which starts a run's workers: its function
+/// runs exactly once, by its timeout at the latest, and not before the
+/// call returns (it is queued, never run in the caller's task).
+#[wasm_bindgen_test]
+async fn when_idle_runs_its_function_once_and_later() {
+    use ccl_playground::ui::deferred::when_idle;
+    let calls = Rc::new(std::cell::Cell::new(0));
+    for timeout_ms in [0, 50] {
+        calls.set(0);
+        let c = calls.clone();
+        when_idle(timeout_ms, move || c.set(c.get() + 1));
+        assert_eq!(
+            calls.get(),
+            0,
+            "timeout {timeout_ms} ms: ran in the caller's task"
+        );
+        sleep(timeout_ms as i32 + 200).await;
+        assert_eq!(calls.get(), 1, "timeout {timeout_ms} ms");
+    }
+}

@@ -55,6 +55,10 @@ const DWELL: f64 = 1.3;
 /// Delay between a control change and the worker run, ms (the estimate
 /// updates at once; dragging the size slider does not start a run per tick).
 const RUN_DEBOUNCE_MS: u32 = 250;
+/// Longest wait for the page to be idle before a run's workers start, ms
+/// ([`super::deferred::when_idle`]): a 64-rank page draws its parts over
+/// ~1.5 s of slices on 2 cores.
+const RUN_IDLE_WAIT_MS: u32 = 2000;
 
 /// How long (ms) the page waits after a control change for a model-only
 /// plan before it renders the previous plan dimmed as stale (`#estimate`
@@ -296,8 +300,8 @@ pub struct App {
     run: Rc<RunView>,
     run_seq: u64,
     current_run: Rc<Cell<u64>>,
-    /// The next run's debounce (`Msg::StartRun`), then the task that
-    /// starts its workers; dropped (cancelled) by a newer run.
+    /// The next run's debounce (`Msg::StartRun`); dropped (cancelled) by a
+    /// newer run.
     pending_run: Option<Timeout>,
     /// The address bar's rewrite in place (its query), a task after the
     /// change that made it ([`App::store`]).
@@ -899,13 +903,18 @@ impl App {
                         crate::runtime::browser::pool::arm_fault(f);
                     }
                     let current = self.current_run.clone();
-                    // The workers start in a task of their own: this
-                    // message is handled in yew's scheduler run, which on
-                    // a page load is also drawing the new plan's stage
-                    // (one task of both was ~30 ms longer at 64 ranks:
-                    // spawning and wiring the workers). A newer run drops
-                    // the timer (`pending_run`).
-                    self.pending_run = Some(Timeout::new(0, move || {
+                    // The workers start once the page is idle
+                    // (`when_idle`, RUN_IDLE_WAIT_MS at the latest): not
+                    // in this message's task, which on a page load also
+                    // draws the new plan's stage, and not while the page
+                    // still draws its slices, whose tasks the workers'
+                    // threads would stretch on a machine of few cores. A
+                    // newer run makes this one stale (`current_run`).
+                    self.pending_run = None;
+                    super::deferred::when_idle(RUN_IDLE_WAIT_MS, move || {
+                        if current.get() != id {
+                            return;
+                        }
                         run::start(
                             id,
                             plan,
@@ -914,7 +923,7 @@ impl App {
                             move |id, r| l3.send_message(Msg::Compressed(id, r)),
                             move |id, res| l2.send_message(Msg::Done(id, res)),
                         );
-                    }));
+                    });
                 } else {
                     self.pending_run = None;
                 }

@@ -6,6 +6,8 @@
 //! of groups cut into pieces: the Gantt chart's and the step log's steps,
 //! the topology's collapsed servers), and words made when an item is hovered rather than drawn with
 //! it ([`hovered`]: the step log's chip titles, the Gantt bars' tooltips).
+//! Work that would compete with the drawing for the CPU waits until the
+//! page is idle ([`when_idle`]: a run's workers).
 
 use yew::prelude::*;
 
@@ -199,4 +201,32 @@ pub fn hovered(
         prev = p.previous_element_sibling();
     }
     Some((el, k))
+}
+
+/// Calls `f` once the page is idle (`requestIdleCallback`: the browser has
+/// no task queued before its next frame), and after `timeout_ms` at the
+/// latest; where the browser has no `requestIdleCallback`, after a
+/// `setTimeout(0)`. Not cancellable: `f` checks whether it is still
+/// wanted.
+///
+/// Why (issue 13): a run's workers are threads that compute flat out. On
+/// a 2-core machine, 4 workers and the planner started while a 64-rank
+/// page was still drawing its slices left the page's main thread 10–40 ms
+/// of CPU in tasks of 60–107 ms of wall time (2026-12-05 traces, each
+/// task's thread time against its duration): the tasks the `longtask`
+/// bound counts were long because the main thread waited for a core.
+pub fn when_idle(timeout_ms: u32, f: impl FnOnce() + 'static) {
+    use wasm_bindgen::JsCast;
+    let callback = wasm_bindgen::closure::Closure::once_into_js(f);
+    let callback: &js_sys::Function = callback.unchecked_ref();
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let options = web_sys::IdleRequestOptions::new();
+    options.set_timeout(timeout_ms);
+    // Where the browser has none, the call throws, caught as an `Err`.
+    let idle = window.request_idle_callback_with_options(callback, &options);
+    if idle.is_err() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(callback, 0);
+    }
 }
