@@ -1056,21 +1056,30 @@ fn a_sliced_list_cuts_big_groups_and_packs_small_ones() {
 
 /// `ui::deferred::when_idle`, which starts a run's workers: its function
 /// runs exactly once, by its timeout at the latest, and not before the
-/// call returns (it is queued, never run in the caller's task).
+/// call returns (it is queued, never run in the caller's task); the same
+/// where the browser has no `requestIdleCallback` (set to `undefined`
+/// here, then put back).
 #[wasm_bindgen_test]
 async fn when_idle_runs_its_function_once_and_later() {
     use ccl_playground::ui::deferred::when_idle;
+    let window: wasm_bindgen::JsValue = web_sys::window().unwrap().into();
+    let key = wasm_bindgen::JsValue::from_str("requestIdleCallback");
+    let original = js_sys::Reflect::get(&window, &key).unwrap();
+    assert!(original.is_function());
     let calls = Rc::new(std::cell::Cell::new(0));
-    for timeout_ms in [0, 50] {
-        calls.set(0);
-        let c = calls.clone();
-        when_idle(timeout_ms, move || c.set(c.get() + 1));
-        assert_eq!(
-            calls.get(),
-            0,
-            "timeout {timeout_ms} ms: ran in the caller's task"
-        );
-        sleep(timeout_ms as i32 + 200).await;
-        assert_eq!(calls.get(), 1, "timeout {timeout_ms} ms");
+    for idle_callback in [true, false] {
+        if !idle_callback {
+            js_sys::Reflect::set(&window, &key, &wasm_bindgen::JsValue::UNDEFINED).unwrap();
+        }
+        for timeout_ms in [1, 50] {
+            calls.set(0);
+            let c = calls.clone();
+            when_idle(timeout_ms, move || c.set(c.get() + 1));
+            let case = format!("requestIdleCallback {idle_callback}, timeout {timeout_ms} ms");
+            assert_eq!(calls.get(), 0, "{case}: ran in the caller's task");
+            sleep(timeout_ms as i32 + 200).await;
+            assert_eq!(calls.get(), 1, "{case}");
+        }
     }
+    js_sys::Reflect::set(&window, &key, &original).unwrap();
 }

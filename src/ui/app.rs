@@ -899,9 +899,11 @@ impl App {
                 if let Some(plan) = self.plan() {
                     self.planner.hold(true);
                     let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
-                    if let Some(f) = self.fault.take() {
-                        crate::runtime::browser::pool::arm_fault(f);
-                    }
+                    // The link's test-only fault goes with this run only:
+                    // armed when its workers start, dropped if a newer run
+                    // supersedes it first (its rank and step were this
+                    // configuration's).
+                    let fault = self.fault.take();
                     let current = self.current_run.clone();
                     // The workers start once the page is idle
                     // (`when_idle`, RUN_IDLE_WAIT_MS at the latest): not
@@ -909,11 +911,16 @@ impl App {
                     // draws the new plan's stage, and not while the page
                     // still draws its slices, whose tasks the workers'
                     // threads would stretch on a machine of few cores. A
-                    // newer run makes this one stale (`current_run`).
+                    // newer run makes this one stale (`current_run`). The
+                    // cards' planner jobs not yet begun wait from here
+                    // (`hold`), through the idle wait too.
                     self.pending_run = None;
                     super::deferred::when_idle(RUN_IDLE_WAIT_MS, move || {
                         if current.get() != id {
                             return;
+                        }
+                        if let Some(f) = fault {
+                            crate::runtime::browser::pool::arm_fault(f);
                         }
                         run::start(
                             id,

@@ -210,11 +210,11 @@ pub fn hovered(
 /// wanted.
 ///
 /// Why (issue 13): a run's workers are threads that compute flat out. On
-/// a 2-core machine, 4 workers and the planner started while a 64-rank
-/// page was still drawing its slices left the page's main thread 10–40 ms
-/// of CPU in tasks of 60–107 ms of wall time (2026-12-05 traces, each
-/// task's thread time against its duration): the tasks the `longtask`
-/// bound counts were long because the main thread waited for a core.
+/// a 2-core machine, 4 workers started while a 64-rank page was still
+/// drawing its slices left the page's main thread 8–42 ms of CPU in tasks
+/// of 60–107 ms of wall time (2026-12-05 traces, each task's thread time
+/// against its duration): the tasks the `longtask` bound counts were long
+/// because the main thread waited for a core.
 pub fn when_idle(timeout_ms: u32, f: impl FnOnce() + 'static) {
     use wasm_bindgen::JsCast;
     let callback = wasm_bindgen::closure::Closure::once_into_js(f);
