@@ -110,40 +110,15 @@ fn exact_of(
     (exact, abs_sum)
 }
 
-/// Every element of `b` as f64 (exact, as [`DType::read_f64`]), in one
-/// loop per dtype: `read_f64` element by element, matching the dtype each
-/// time, cost more than hashing the inputs again.
-fn decode_f64(dtype: DType, b: &[u8]) -> Vec<f64> {
-    match dtype {
-        DType::Fp32 => b
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-            .collect(),
-        DType::Fp16 => b
-            .chunks_exact(2)
-            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
-            .collect(),
-        DType::Bf16 => b
-            .chunks_exact(2)
-            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f64())
-            .collect(),
-        DType::Int32 => b
-            .chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-            .collect(),
-        DType::Int8 => b.iter().map(|&x| x as i8 as f64).collect(),
-    }
-}
-
 /// [`exact_of`] of input pieces already made ([`input::fill`] bytes of
 /// every contributor, in rank order): the same values, read back exactly
-/// (as [`DType::read_f64`]) instead of hashed again.
+/// ([`DType::decode_f64`]) instead of hashed again.
 fn exact_of_inputs(
     dtype: DType,
     op: ReduceOp,
     inputs: &[(usize, Vec<u8>)],
 ) -> (Vec<f64>, Vec<f64>) {
-    let read = |b: &[u8]| decode_f64(dtype, b);
+    let read = |b: &[u8]| dtype.decode_f64(b);
     let Some(((_, first), rest)) = inputs.split_first() else {
         return (Vec::new(), Vec::new());
     };
@@ -405,7 +380,7 @@ impl<'a> Checker<'a> {
             let (mut max_abs_error, mut beyond_tolerance) = (0.0f64, 0usize);
             // Exact result and Σ|x| of every element, one contributor at a time.
             let (exact, abs_sum) = exact_of_inputs(dtype, op, &inputs);
-            let got = decode_f64(dtype, &bytes);
+            let got = dtype.decode_f64(&bytes);
             for ((&got, &exact), &abs_sum) in got.iter().zip(&exact).zip(&abs_sum) {
                 let err = (got - exact).abs();
                 let tol = tolerance(dtype, op, k, u, exact, abs_sum);

@@ -114,6 +114,33 @@ impl DType {
         }
     }
 
+    /// Every element of `buf` as f64, exact ([`DType::read_f64`] of each),
+    /// in one loop per dtype: a checker's piece of ~64K elements read one
+    /// `read_f64` at a time, matching the dtype each time, cost more than
+    /// hashing its inputs again (2026-12-05 profile). A trailing partial
+    /// element is ignored.
+    pub fn decode_f64(self, buf: &[u8]) -> Vec<f64> {
+        match self {
+            DType::Fp32 => buf
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+                .collect(),
+            DType::Fp16 => buf
+                .chunks_exact(2)
+                .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64())
+                .collect(),
+            DType::Bf16 => buf
+                .chunks_exact(2)
+                .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f64())
+                .collect(),
+            DType::Int32 => buf
+                .chunks_exact(4)
+                .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+                .collect(),
+            DType::Int8 => buf.iter().map(|&x| x as i8 as f64).collect(),
+        }
+    }
+
     /// Formats element `i` of a buffer for display (short: `0.4375`, `-12`).
     pub fn format_element(self, buf: &[u8], i: usize) -> String {
         let v = self.read_f64(buf, i);
@@ -525,6 +552,19 @@ impl WrappingInt for i8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decode_f64_reads_every_element_as_read_f64_does() {
+        // Bytes that are every kind of value somewhere (negatives, NaN and
+        // infinity patterns for the floats), and a trailing partial element.
+        let buf: Vec<u8> = (0..259u32).map(|i| (i * 97 % 256) as u8).collect();
+        for dtype in DType::ALL {
+            let n = buf.len() / dtype.size_bytes();
+            let one_by_one: Vec<u64> = (0..n).map(|i| dtype.read_f64(&buf, i).to_bits()).collect();
+            let all: Vec<u64> = dtype.decode_f64(&buf).iter().map(|x| x.to_bits()).collect();
+            assert_eq!(all, one_by_one, "{dtype:?}");
+        }
+    }
 
     fn i8buf(v: &[i8]) -> Vec<u8> {
         v.iter().map(|x| *x as u8).collect()

@@ -321,8 +321,23 @@ pub fn initial_buffer(
     rank: usize,
     elems: usize,
 ) -> Vec<u8> {
+    initial_buffer_with_progress(schedule, dtype, seed, rank, elems, &mut || {})
+}
+
+/// [`initial_buffer`], calling `progress` after each piece
+/// ([`FILL_PIECE_ELEMS`] elements): a browser worker's heartbeat while it
+/// builds 64 MiB and more of input in one handler.
+pub fn initial_buffer_with_progress(
+    schedule: &Schedule,
+    dtype: DType,
+    seed: u64,
+    rank: usize,
+    elems: usize,
+    progress: &mut dyn FnMut(),
+) -> Vec<u8> {
     initial_buffer_with(schedule, dtype, rank, elems, |r, out| {
-        input::fill(dtype, seed, rank, r, out)
+        input::fill(dtype, seed, rank, r, out);
+        progress();
     })
 }
 
@@ -353,7 +368,9 @@ pub fn initial_buffer_with(
     let es = dtype.size_bytes();
     let mut buf = vec![0u8; schedule.buffer_elems(elems) * es];
     // Called through an opaque pointer, `fill` stays a function of its own
-    // (see FILL_PIECE_ELEMS): neither rustc nor wasm-opt can inline it here.
+    // (see FILL_PIECE_ELEMS): not inlined here (seen with wasm-dis in one
+    // release build of the worker, 2026-12-05; `black_box` is a hint, not
+    // a guarantee).
     let fill: &mut dyn FnMut(std::ops::Range<usize>, &mut [u8]) = std::hint::black_box(&mut fill);
     let k = schedule.chunks_per_block().max(1);
     for block in 0..schedule.blocks() {

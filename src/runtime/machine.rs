@@ -24,8 +24,7 @@
 
 use crate::engine::compressed::{self, CompressedSetup, Placement, WireError};
 use crate::engine::dtype::{post_op, reduce_into, DType, ReduceOp};
-use crate::engine::execute::{initial_buffer_with, post_op_chunks, pre_op_rank};
-use crate::engine::input;
+use crate::engine::execute::{initial_buffer_with_progress, post_op_chunks, pre_op_rank};
 use crate::engine::quantization::Compression;
 use crate::engine::schedule::{BadTransfer, RankOp, Schedule, TransferKind};
 use std::collections::{HashMap, VecDeque};
@@ -257,15 +256,8 @@ impl<P: Payload> RankMachine<P> {
         progress: &mut dyn FnMut(),
     ) -> Result<Self, MachineError> {
         Self::build(schedule, rank, dtype, op, elems, || {
-            Ok(initial_buffer_with(
-                schedule,
-                dtype,
-                rank,
-                elems,
-                |r, out| {
-                    input::fill(dtype, seed, rank, r, out);
-                    progress();
-                },
+            Ok(initial_buffer_with_progress(
+                schedule, dtype, seed, rank, elems, progress,
             ))
         })
     }
