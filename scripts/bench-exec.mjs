@@ -94,7 +94,7 @@ function rss(pids) {
 // Samples the peak resident memory of this rep's renderers until stopped.
 // `earlier`: renderer PIDs of earlier reps (still exiting), left out.
 function memorySampler(earlier) {
-  if (myRenderers() === null) return { stop: () => null, pids: [] };
+  if (myRenderers() === null) return { stop: () => null };
   let pids = [];
   let peak = null;
   let lastScan = 0;
