@@ -107,6 +107,7 @@ fn line(n: usize, bw: f64, lat: f64) -> Topology {
         library: Default::default(),
         algorithms: vec![],
         impairment: Default::default(),
+        hardware: None,
     }
 }
 

@@ -751,6 +751,7 @@ impl CustomTopology {
             library: self.library.unwrap_or_default(),
             algorithms: self.algorithms.clone(),
             impairment: Default::default(),
+            hardware: None,
         }
     }
 

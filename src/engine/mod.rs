@@ -31,9 +31,11 @@ pub mod dtype;
 pub mod execute;
 pub mod formats;
 pub mod fusion;
+pub mod hardware;
 pub mod input;
 pub mod library;
 pub mod plan;
+pub mod predict;
 pub mod quantization;
 pub mod schedule;
 #[cfg(all(target_arch = "wasm32", feature = "simd"))]

@@ -176,6 +176,11 @@ pub struct Topology {
     /// of [`super::degrade`]); empty for a healthy one.
     #[serde(default, skip_serializing_if = "Impairment::is_none")]
     pub impairment: Impairment,
+    /// The machine as link classes, for the library tuning models and
+    /// the calibrated prediction ([`super::hardware`]); `None`: derived
+    /// from the links when needed ([`super::library::nccl::hardware_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<super::hardware::Hardware>,
 }
 
 /// What faults did to a machine ([`super::degrade::Degradation::apply`]):
@@ -412,6 +417,7 @@ impl Topology {
             library: Library::Hccl,
             algorithms: Vec::new(),
             impairment: Default::default(),
+            hardware: None,
             sources: vec![
                 format!("HCCS β: {HCCS_910B_GBPS} GB/s per direction per link = HCCL's planning constant BANDWIDTH_HCCS_910B (hcomm device_capacity.cc); line rate 56 GB/s (ArthurChiao, secondary). It reproduces the measured 8-card torch_npu figures (all_gather 149, all_reduce 72 GB/s; gameofdimension/limulidae)."),
                 format!("HCCS α: {HCCS_910B_LATENCY_US} µs per message — an assumption: HCCL publishes no intra-server latency; borrowed from NCCL's NVLink Simple-protocol hop latency (nccl tuning.cc)."),
@@ -487,6 +493,7 @@ impl Topology {
             library: Library::Hccl,
             algorithms: Vec::new(),
             impairment: Default::default(),
+            hardware: None,
             sources: vec![
                 "Wiring: two groups of 4 NPUs, HCCS full mesh inside a group, PCIe between groups (Huawei Cloud CCE GPU topology docs).".into(),
                 format!("HCCS β: {HCCS_910A_GBPS} GB/s = HCCL's BANDWIDTH_HCCS_910A (hcomm device_capacity.cc)."),
@@ -503,8 +510,10 @@ impl Topology {
     /// per-GPU figure [`NVLINK_H100_GBPS`] (370.8 GB/s per direction) and
     /// half of [`NVLINK_H100_HOP_LATENCY_US`] each. Any GPU pair therefore
     /// gets the full 370.8 GB/s, while flows from or to one GPU share its
-    /// port. Reductions inline (NCCL reduces in the copy kernel). NVLS
-    /// (in-switch reduction, ~480 GB/s busbw) is not modelled.
+    /// port. Reductions inline (NCCL reduces in the copy kernel). Its
+    /// [`Topology::hardware`] is [`super::hardware::Hardware::h100_node`]:
+    /// NCCL's tuning model (NVLS included) decides `auto` and the
+    /// calibrated prediction times it.
     pub fn h100_8() -> Topology {
         let devices = (0..8)
             .map(|i| Device {
@@ -532,11 +541,12 @@ impl Topology {
             library: Library::Nccl,
             algorithms: Vec::new(),
             impairment: Default::default(),
+            hardware: Some(super::hardware::Hardware::h100_node()),
             sources: vec![
                 format!("NVLink β: {NVLINK_H100_GBPS:.1} GB/s per GPU per direction = NCCL's SM90_NVLINK_BW 20.6 GB/s × 18 links (nccl src/graph/topo.h); the line rate is 450 GB/s, ~370 effective (nccl-tests issue 212, maintainer)."),
                 format!("NVLink α: {NVLINK_H100_HOP_LATENCY_US} µs per GPU→GPU hop = NCCL's NVLink Simple-protocol hop latency (nccl src/graph/tuning.cc), half on each GPU↔NVSwitch link."),
                 "Wiring: the 4 NVSwitch chips are drawn as one non-blocking switch; flows share a GPU's port, not the switch.".into(),
-                "Measured: ring AllReduce busbw about 365–370 GB/s for 2–8 GPUs (NVIDIA/nccl issue 1455); NVLS (~480 GB/s) is not modelled.".into(),
+                "Measured: ring AllReduce busbw about 365–370 GB/s for 2–8 GPUs (NVIDIA/nccl issue 1455); NVLS AllReduce ~480 GB/s busbw (nccl-tests issue 212). auto follows NCCL's tuning model, NVLS included (library::nccl); the drawn links carry the ring figures.".into(),
             ],
         }
     }
@@ -585,6 +595,7 @@ impl Topology {
             library: Library::Hccl,
             algorithms: Vec::new(),
             impairment: Default::default(),
+            hardware: None,
             sources: vec![
                 format!("HCCS inside a server: as 910b-8 ({HCCS_910B_GBPS} GB/s, {HCCS_910B_LATENCY_US} µs)."),
                 format!("RoCE β: {ROCE_910B_GBPS} GB/s per NPU port = HCCL's BANDWIDTH_RDMA_910B = 25.0 × 0.8 (hcomm device_capacity.cc)."),

@@ -32,7 +32,7 @@
 use super::algorithm::Algorithm;
 use super::collective::Primitive;
 use super::config::{AlgoChoice, Config};
-use super::library::nccl::{Protocol, Shape};
+use super::library::nccl::{self, Func, NcclAlgo, Protocol, Tuning};
 use super::library::{Call, Library};
 use super::plan::Plan;
 use super::units::format_bytes;
@@ -75,7 +75,10 @@ pub struct Choice {
     pub bytes: u64,
     /// The algorithm auto runs.
     pub algorithm: Algorithm,
-    /// NCCL's protocol, where the model picks one (AllReduce's tuning model).
+    /// NCCL's algorithm, where its tuning model picks one (NVLS is drawn
+    /// as another of our algorithms).
+    pub nccl: Option<NcclAlgo>,
+    /// NCCL's protocol, where its tuning model picks one.
     pub protocol: Option<Protocol>,
     /// Predicted time, µs.
     pub time_us: f64,
@@ -95,24 +98,48 @@ pub fn sweep(config: &Config, sizes: &[u64]) -> Result<Vec<Choice>, String> {
         c.algo = AlgoChoice::Auto;
         c.bytes = b;
         let p = Plan::headline(&c).map_err(|e| e.to_string())?;
-        let protocol = (p.topology.library == Library::Nccl && c.primitive == Primitive::AllReduce)
-            .then(|| {
+        // NCCL's own pick: the plan's prediction where there is one, else
+        // its tuning model on the plan's machine.
+        let (nccl, protocol) = match &p.prediction {
+            Some(a) => (a.algo, a.protocol),
+            None if p.topology.library == Library::Nccl => {
                 let call = Call {
                     topology: &p.topology,
                     primitive: c.primitive,
                     ranks: c.ranks,
                     bytes: b,
                 };
-                Shape::of(&call).pick_allreduce(b).0.protocol
-            });
+                let hw = nccl::hardware_of_call(&call);
+                Func::of(c.primitive)
+                    .and_then(|f| Tuning::new(&hw, f, c.ranks, call.nodes().len()).pick(b))
+                    .map_or((None, None), |(e, _)| (Some(e.algo), Some(e.protocol)))
+            }
+            None => (None, None),
+        };
         out.push(Choice {
             bytes: b,
             algorithm: p.algorithm,
+            nccl,
             protocol,
             time_us: p.estimate.time_us,
         });
     }
     Ok(out)
+}
+
+/// NCCL's name of a choice (`NCCL_ALGO` spelling): its tuning model's pick,
+/// else our algorithm's NCCL name if NCCL has it.
+fn nccl_name(c: &Choice) -> Option<&'static str> {
+    c.nccl
+        .map(NcclAlgo::name)
+        .or_else(|| nccl_algo(c.algorithm))
+}
+
+/// The tuner CSV's spelling of a choice.
+fn nccl_csv_name(c: &Choice) -> Option<String> {
+    c.nccl
+        .map(|a| a.csv_name().to_string())
+        .or_else(|| nccl_algo(c.algorithm).map(str::to_ascii_lowercase))
 }
 
 /// NCCL's name of our algorithm (`NCCL_ALGO` spelling), if NCCL has it.
@@ -165,7 +192,11 @@ pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
     let mut v: Vec<(u64, u64, &Choice)> = Vec::new();
     for c in choices {
         match v.last_mut() {
-            Some(last) if last.2.algorithm == c.algorithm && last.2.protocol == c.protocol => {
+            Some(last)
+                if last.2.algorithm == c.algorithm
+                    && last.2.nccl == c.nccl
+                    && last.2.protocol == c.protocol =>
+            {
                 last.1 = c.bytes
             }
             _ => {
@@ -237,7 +268,7 @@ pub fn render(
         t.push_str(&format!(
             "#   {:>10}  {}{}  {:.2} us\n",
             format_bytes(c.bytes),
-            c.algorithm.name(),
+            c.nccl.map_or(c.algorithm.name(), NcclAlgo::name),
             c.protocol
                 .map(|p| format!("/{}", p.name()))
                 .unwrap_or_default(),
@@ -250,7 +281,7 @@ pub fn render(
                 return Err(format!("--op {}: NCCL_ALGO and the tuner plugin cover allreduce, allgather, reducescatter, broadcast and reduce; NCCL runs {} as point-to-point sends, which they do not select", op.name(), op.title()));
             };
             for c in choices {
-                if nccl_algo(c.algorithm).is_none() {
+                if nccl_name(c).is_none() {
                     return Err(format!(
                         "at {}: the model picks {}, which is not an NCCL algorithm",
                         format_bytes(c.bytes),
@@ -262,10 +293,7 @@ pub fn render(
                 let mut algos: Vec<&str> = Vec::new();
                 let mut protos: Vec<&str> = Vec::new();
                 // Every choice is an NCCL algorithm (checked above).
-                for (c, a) in choices
-                    .iter()
-                    .filter_map(|c| Some((c, nccl_algo(c.algorithm)?)))
-                {
+                for (c, a) in choices.iter().filter_map(|c| Some((c, nccl_name(c)?))) {
                     if !algos.contains(&a) {
                         algos.push(a);
                     }
@@ -291,10 +319,9 @@ pub fn render(
                     t.push_str("# protocol: the model does not pick one for this collective; simple is written (the plugin's default)\n");
                 }
                 for (lo, hi, c) in ranges(choices) {
-                    let Some(a) = nccl_algo(c.algorithm) else {
+                    let Some(a) = nccl_csv_name(c) else {
                         continue; // Not an NCCL algorithm: refused above.
                     };
-                    let a = a.to_ascii_lowercase();
                     let p = c
                         .protocol
                         .map_or("simple", |p| p.name())

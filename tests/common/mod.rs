@@ -35,5 +35,6 @@ pub fn full_mesh(n: usize, bw: f64, lat: f64, reduce: Option<f64>) -> Topology {
         library: Default::default(),
         algorithms: vec![],
         impairment: Default::default(),
+        hardware: None,
     }
 }

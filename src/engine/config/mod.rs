@@ -886,6 +886,7 @@ mod tests {
             tool: Tool::NcclTests,
             collective: Some(Collective::AllReduce),
             ranks: 8,
+            physical: None,
             alpha_us: 25.0 / 3.0,
             algbw_gbps: 0.1 + 0.2,
             busbw_gbps: (0.1 + 0.2) * 1.75,
