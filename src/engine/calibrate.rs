@@ -37,7 +37,9 @@
 //! reproduces the fitted line exactly.
 
 use super::formats::{Collective, FormatError, Log, Row, Table, Tool};
+use super::hardware::{Accelerator, Arch, Hardware};
 use super::library::Library;
+use super::predict::{Calibration, MeasuredTable};
 use super::topology::{Device, Link, LinkKind, Switch, Topology, TopologyError};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -133,6 +135,12 @@ pub struct Profile {
     /// protocol switch, a bandwidth ramp) that the α-β lines smooth over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knots: Vec<(u64, f64)>,
+    /// The machine as link classes with the library model's corrections
+    /// fitted to the same rows ([`crate::engine::predict`]): what predicts
+    /// other collectives, sizes and scales. `None` where the library has no
+    /// model here (hccl_test, OSU) or the collective is unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical: Option<Calibration>,
     /// Median `|rel_err|` over the used rows.
     pub median_rel_err: f64,
     /// Max `|rel_err|` over the used rows.
@@ -697,6 +705,101 @@ fn points_of(rows: &[&Row]) -> Vec<Point> {
     out.into_iter().map(|(s, t, k)| (s, t / k as f64)).collect()
 }
 
+/// Most accelerators per node assumed when a log does not list hosts (an
+/// HGX/DGX node).
+pub const DEFAULT_GPUS_PER_NODE: usize = 8;
+
+/// The network port speed a generation's nodes usually carry, GB/s: 100,
+/// 200, 400 and 800 Gb/s (EDR, HDR, NDR, XDR InfiniBand generations).
+fn default_nic_gbps(arch: Arch) -> f64 {
+    match arch {
+        Arch::Volta => 12.5,
+        Arch::Ampere => 25.0,
+        Arch::Hopper => 50.0,
+        Arch::Blackwell => 100.0,
+    }
+}
+
+/// The machine `table` measured on `ranks` ranks, as link classes: nodes
+/// from the hosts the log lists (else one node up to
+/// [`DEFAULT_GPUS_PER_NODE`] ranks, that many per node above), the
+/// accelerator from its device lines, and, on several nodes, as many
+/// network ports per node as the largest measured busbw needs at 80 % of
+/// the generation's port speed (at most one per GPU); on one node, one
+/// port per GPU.
+pub fn hardware_of_table(
+    table: &Table,
+    ranks: usize,
+    coll: &Collective,
+    points: &[Point],
+) -> Hardware {
+    let nodes = table
+        .nodes
+        .filter(|&k| k >= 1 && k <= ranks)
+        .unwrap_or_else(|| ranks.div_ceil(DEFAULT_GPUS_PER_NODE).max(1));
+    let ppn = (ranks / nodes).max(1);
+    let name = table
+        .accelerator
+        .clone()
+        .unwrap_or_else(|| "an unnamed accelerator".to_string());
+    let arch = Accelerator::of_name(&name).map_or(Arch::Ampere, |a| a.arch);
+    let nic = default_nic_gbps(arch);
+    let nics = if nodes > 1 {
+        let busbw = points
+            .iter()
+            .map(|&(b, t)| b as f64 / (t * 1e3) * coll.busbw_factor(ranks))
+            .fold(0.0, f64::max);
+        ((busbw / (0.8 * nic)).round() as usize).clamp(1, ppn)
+    } else {
+        ppn
+    };
+    let mut hw = Hardware::of_accelerator(&name, ppn, nics, nic);
+    hw.sources.push(format!(
+        "{nodes} node{} of {ppn} (from {}); {nics} network port{} of {nic} GB/s per node ({})",
+        if nodes == 1 { "" } else { "s" },
+        if table.nodes.is_some() {
+            "the hosts the log lists"
+        } else {
+            "the rank count: the log lists no hosts"
+        },
+        if nics == 1 { "" } else { "s" },
+        if nodes > 1 {
+            "enough for the largest measured busbw at 80 % of the port"
+        } else {
+            "one per GPU, assumed: one node measured"
+        }
+    ));
+    hw
+}
+
+/// The library model fitted to `points` of `table` (NCCL's, for
+/// nccl-tests and rccl-tests logs of a known collective).
+fn physical_fit(
+    table: &Table,
+    collective: Option<&Collective>,
+    ranks: usize,
+    points: &[Point],
+    source: &str,
+) -> Option<Calibration> {
+    let coll = collective?;
+    let primitive = coll.primitive()?;
+    if table.tool != Tool::NcclTests {
+        return None;
+    }
+    let hw = hardware_of_table(table, ranks, coll, points);
+    let nodes = hw.nodes_for(ranks);
+    Some(Calibration::fit(
+        hw,
+        &[MeasuredTable {
+            source: format!("{source} (table at line {})", table.line),
+            primitive,
+            ranks,
+            nodes,
+            rows: points.to_vec(),
+        }],
+    ))
+}
+
 impl Profile {
     /// Fits a profile to `table`, using only the rows for which `use_row`
     /// (given the row's index among the table's fittable rows) is true;
@@ -771,7 +874,9 @@ impl Profile {
             .filter(|r| r.used)
             .map(|r| r.rel_err.abs())
             .collect();
+        let physical = physical_fit(table, collective.as_ref(), n, &points, source);
         Ok(Profile {
+            physical,
             source: format!("{source} (table at line {})", table.line),
             tool: table.tool,
             collective,
@@ -831,8 +936,15 @@ impl Profile {
                 CalibrateError::NoUsableTable(why.join("; "))
             })?;
         let mut p = Profile::fit_table(table, ranks, source)?;
-        if p.collective.is_none() {
+        if p.collective.is_none() && collective.is_some() {
             p.collective = collective.cloned();
+            let points: Vec<Point> = p
+                .rows
+                .iter()
+                .filter(|r| r.used)
+                .map(|r| (r.bytes, r.measured_us))
+                .collect();
+            p.physical = physical_fit(table, collective, p.ranks, &points, source);
         }
         Ok(p)
     }
@@ -980,6 +1092,7 @@ impl Profile {
             library: self.library(),
             algorithms: Vec::new(),
             impairment: Default::default(),
+            hardware: None,
         }
     }
 

@@ -122,6 +122,30 @@ pub enum Collective {
 }
 
 impl Collective {
+    /// The collective a file name says, where it says one (nccl-tests'
+    /// spellings `all_reduce`, `all_gather`, `reduce_scatter`, `alltoall`,
+    /// `broadcast`, `reduce`, `sendrecv`, or ours without the underscore;
+    /// the longest match wins, so `reduce_scatter` is not `reduce`).
+    pub fn from_file_name(name: &str) -> Option<Collective> {
+        let n = name.to_ascii_lowercase();
+        [
+            "reduce_scatter",
+            "reducescatter",
+            "all_reduce",
+            "allreduce",
+            "all_gather",
+            "allgather",
+            "alltoall",
+            "all_to_all",
+            "broadcast",
+            "sendrecv",
+            "reduce",
+        ]
+        .into_iter()
+        .find(|k| n.contains(k))
+        .map(|k| Collective::from_tool_name(&k.replace("all_to_all", "alltoall")))
+    }
+
     /// From a tool's base name without `_perf` / `_test` / `osu_`
     /// (`all_reduce`, `allreduce`, `bcast`).
     pub fn from_tool_name(name: &str) -> Collective {
@@ -300,6 +324,15 @@ pub struct Table {
     /// NPUs per node × the launcher's node count; OSU: the launcher's
     /// process count; JSON: devices × threads × GPUs of its `config`).
     pub ranks: Option<usize>,
+    /// Number of nodes, if the log lists the host of every rank
+    /// (nccl-tests' `#  Rank r Group g Pid p on HOST device d [bus] NAME`
+    /// lines: the distinct hosts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<usize>,
+    /// The accelerator's name as the log prints it (the `NAME` of those
+    /// lines, e.g. `NVIDIA A100-SXM4-40GB`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accelerator: Option<String>,
     /// Rows in order.
     pub rows: Vec<Row>,
     /// Why the table must not be fitted, if it must not: a malformed row
@@ -561,6 +594,8 @@ impl TableBuilder {
                 line,
                 collective: None,
                 ranks: None,
+                nodes: None,
+                accelerator: None,
                 rows: Vec::new(),
                 rejected: None,
                 halves,

@@ -219,6 +219,9 @@ pub(crate) struct Context {
     collective: Option<Collective>,
     /// Ranks listed under `# Using devices`.
     device_ranks: BTreeSet<usize>,
+    /// Their hosts, and the device name of the last line.
+    hosts: BTreeSet<String>,
+    accelerator: Option<String>,
     /// `nThread` and `nGpus` of the `# nThread` line.
     nthread: Option<usize>,
     ngpus: Option<usize>,
@@ -275,6 +278,25 @@ impl Context {
         }
         Some(ctx)
     }
+}
+
+/// The host and the device name of a `Rank` line's rest (`  3 Group  0
+/// Pid 123 on host0 device  3 [0000:1b:00] NVIDIA H100 80GB HBM3`): the
+/// word after `on`, and what follows the `[bus]` (or the device number).
+fn host_and_device(rest: &str) -> (Option<&str>, Option<&str>) {
+    let host = rest
+        .split_once(" on ")
+        .and_then(|(_, r)| r.split_whitespace().next());
+    let name = rest
+        .split_once(" device ")
+        .map(|(_, r)| r.trim_start())
+        .map(|r| match r.find(']') {
+            Some(i) => &r[i + 1..],
+            None => r.trim_start_matches(|c: char| c.is_ascii_digit()),
+        })
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    (host, name)
 }
 
 /// Lines NCCL itself prints (`NCCL_DEBUG=INFO`: `host:pid:tid [dev] NCCL
@@ -430,6 +452,11 @@ impl StreamReader for Reader {
                 let t = b.table_mut();
                 t.collective = self.ctx.collective.clone();
                 t.ranks = self.ctx.ranks();
+                if !self.ctx.hosts.is_empty() && self.ctx.hosts.len() <= self.ctx.device_ranks.len()
+                {
+                    t.nodes = Some(self.ctx.hosts.len());
+                }
+                t.accelerator = self.ctx.accelerator.clone();
                 self.open = Some(Open { cols, header, b });
             } else if c.starts_with("Out of bounds")
                 || c.starts_with("Avg bus bandwidth")
@@ -452,6 +479,7 @@ impl StreamReader for Reader {
                     }
                 }
                 self.ctx.device_ranks.clear();
+                self.ctx.hosts.clear();
             } else if let Some(rest) = c.strip_prefix("Rank") {
                 // `#  Rank  3 Group  0 Pid 123 on host0 device  3 [...] NAME`
                 if rest.contains(" on ") && rest.contains("device") {
@@ -460,6 +488,13 @@ impl StreamReader for Reader {
                     });
                     if let Some(r) = index.and_then(|r| r.parse().ok()) {
                         self.ctx.device_ranks.insert(r);
+                        let (host, name) = host_and_device(rest);
+                        if let Some(h) = host {
+                            self.ctx.hosts.insert(h.to_string());
+                        }
+                        if let Some(n) = name {
+                            self.ctx.accelerator = Some(n.to_string());
+                        }
                     }
                 }
             }

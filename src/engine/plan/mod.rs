@@ -39,6 +39,7 @@
 pub mod bound;
 pub mod holdout;
 pub mod sweep;
+pub mod validate;
 
 pub use bound::{Bound, BoundWalk};
 pub use sweep::{
@@ -55,6 +56,7 @@ use super::cost::{self, Estimate, LinkLoad, Record, SimBudget, Slices, Timeline}
 use super::dtype::DType;
 use super::fusion::{self, BucketCost, FusionPlan, Tensor};
 use super::library::{Call, Library};
+use super::predict::{Answer, Calibration};
 use super::quantization::{self, Scheme};
 use super::schedule::{Next, Schedule, Step, StepSource};
 use super::topology::Topology;
@@ -140,6 +142,9 @@ pub enum Method {
         /// Index into [`Profile::segments`].
         segment: usize,
     },
+    /// The library's model calibrated to the machine ([`crate::engine::predict`]):
+    /// what the library runs at this scale and how long it takes, with a range.
+    Predicted,
     /// Not estimated: the schedule is too large to build here.
     Skipped,
 }
@@ -152,6 +157,7 @@ impl Method {
             Method::Simulated => "simulated",
             Method::Bound => "bound",
             Method::Measured { .. } => "measured",
+            Method::Predicted => "predicted",
             Method::Skipped => "skipped",
         }
     }
@@ -313,6 +319,11 @@ pub struct Plan {
     pub details: Vec<String>,
     /// The fitted profile in use, described in one line.
     pub profile: Option<String>,
+    /// The calibrated library model's answer ([`Method::Predicted`]): the
+    /// headline's time with its 80 % range, what the library runs, its own
+    /// predicted time and the "measured at / predicted for" note.
+    #[serde(default)]
+    pub prediction: Option<crate::engine::predict::Answer>,
     /// The compression what-if, when `compress` is on.
     pub compressed: Option<Arc<CompressedPlan>>,
     /// The fusion what-if, when `fusion` is set.
@@ -394,6 +405,15 @@ fn healthy_machine(config: &Config) -> Result<Topology, PlanError> {
         let mut q = p.clone();
         q.ranks = q.ranks.max(config.ranks);
         let mut t = q.topology_at(config.bytes);
+        if let Some(cal) = &p.physical {
+            // The measured machine's nodes, so that the library's rule and
+            // the drawing see them.
+            let g = cal.hardware.gpus_per_node.max(1);
+            for (r, d) in t.devices.iter_mut().enumerate() {
+                d.server = r / g;
+            }
+            t.hardware = Some(cal.hardware.clone());
+        }
         // The link figures of the measured rank count.
         let (lat, bw) = p.link_params_at(config.bytes);
         for l in &mut t.links {
@@ -723,6 +743,37 @@ fn measured_curve(config: &Config) -> Option<&Profile> {
         .and_then(|c| c.primitive())
         .is_some_and(|x| x == config.primitive);
     (same_op && p.ranks == config.ranks).then_some(p)
+}
+
+/// The calibrated library model of `config`'s machine, where one applies:
+/// a fitted profile's physical fit on the measured machine, or the
+/// preset's own ([`Calibration::preset`]) on an NCCL machine whose
+/// topology names its link classes. HCCL and MPI machines: `None` (their
+/// time is the schedule's simulation).
+pub fn calibration(config: &Config, topo: &Topology) -> Option<Calibration> {
+    if topo.library != Library::Nccl {
+        return None;
+    }
+    if config.topo == MEASURED {
+        return config.profile.as_ref()?.physical.clone();
+    }
+    if config.profile.is_some() {
+        return None;
+    }
+    topo.hardware.clone().map(Calibration::preset)
+}
+
+/// The calibrated model's answer for an `auto` decision by the library's
+/// rule on a healthy machine without compression (`None` elsewhere: a
+/// fixed algorithm, a measured curve, faults and compression are the
+/// schedule's).
+fn predicted(config: &Config, topo: &Topology, decision: &Decision) -> Option<Answer> {
+    let by_rule = matches!(decision, Decision::Library { .. });
+    if !by_rule || !config.faults.is_none() || config.compresses(config.bytes) {
+        return None;
+    }
+    let cal = calibration(config, topo)?;
+    Some(cal.answer(config.primitive, config.ranks, config.bytes))
 }
 
 /// The segment of `p` whose fit `bytes` uses (the nearest one outside
@@ -1187,10 +1238,11 @@ impl Plan {
             Decision::Measured { segment, .. } => measured_curve(config).map(|p| (p, *segment)),
             _ => None,
         };
-        // The schedule: always when drawn; for a measured curve above the
-        // drawn limit, none is needed.
-        let need_schedule =
-            measured.is_none() || (scope.detailed() && config.ranks <= MAX_DRAWN_RANKS);
+        let prediction = predicted(config, &topology, &decision);
+        // The schedule: always when drawn; for a measured curve or a
+        // prediction above the drawn limit, none is needed.
+        let need_schedule = (measured.is_none() && prediction.is_none())
+            || (scope.detailed() && config.ranks <= MAX_DRAWN_RANKS);
         // Held whole only where something needs every step at once (the
         // drawn page, the verifier, compression); else its steps are
         // streamed through the estimate one at a time.
@@ -1244,6 +1296,23 @@ impl Plan {
         // The steps the estimate walked when it streamed them.
         let mut walked_steps = 0;
         let (mut estimate, mut method, latency_us) = match (&schedule, measured) {
+            (_, None) if prediction.is_some() => {
+                let a = prediction
+                    .as_ref()
+                    .ok_or_else(|| PlanError::Model("no prediction".into()))?;
+                let mut e =
+                    estimate_of_time(config.bytes, a.time_us, config.primitive, config.ranks);
+                if let (Some(s), true) = (&schedule, scope.detailed()) {
+                    // The drawn schedule's modelled timeline, for the animation.
+                    if let Ok((sim, _, _)) =
+                        self::estimate(s, &topology, config.bytes, config.dtype, config.slices)
+                    {
+                        e.timeline = sim.timeline;
+                        e.slicing = sim.slicing;
+                    }
+                }
+                (e, Method::Predicted, a.latency_us)
+            }
             (_, Some((p, segment))) => {
                 let t = p.predict_us(config.bytes);
                 let mut e = estimate_of_time(config.bytes, t, config.primitive, config.ranks);
@@ -1401,6 +1470,7 @@ impl Plan {
             verdict: String::new(),
             details: Vec::new(),
             profile: config.profile.as_ref().map(Profile::describe),
+            prediction,
             compressed,
             fusion,
             topology,
@@ -1454,12 +1524,24 @@ impl Plan {
             c.ranks
         );
         match &self.decision {
-            Decision::Library { why } => format!(
-                "{} runs {} here: {why}. Predicted {time} ({}).",
-                self.library.title(),
-                self.algorithm,
-                bound_phrase(share)
-            ),
+            Decision::Library { why } => {
+                let range = self.prediction.as_ref().map_or(String::new(), |a| {
+                    format!(
+                        ", 80 % range {:.2}–{:.2} µs{}",
+                        a.low_us,
+                        a.high_us,
+                        a.library_us.map_or(String::new(), |own| format!(
+                            "; NCCL's own model says {own:.2} µs"
+                        ))
+                    )
+                });
+                format!(
+                    "{} runs {} here: {why}. Predicted {time} ({}{range}).",
+                    self.library.title(),
+                    self.algorithm,
+                    bound_phrase(share)
+                )
+            }
             Decision::Measured { segment, drawn_why } => {
                 let seg = self
                     .config
@@ -1539,6 +1621,20 @@ impl Plan {
             Method::Measured { .. } => out.push(
                 "The time is the fitted curve (cclsim fit), the library's own choice as measured; the animation follows the drawn schedule's modelled steps.".into(),
             ),
+            Method::Predicted => {
+                if let Some(a) = &self.prediction {
+                    out.push(format!(
+                        "The time is NCCL's tuning model calibrated to the machine ({} runs; {}): {}",
+                        a.runs,
+                        self.config
+                            .profile
+                            .as_ref()
+                            .and_then(|p| p.physical.as_ref())
+                            .map_or_else(|| "preset figures".to_string(), |c| c.basis.clone()),
+                        a.note
+                    ));
+                }
+            }
             _ => {}
         }
         if self.compressed.is_some() {
