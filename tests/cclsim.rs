@@ -531,7 +531,9 @@ fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
         assert!(v["time_us"].as_f64().unwrap() > 0.0);
         assert_eq!(v["topo"], "h100-8");
     }
-    // The MSCCL ring on 4 H100s predicts exactly our ring (same transfers).
+    // The MSCCL ring on 4 H100s simulates exactly as our ring (same
+    // transfers); auto is NCCL's own pick there (Ring at 1 MiB), timed by
+    // the calibrated model.
     let (_, out, _) = cclsim(&[
         "msccl",
         &fixture("../msccl/msccl_allreduce_ring_4gpu_4ch_simple.xml"),
@@ -539,7 +541,23 @@ fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
     ]);
     let v = json(&out);
     assert_eq!(v["auto"]["algorithm"], "ring");
-    assert!((v["time_us"].as_f64().unwrap() - v["auto"]["time_us"].as_f64().unwrap()).abs() < 1e-9);
+    let (code, ring, err) = cclsim(&[
+        "predict",
+        "--topo",
+        "h100-8",
+        "--op",
+        "allreduce",
+        "--algo",
+        "ring",
+        "--ranks",
+        "4",
+        "--bytes",
+        "1MiB",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let ring = json(&ring);
+    assert!((v["time_us"].as_f64().unwrap() - ring["time_us"].as_f64().unwrap()).abs() < 1e-9);
     // Text summary.
     let (code, out, _) = cclsim(&[
         "msccl",
@@ -621,8 +639,11 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
         Some("AllReduce")
     );
     let protos = &parse_nccl_list(proto, false).unwrap()[0].2;
-    // The model moves from LL to LL128 to Simple as the size grows.
-    assert_eq!(protos, &["LL", "LL128", "Simple"]);
+    // NCCL's tuning model on one H100 node: Ring/LL for small sizes, NVLS
+    // (Simple only) from a few MiB (tuning.cc: NVLS 25 µs + bytes / 228.6
+    // GB/s beats the ring's protocols there).
+    assert_eq!(protos, &["LL", "Simple"]);
+    assert_eq!(parse_nccl_list(algo, true).unwrap()[0].2, &["Ring", "NVLS"]);
     // The CSV: contiguous ranges from 0 covering everything.
     let (code, out, _) = cclsim(&[
         "tune",
@@ -639,8 +660,10 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     assert!(rows.windows(2).all(|w| w[1].1 == w[0].2 + 1));
     assert_eq!(rows.last().unwrap().2, 4294967295);
     assert_eq!(
-        rows.iter().map(|r| r.4.as_str()).collect::<Vec<_>>(),
-        ["ll", "ll128", "simple"]
+        rows.iter()
+            .map(|r| (r.3.as_str(), r.4.as_str()))
+            .collect::<Vec<_>>(),
+        [("ring", "ll"), ("nvls", "simple")]
     );
     // HCCL on 4 servers: one per-op line.
     let (code, out, _) = cclsim(&["tune", "--topo", "910b-4x8", "--op", "allreduce"]);

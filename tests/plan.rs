@@ -102,18 +102,25 @@ fn auto_on_h100_runs_what_nccl_runs() {
     assert_eq!(p.algorithm, Algorithm::Ring);
     assert!(matches!(p.decision, Decision::Library { .. }));
     assert!(p.verdict.contains("NCCL's tuning model"), "{}", p.verdict);
-    // Every primitive at every size: auto picks only what NCCL runs, and
-    // the ranking labels HCCL's mesh AllReduce as not NCCL's.
+    // Every primitive at every size: auto picks only what NCCL runs (NVLS,
+    // whose reduction runs in the NVSwitch, is drawn as the all-pairs
+    // exchange it replaces), and the ranking labels HCCL's mesh AllReduce
+    // as not NCCL's.
     for op in Primitive::ALL {
         for bytes in [8u64, 1 << 20, 1 << 30] {
             let p = Plan::new(&config("h100-8", op, 8, bytes)).unwrap();
+            let nvls = p.prediction.as_ref().is_some_and(|a| {
+                a.algo == Some(ccl_playground::engine::library::nccl::NcclAlgo::Nvls)
+            });
             assert!(
-                Library::Nccl.runs(p.algorithm, op),
+                Library::Nccl.runs(p.algorithm, op) || (nvls && p.algorithm == Algorithm::Mesh),
                 "{op} {bytes}: {}",
                 p.algorithm
             );
         }
     }
+    let big = Plan::new(&config("h100-8", Primitive::AllReduce, 8, 1 << 30)).unwrap();
+    assert_eq!(big.prediction.as_ref().unwrap().runs, "NVLS/Simple");
     let p = Plan::new(&config("h100-8", Primitive::AllReduce, 8, 1 << 20)).unwrap();
     let mesh = p
         .ranking

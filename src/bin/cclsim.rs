@@ -359,6 +359,22 @@ mod cli {
             #[arg(long)]
             json: bool,
         },
+        /// Accuracy tables on the public logs in the repository, by the
+        /// user's path: same scale (even rows fitted, odd predicted), cross
+        /// scale (fewest nodes fitted, the others predicted), cross
+        /// collective (AllReduce fitted, the others predicted), and the
+        /// h100-8 preset with no fit; median and largest error over sizes
+        /// >= 1 KiB and how many measured values fall in the 80 % range.
+        Validate {
+            /// The fixtures directory: every sub-folder holding
+            /// `n{NODES}_{collective}.txt` logs is one machine's set; the
+            /// H100 logs of `nccl-tests/` check the h100-8 preset.
+            #[arg(default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"))]
+            dir: PathBuf,
+            /// Also print every row: size, measured, predicted, error, in range.
+            #[arg(long)]
+            rows: bool,
+        },
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
         Accuracy {
@@ -722,6 +738,64 @@ mod cli {
                 r.rel_err * 100.0,
                 if r.used { "yes" } else { "no" }
             );
+        }
+        Ok(())
+    }
+
+    /// H100 logs the h100-8 preset is checked against (in `nccl-tests/`).
+    const PRESET_LOGS: [&str; 2] = [
+        "nccl_h100_1node_p5_allreduce_7.txt",
+        "nccl_h100_1node_5colls_16.txt",
+    ];
+
+    fn validate(dir: &Path, rows: bool) -> Res<()> {
+        use ccl_playground::engine::plan::validate::{self as v, Set};
+        let mut lines = Vec::new();
+        let mut folders: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
+        folders.sort();
+        for f in &folders {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(f)
+                .map_err(|e| format!("cannot read directory {}: {e}", f.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            files.sort();
+            let mut tables = Vec::new();
+            for p in &files {
+                let name = p
+                    .file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+                let Ok(text) = std::fs::read_to_string(p) else {
+                    continue;
+                };
+                if let Some(t) = v::set_table(&name, &text) {
+                    tables.push(t?);
+                }
+            }
+            if tables.is_empty() {
+                continue;
+            }
+            let name = f
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            lines.extend(v::check_set(&Set { name, tables })?);
+        }
+        for name in PRESET_LOGS {
+            let p = dir.join("nccl-tests").join(name);
+            if let Ok(log) = read_log(&p) {
+                lines.extend(v::check_preset("h100-8", &log, name)?);
+            }
+        }
+        println!(
+            "# Accuracy on the public logs in {} (cclsim validate): |predicted / measured - 1| over sizes >= 1 KiB; \"in 80 % range\": measured values inside the prediction's range.",
+            dir.display()
+        );
+        print!("{}", v::render(&lines));
+        if rows {
+            print!("{}", v::render_rows(&lines));
         }
         Ok(())
     }
@@ -1280,6 +1354,7 @@ mod cli {
                 ranks,
                 min_bytes,
             } => accuracy(dir, *ranks, min_bytes),
+            Cmd::Validate { dir, rows } => validate(dir, *rows),
             Cmd::Determinism {
                 m,
                 bytes,
