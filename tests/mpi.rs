@@ -333,8 +333,8 @@ fn bad_arguments_are_one_line_from_rank_0_and_exit_2() {
     ] {
         let out = mpirun(2, &args);
         let err = text(&out.stderr);
-        // stderr in the message: mpirun once said 1 here under load (CI,
-        // 2026-12-05), and what it printed is what tells why.
+        // stderr in the message: mpirun has exited with 1 here under load,
+        // and what it printed is what tells why.
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("cclrun:")).collect();
         assert_eq!(ours.len(), 1, "{args:?}: {err}");
