@@ -8,7 +8,7 @@
 #      the workers' spawn-to-done wall and the collective's own wall (every
 #      rank's input built -> last rank done, the span MPI_Allreduce covers);
 #   3. the ratio browser collective / MPI_Allreduce.
-# Needs what scripts/install.sh installs (Open MPI, trunk, Chromium,
+# Needs what scripts/install-test.sh installs (Open MPI, trunk, Chromium,
 # node_modules). Serves a release build with trunk on PORT unless BASE_URL
 # points at a running one. Output: a summary on stdout.
 set -euo pipefail

@@ -1,5 +1,5 @@
 //! `cclrun` under `mpirun` (cargo feature `mpi`; needs Open MPI:
-//! scripts/install.sh): every primitive runs and checks with at least two
+//! scripts/install-test.sh): every primitive runs and checks with at least two
 //! of our algorithms (and the library's own collective where MPI has one),
 //! the nccl-tests table reads back in `cclsim fit`, `--compare` puts the
 //! library beside us, and faults end the job with a message naming the
@@ -30,7 +30,7 @@ fn mpirun(n: usize, args: &[&str]) -> Output {
         .arg(CCLRUN)
         .args(args)
         .output()
-        .expect("mpirun runs (install Open MPI: scripts/install.sh)");
+        .expect("mpirun runs (install Open MPI: scripts/install-test.sh)");
     out
 }
 
