@@ -62,7 +62,7 @@ fn auto_at_scale(c: &mut Criterion) {
 
 /// The plans the page makes on its main thread at load (`Plan::new` of a
 /// drawn configuration, up to 64 ranks): the default link, the 64-rank
-/// one of README's responsiveness table, and 64 ranks on the largest
+/// one of scripts/measure-page.mjs, and 64 ranks on the largest
 /// preset (1 024 servers: the bound's walk once listed every port of its
 /// switch with a scan per port, 137 ms a plan natively, 360 ms on the
 /// page).
