@@ -139,7 +139,8 @@ if wanted sim || wanted wasm; then
       "$WORK/sim.txt" | while read -r name method us heap; do
       read -r v u < <(awk -F'\t' -v id="allreduce_1GiB_at_scale/$name" '$1 == id { print $2, $3 }' "$WORK/sim.medians")
       native="$(to_ms "${v:-0}" "${u:-ms}")"
-      row="| ${name/\// } | $method | $(awk -v x="$us" 'BEGIN { printf "%.2f ms", x / 1000 }') | $native ms | $heap MiB |"
+      case="${name%ranks}"
+      row="| ${case/\// } | $method | $(awk -v x="$us" 'BEGIN { printf "%.2f ms", x / 1000 }') | $native ms | $heap MiB |"
       if [ $have_wasm = 1 ]; then
         # "wasm scale ring/1024ranks (simulated): min 0.7 ms, median 0.8 ms, ..."
         w="$(grep -F "wasm scale $name " "$WORK/wasm.txt" | sed -nE 's/.*median ([0-9.]+) ms.*/\1/p' | head -1)"
