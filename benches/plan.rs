@@ -1,13 +1,13 @@
 //! `auto` at scale, by the path `cclsim predict --algo auto` takes
 //! (`Plan::headline`): 1024 ranks of `910b-128x8` at 1 GiB (HCCL's rule
 //! decides, then one estimate), and 2160 ranks of a fitted profile (the
-//! measured curve decides and answers: no simulation). Goals (issue 10):
-//! under 1 s and under 2 s. Run: `cargo bench --bench plan`.
+//! measured curve decides and answers: no simulation). Goals: under 1 s
+//! and under 2 s. Run: `cargo bench --bench plan`.
 //!
 //! The 2160-rank profile is the fit of the real A100 2×8 all_gather log
 //! (tests/fixtures) with its rank count set to 2160 (540 nodes × 4, the
-//! size of the real 540-node log the issue names, which is not in the
-//! repository): only the rank count matters for the plan's cost.
+//! size of a real 540-node job whose log is not in the repository): only
+//! the rank count matters for the plan's cost.
 
 use ccl_playground::engine::algorithm::Algorithm;
 use ccl_playground::engine::calibrate::Profile;
@@ -62,7 +62,7 @@ fn auto_at_scale(c: &mut Criterion) {
 
 /// The plans the page makes on its main thread at load (`Plan::new` of a
 /// drawn configuration, up to 64 ranks): the default link, the 64-rank
-/// one of README's responsiveness table, and 64 ranks on the largest
+/// one of scripts/measure-page.mjs, and 64 ranks on the largest
 /// preset (1 024 servers: the bound's walk once listed every port of its
 /// switch with a scan per port, 137 ms a plan natively, 360 ms on the
 /// page).
@@ -97,7 +97,7 @@ fn page_start(c: &mut Criterion) {
 }
 
 /// What a control change at 1024 ranks waits for in the planner worker
-/// (issue 13: the estimate within 50 ms of a change): `Plan::headline` of
+/// (the page's goal: the estimate within 50 ms of a change): `Plan::headline` of
 /// `910b-128x8`, 1 GiB AllReduce, with `#algo` set to each algorithm the
 /// page's 1024-rank select offers.
 fn headline_at_scale(c: &mut Criterion) {

@@ -6,7 +6,7 @@
 //! `h100-8`, unsliced. Run: `cargo bench --bench simulate`. The wasm figure:
 //! `tests/wasm_bench.rs`.
 //!
-//! `issue13_allreduce_1GiB_1024ranks`: issue 13's table, `cclsim predict
+//! `allreduce_1GiB_at_scale`: the scale table, `cclsim predict
 //! --topo 910b-128x8 --op allreduce --bytes 1GiB --ranks 1024 --algo X`
 //! by the path cclsim takes (`Plan::headline`: build, bound, estimate) for
 //! ring, mesh, nhr, nb, pipeline, hier, hier-nhr (what `auto` runs there
@@ -64,10 +64,10 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// Issue 13's table (module doc): time per case by criterion, method,
+/// The scale table (module doc): time per case by criterion, method,
 /// modelled time and peak heap printed once per case.
-fn issue13_table(c: &mut Criterion) {
-    let mut g = c.benchmark_group("issue13_allreduce_1GiB_1024ranks");
+fn scale_table(c: &mut Criterion) {
+    let mut g = c.benchmark_group("allreduce_1GiB_at_scale");
     g.sample_size(10);
     let cases = [
         "ring", "mesh", "nhr", "nb", "pipeline", "hier", "hier-nhr", "rhd", "dbtree",
@@ -93,7 +93,7 @@ fn issue13_table(c: &mut Criterion) {
         let wall = t.elapsed();
         let peak = PEAK.load(Ordering::Relaxed) - base;
         println!(
-            "issue13 {name}: {} {:.2} µs modelled; first run {:.3} s, peak heap {:.1} MiB",
+            "scale {name}: {} {:.2} µs modelled; first run {:.3} s, peak heap {:.1} MiB",
             p.method.name(),
             p.estimate.time_us,
             wall.as_secs_f64(),
@@ -140,5 +140,5 @@ fn ring_allreduce(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, ring_allreduce, issue13_table);
+criterion_group!(benches, ring_allreduce, scale_table);
 criterion_main!(benches);

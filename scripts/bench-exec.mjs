@@ -14,8 +14,8 @@
 // Reported as the peak per rep and against the rank data the run holds,
 // ranks x bytes (from #run-result data-ranks and data-bytes): every rank's
 // buffer for AllReduce, Broadcast and the like; AlltoAll and SendRecv hold
-// about twice that, so their ratio reads about 2x high. Issue 13's goal is a
-// run's memory bounded by about twice its data.
+// about twice that, so their ratio reads about 2x high. The goal is a run's
+// memory bounded by about twice its data.
 //
 // Usage: node scripts/bench-exec.mjs --base http://127.0.0.1:8091 \
 //          --link '?v=1&op=allreduce&algo=ring&topo=910b-8&bytes=64MiB&dtype=fp32' --reps 5

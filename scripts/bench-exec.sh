@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real runs against the MPI library, back to back on this machine (issue 13):
+# Real runs against the MPI library, back to back on one machine:
 #   1. the baseline: Open MPI's own MPI_Allreduce (and our ring over MPI),
 #      8 processes, 64 MiB fp32, `cclrun --compare` (median of the slowest
 #      rank over ITERS timed iterations);
@@ -8,7 +8,7 @@
 #      the workers' spawn-to-done wall and the collective's own wall (every
 #      rank's input built -> last rank done, the span MPI_Allreduce covers);
 #   3. the ratio browser collective / MPI_Allreduce.
-# Needs what scripts/install.sh installs (Open MPI, trunk, Chromium,
+# Needs what scripts/install-test.sh installs (Open MPI, trunk, Chromium,
 # node_modules). Serves a release build with trunk on PORT unless BASE_URL
 # points at a running one. Output: a summary on stdout.
 set -euo pipefail
@@ -49,5 +49,5 @@ COLL_MS="$(echo "$BROWSER_OUT" | sed -nE 's/.*collective median ([0-9.]+) ms.*/\
 WALL_MS="$(echo "$BROWSER_OUT" | sed -nE 's/.*wall median ([0-9.]+) ms.*/\1/p')"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v mpi="$MPI_US" -v coll="$COLL_MS" -v wall="$WALL_MS" 'BEGIN {
-  printf "# 3. MPI_Allreduce %.1f ms; browser collective %.1f ms (ratio %.2f), spawn-to-done %.1f ms (ratio %.2f); issue 13 goal: collective ratio <= 1.5\n",
+  printf "# 3. MPI_Allreduce %.1f ms; browser collective %.1f ms (ratio %.2f), spawn-to-done %.1f ms (ratio %.2f); goal: collective ratio <= 1.5\n",
     mpi / 1000, coll, coll / (mpi / 1000), wall, wall / (mpi / 1000) }'

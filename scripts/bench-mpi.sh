@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The figures of README "Real processes: cclrun", on this machine:
+# The cclrun figures of docs/performance.md, on the machine it runs on:
 #   1. side by side: our ring / rhd / mesh / auto AllReduce against the MPI
 #      library's MPI_Allreduce (cclrun --compare), np = 2 and 4, 1 KiB..64 MiB;
 #   2. the loop: a cclrun sweep (nccl-tests table) -> `cclsim fit` on the
@@ -13,8 +13,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 OUT="${OUT:-bench-out}"
 ITERS="${ITERS:-30}"
-# The median of the timed iterations: this machine is shared (other builds),
-# and a mean is at the mercy of one descheduled iteration.
+# The median of the timed iterations: on a shared machine (other builds) a
+# mean is at the mercy of one descheduled iteration.
 STAT="${STAT:-median}"
 WARMUP="${WARMUP:-5}"
 mkdir -p "$OUT"

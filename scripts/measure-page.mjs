@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Measures how responsive the page is (issue 13), in Debian's Chromium
+// Measures how responsive the page is, in Debian's Chromium
 // driven by playwright-core, against a served page:
 //
 //   node scripts/measure-page.mjs --base http://127.0.0.1:8092 [--json out.json] [--only NAME,..]
@@ -21,7 +21,8 @@ import { launchChromium } from '../tests/e2e/browser.mjs';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The heavy links of issue 13, plus the default page and 64 ranks. */
+/** The heavy links (the most ranks, bytes, slices and compression a page
+ *  draws or models), plus the default page and 64 ranks. */
 export const LINKS = [
   ['default', ''],
   ['64 ranks', '?topo=910b-8x8&ranks=64'],

@@ -8,7 +8,7 @@
 #   4. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$ROOT/scripts/install.sh"
+source "$ROOT/scripts/install-test.sh"
 cd "$ROOT"
 step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
 

@@ -1,5 +1,5 @@
 //! `cclrun` under `mpirun` (cargo feature `mpi`; needs Open MPI:
-//! scripts/install.sh): every primitive runs and checks with at least two
+//! scripts/install-test.sh): every primitive runs and checks with at least two
 //! of our algorithms (and the library's own collective where MPI has one),
 //! the nccl-tests table reads back in `cclsim fit`, `--compare` puts the
 //! library beside us, and faults end the job with a message naming the
@@ -30,7 +30,7 @@ fn mpirun(n: usize, args: &[&str]) -> Output {
         .arg(CCLRUN)
         .args(args)
         .output()
-        .expect("mpirun runs (install Open MPI: scripts/install.sh)");
+        .expect("mpirun runs (install Open MPI: scripts/install-test.sh)");
     out
 }
 
@@ -333,8 +333,8 @@ fn bad_arguments_are_one_line_from_rank_0_and_exit_2() {
     ] {
         let out = mpirun(2, &args);
         let err = text(&out.stderr);
-        // stderr in the message: mpirun once said 1 here under load (CI,
-        // 2026-12-05), and what it printed is what tells why.
+        // stderr in the message: mpirun has exited with 1 here under load,
+        // and what it printed is what tells why.
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("cclrun:")).collect();
         assert_eq!(ours.len(), 1, "{args:?}: {err}");

@@ -42,7 +42,7 @@ fn config(topo: &str, op: Primitive, ranks: usize, bytes: u64) -> Config {
     }
 }
 
-// ---- NCCL's tree, as NCCL builds it (the cases of the issue) ----
+// ---- NCCL's tree, as NCCL builds it ----
 
 #[test]
 fn nccl_tree_on_one_node_is_a_chain_of_fourteen_hops() {

@@ -1,6 +1,6 @@
-//! The simulation-speed figure in wasm (issue 4: "simulating ring AllReduce
-//! of 1 GiB on `910b-128x8` (1024 ranks) with contention; report the wasm
-//! figure too"), timed with `performance.now()` in headless Chromium and
+//! The simulation-speed figures in wasm (ring AllReduce of 1 GiB on
+//! `910b-128x8`, 1024 ranks, with contention, and the scale table below),
+//! timed with `performance.now()` in headless Chromium and
 //! printed, not asserted (a timing depends on the machine). The same case
 //! natively: `cargo bench --bench simulate`.
 //!
@@ -57,9 +57,9 @@ fn ring_allreduce_1gib_on_1024_ranks_in_wasm() {
     );
 }
 
-/// Issue 13's table in wasm by the path `cclsim predict` and the bench take
-/// (`Plan::headline`; natively: `cargo bench --bench simulate`, group
-/// `issue13_allreduce_1GiB_1024ranks`): each case's answer equals the
+/// The scale table in wasm (1 GiB AllReduce at 1024 and 8192 ranks) by the
+/// path `cclsim predict` and the bench take (`Plan::headline`; natively:
+/// `cargo bench --bench simulate`, group `allreduce_1GiB_at_scale`): each case's answer equals the
 /// native one (printed by `cclsim predict --format jsonl` on x86-64, to
 /// 1e-9 relative), and its time in wasm is printed (min / median / max
 /// over [`RUNS`] runs: most cases take a few ms, where three runs gave a
@@ -73,7 +73,7 @@ fn ring_allreduce_1gib_on_1024_ranks_in_wasm() {
 /// code V8 has not optimized yet; later cases share much of their code
 /// with the cases before them.
 #[wasm_bindgen_test]
-fn issue13_table_in_wasm() {
+fn scale_table_in_wasm() {
     const RUNS: usize = 11;
     const WARM_MS: f64 = 200.0;
     use ccl_playground::engine::config::{AlgoChoice, Config};
@@ -134,7 +134,7 @@ fn issue13_table_in_wasm() {
         let mut runs: Vec<f64> = (0..RUNS).map(|_| run()).collect();
         runs.sort_by(f64::total_cmp);
         console_log!(
-            "wasm issue13 {algo}/{ranks}ranks ({method}): min {:.1} ms, median {:.1} ms, max {:.1} ms over {RUNS} runs after the first run ({cold:.1} ms) and {warm_runs} warm-up runs",
+            "wasm scale {algo}/{ranks}ranks ({method}): min {:.1} ms, median {:.1} ms, max {:.1} ms over {RUNS} runs after the first run ({cold:.1} ms) and {warm_runs} warm-up runs",
             runs[0],
             runs[RUNS / 2],
             runs[RUNS - 1]

@@ -1,7 +1,8 @@
 # The guided lessons' words (lessons/*.json holds their stops). Ids:
 # lesson-<id>-title, -intro, and per stop k: -<k>-say, -look, -ask, -answer.
-# Numbers quoted here are this page's model's (tests/lessons.rs prints them
-# with LESSONS_PRINT=1).
+# Numbers quoted here are this page's model's: tests/lessons.rs asserts each
+# one, in both languages, against the plan of its stop (LESSONS_PRINT=1
+# prints the plans).
 
 ## 1. What a collective is
 lesson-collective-title = What a collective is: AllReduce = ReduceScatter + AllGather
@@ -36,8 +37,8 @@ lesson-ring-1-ask = How many bytes does each GPU send in total for an AllReduce 
 lesson-ring-1-answer = 2 × 7/8 × S = 1.75 S (7 steps of S/8 in each half). No algorithm can send less per rank.
 lesson-ring-2-say = At 256 MiB each step moves 32 MiB, so the time is almost all β (bytes / bandwidth): the estimate says the run is bandwidth-bound. Here ring's busbw is close to what one GPU's links can carry.
 lesson-ring-2-look = ring's row in the ranking: its time and busbw.
-lesson-ring-2-ask = Ring's busbw here is about 351 GB/s. Why is that called "close to the link speed" even though each GPU sent 1.75 × 256 MiB?
-lesson-ring-2-answer = busbw already divides out the 2(n − 1)/n factor (nccl-tests' definition): it is the rate each GPU's link really ran at, about 351 of the 371 GB/s the model gives a GPU.
+lesson-ring-2-ask = Ring's busbw here is about 370 GB/s. Why is that called "close to the link speed" even though each GPU sent 1.75 × 256 MiB?
+lesson-ring-2-answer = busbw already divides out the 2(n − 1)/n factor (nccl-tests' definition): it is the rate each GPU's link really ran at, about 370 of the 371 GB/s the model gives a GPU.
 lesson-ring-3-say = Now the same ring with 64 KiB. Each step moves only 8 KiB, so every step costs mostly its fixed latency α; 14 steps in a row means 14 α's. The estimate calls the run latency-bound.
 lesson-ring-3-look = ring's row again, now near the bottom of the ranking.
 lesson-ring-3-ask = Why do algorithms with fewer steps beat ring at this size, even though they send as many bytes or more?

@@ -1,5 +1,6 @@
 # 课程文字（各站的配置在 lessons/*.json）。与 ../en/lessons.ftl 的 id 一一对应。
 # 术语依照 HCCL 中文文档。
+# 文中引用的模型数字由 tests/lessons.rs 对照各站的预估逐一检查（中英文都查）。
 
 ## 1. 什么是集合通信
 lesson-collective-title = 什么是集合通信：AllReduce = ReduceScatter + AllGather
@@ -34,8 +35,8 @@ lesson-ring-1-ask = 在 8 个 GPU 上对 S 字节做 AllReduce，每个 GPU 总�
 lesson-ring-1-answer = 2 × 7/8 × S = 1.75 S（每一半 7 步，每步 S/8）。没有哪种通信算法能让每个 rank 发得更少。
 lesson-ring-2-say = 数据量为 256 MiB 时每步传 32 MiB，时间几乎全是 β（字节数 / 带宽）：预估说这次运行受带宽限制。此时环算法的 busbw 接近一个 GPU 的链路所能承载的带宽。
 lesson-ring-2-look = 排名表中 ring 那一行：时间和 busbw。
-lesson-ring-2-ask = 这里 ring 的 busbw 约为 351 GB/s。既然每个 GPU 发送了 1.75 × 256 MiB，为什么还说它“接近链路速度”？
-lesson-ring-2-answer = busbw 已经除掉了 2(n − 1)/n 这个系数（nccl-tests 的定义）：它就是每个 GPU 的链路实际跑出的速率，约为模型给一个 GPU 的 371 GB/s 中的 351 GB/s。
+lesson-ring-2-ask = 这里 ring 的 busbw 约为 370 GB/s。既然每个 GPU 发送了 1.75 × 256 MiB，为什么还说它“接近链路速度”？
+lesson-ring-2-answer = busbw 已经除掉了 2(n − 1)/n 这个系数（nccl-tests 的定义）：它就是每个 GPU 的链路实际跑出的速率，约为模型给一个 GPU 的 371 GB/s 中的 370 GB/s。
 lesson-ring-3-say = 同样的环，数据量改为 64 KiB。每步只传 8 KiB，所以每步的耗时主要是固定的时延 α；连续 14 步就是 14 个 α。预估说这次运行受时延限制。
 lesson-ring-3-look = 又是 ring 那一行，现在排在接近末尾。
 lesson-ring-3-ask = 在这个数据量下，为什么通信步数更少的算法能胜过环算法，尽管它们发送的字节一样多甚至更多？

@@ -117,7 +117,7 @@ impl DType {
     /// Every element of `buf` as f64, exact ([`DType::read_f64`] of each),
     /// in one loop per dtype: a checker's piece of ~64K elements read one
     /// `read_f64` at a time, matching the dtype each time, cost more than
-    /// hashing its inputs again (2026-12-05 profile). A trailing partial
+    /// hashing its inputs again (in a profile). A trailing partial
     /// element is ignored.
     pub fn decode_f64(self, buf: &[u8]) -> Vec<f64> {
         match self {

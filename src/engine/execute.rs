@@ -350,9 +350,9 @@ pub fn initial_buffer_with_progress(
 /// keeps its code (<https://v8.dev/blog/wasm-dynamic-tiering>). So the loop
 /// must be a function of its own, called once a piece: inlined into the
 /// worker's one large set-up function, it ran as baseline code to the end.
-/// Measured in Chromium, 8 ranks × 64 MiB fp32 on 4 workers (2026-12-05):
-/// each worker's first rank took 224–382 ms to build, its second (optimised
-/// by then) 80–174 ms.
+/// Measured in Chromium, 8 ranks × 64 MiB fp32 on 4 workers, with the loop
+/// inlined: each worker's first rank took 224–382 ms to build, its second
+/// (optimised by then) 80–174 ms.
 pub const FILL_PIECE_ELEMS: usize = 1 << 16;
 
 /// [`initial_buffer`] with the input made by `fill(element range, bytes)`
@@ -368,9 +368,9 @@ pub fn initial_buffer_with(
     let es = dtype.size_bytes();
     let mut buf = vec![0u8; schedule.buffer_elems(elems) * es];
     // Called through an opaque pointer, `fill` stays a function of its own
-    // (see FILL_PIECE_ELEMS): not inlined here (seen with wasm-dis in one
-    // release build of the worker, 2026-12-05; `black_box` is a hint, not
-    // a guarantee).
+    // (see FILL_PIECE_ELEMS): not inlined here (checked with wasm-dis on a
+    // release build of the worker; `black_box` is a hint, not a
+    // guarantee).
     let fill: &mut dyn FnMut(std::ops::Range<usize>, &mut [u8]) = std::hint::black_box(&mut fill);
     let k = schedule.chunks_per_block().max(1);
     for block in 0..schedule.blocks() {

@@ -1,8 +1,8 @@
 //! The planner worker's jobs: the engine's slow answers the page needs
 //! (a model-only plan, the chart's busbw sweep, the tuning text, the
 //! determinism comparison), made in a web worker of their own so that no
-//! main-thread task runs them (issue 13: no main-thread task over 100 ms
-//! for any valid link). Pure Rust on every target: [`answer`] only calls
+//! main-thread task runs them (the page's bound: no main-thread task over
+//! 100 ms for any valid link). Pure Rust on every target: [`answer`] only calls
 //! the engine's own functions, the same ones `cclsim` calls, and is tested
 //! natively (`tests/planner.rs`); `browser::planner` carries [`Request`]s
 //! and [`Response`]s between the page and the worker as CBOR bytes

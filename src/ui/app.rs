@@ -65,18 +65,19 @@ const RUN_IDLE_WAIT_MS: u32 = 2000;
 /// `aria-busy`): most answers come first (the headline at 1024 ranks
 /// takes 2–50 ms of wasm), and the page then renders once. 100 ms: the
 /// limit below which a response feels instant (Nielsen, *Usability
-/// Engineering*, 1993, ch. 5), issue 13's longest main-thread task.
+/// Engineering*, 1993, ch. 5), and the page's bound on any main-thread
+/// task.
 pub const STALE_MS: u32 = 100;
 
 /// In which event-loop task after the first render each part of the page
-/// is first drawn ([`Deferred`]; issue 13: no main-thread task over
-/// 100 ms). The whole page in the first render was one task of 240–370 ms
+/// is first drawn ([`Deferred`]), so that no main-thread task passes
+/// 100 ms. The whole page in one first render is a task of 240–370 ms
 /// (most of it making DOM nodes); the header, the controls, the drawing
 /// (at most 16 ranks) and the result and estimate come first, then one
 /// part a task, top to bottom. The buffer grid (770 elements at 8 ranks)
-/// left the first render on 2026-12-04: that task still took 93 ms in a
-/// trace of the default page, 48 ms of it lazy compilation of the
-/// functions it ran for the first time. A part, once drawn, stays drawn.
+/// is not in the first render: with it, that task took 93 ms in a trace
+/// of the default page, 48 ms of it lazy compilation of the functions it
+/// ran for the first time. A part, once drawn, stays drawn.
 struct FirstDrawn {
     buffers: u32,
     gantt: u32,

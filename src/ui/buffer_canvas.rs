@@ -5,9 +5,9 @@
 //! colour and its sends inset in white, as the DOM cells of a small grid
 //! are.
 //!
-//! At 64 ranks × 64 chunks the DOM grid was 4 096 elements, made a slice
-//! of rows per task and re-diffed at every animation step (issue 13: the
-//! page's tasks over 100 ms); the canvas is one element, repainted in
+//! At 64 ranks × 64 chunks a DOM grid is 4 096 elements, made a slice of
+//! rows per task and re-diffed at every animation step (tasks over the
+//! page's bound of 100 ms); the canvas is one element, repainted in
 //! about a millisecond. What a cell holds is in words below the grid for
 //! the cell under the pointer or the keyboard cursor (the canvas takes
 //! focus; arrow keys, Home and End move the cursor), and in the grid's

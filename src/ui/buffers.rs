@@ -208,10 +208,10 @@ struct CellLooks {
 /// Most cells (ranks × chunks) the grid draws as DOM cells, each with its
 /// value and a pip per rank.
 ///
-/// Above it the DOM grid cost more than the page's 100 ms task budget
-/// (issue 13) and no longer fit its panel: AlltoAllV at 8 ranks has 128
-/// chunks a rank, 1 024 cells and 12 363 elements, made in a 179 ms task
-/// and laid out in a 129 ms one, 128 columns overflowing the panel; at 16
+/// Above it the DOM grid costs more than the page's 100 ms task budget
+/// and no longer fits its panel: AlltoAllV at 8 ranks has 128
+/// chunks a rank, 1 024 cells and 12 363 elements as DOM cells, made in a
+/// 179 ms task and laid out in a 129 ms one, 128 columns overflowing the panel; at 16
 /// ranks (512 chunks) 159 007 elements, 828 ms and 1.5 s. The default
 /// page's grid (8 ranks × 8 chunks) stays well below it.
 pub const MAX_DOM_CELLS: usize = 256;

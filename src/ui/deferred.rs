@@ -1,6 +1,6 @@
 //! Drawing heavy parts of the page over several event-loop tasks, so that
-//! the first render of a many-rank page is several tasks (issue 13: no
-//! main-thread task over 100 ms) rather than one: a part that comes a few
+//! the first render of a many-rank page is several tasks (the page's
+//! bound: no main-thread task over 100 ms) rather than one: a part that comes a few
 //! tasks later ([`Deferred`]) and a list drawn a slice per task
 //! ([`use_drawn_in_tasks`]; [`Sliced`] and [`use_drawn_pieces`] for lists
 //! of groups cut into pieces: the Gantt chart's and the step log's steps,
@@ -21,9 +21,9 @@ use yew::prelude::*;
 /// first, with the new ones reversed), so with `s` items added at the
 /// end, drawn item `j` took item `j + s`'s props: each slice re-rendered
 /// and re-patched all the items before it. At 64 ranks that made the
-/// Gantt chart's and the step log's last slices tasks of 80–120 ms
-/// (2026-12-04 trace: 256–960 `x`/`width`/`fill` patches per slice);
-/// keyed, a slice only adds its own items.
+/// Gantt chart's and the step log's last slices tasks of 80–120 ms (a
+/// trace counted 256–960 `x`/`width`/`fill` patches per slice); keyed, a
+/// slice only adds its own items.
 #[hook]
 pub fn use_drawn_in_tasks<K>(key: K, total: usize, per_task: usize) -> usize
 where
@@ -209,12 +209,12 @@ pub fn hovered(
 /// `setTimeout(0)`. Not cancellable: `f` checks whether it is still
 /// wanted.
 ///
-/// Why (issue 13): a run's workers are threads that compute flat out. On
-/// a 2-core machine, 4 workers started while a 64-rank page was still
-/// drawing its slices left the page's main thread 8–42 ms of CPU in tasks
-/// of 60–107 ms of wall time (2026-12-05 traces, each task's thread time
-/// against its duration): the tasks the `longtask` bound counts were long
-/// because the main thread waited for a core.
+/// Why: a run's workers are threads that compute flat out. On a 2-core
+/// machine, 4 workers started while a 64-rank page was still drawing its
+/// slices left the page's main thread 8–42 ms of CPU in tasks of
+/// 60–107 ms of wall time (traces, each task's thread time against its
+/// duration): the tasks the `longtask` bound counts were long because
+/// the main thread waited for a core.
 pub fn when_idle(timeout_ms: u32, f: impl FnOnce() + 'static) {
     use wasm_bindgen::JsCast;
     let callback = wasm_bindgen::closure::Closure::once_into_js(f);

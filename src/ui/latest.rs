@@ -4,8 +4,8 @@
 //! changed field. The App does not always re-render at once after a
 //! change: while a model-only plan is made in the planner worker it waits
 //! up to [`STALE_MS`](super::app::STALE_MS) for the answer and renders once,
-//! with it (issue 13: the render in between was a whole page of 1024 ranks
-//! to diff and lay out, on the cores the planner needs). Until then the
+//! with it (a render in between would be a whole page of 1024 ranks to
+//! diff and lay out, on the cores the planner needs). Until then the
 //! controls' props are the configuration before the change, so a callback
 //! that started from its props would undo a change made in that window
 //! (the size slider, then `#algo`, 30 ms apart). [`Latest`] is the App's

@@ -72,10 +72,10 @@ pub mod url;
 pub mod what_if;
 
 /// Mounts the page on `<body>`, in the event-loop task after this one.
-/// This one also holds the end of the module's streaming compilation (a
-/// trace of the default page, 2026-12-04: 32 ms of `v8.wasm.compileConsume`
-/// and 73 ms of first render, lazy compilation of 419 functions included,
-/// in one 111 ms task; issue 13: no main-thread task over 100 ms).
+/// This one also holds the end of the module's streaming compilation:
+/// in a trace of the default page, 32 ms of `v8.wasm.compileConsume` and
+/// 73 ms of first render (lazy compilation of 419 functions included)
+/// made one 111 ms task, over the page's bound of 100 ms a task.
 pub fn start() {
     console_error_panic_hook::set_once();
     gloo_timers::callback::Timeout::new(0, || {

@@ -195,12 +195,12 @@ const CHECK_SLICE_MS: f64 = 20.0;
 
 /// Lets the browser run what is queued (input, a frame, messages from the
 /// workers), then resumes: the check's yield between two slices. A
-/// `MessageChannel` message is queued at once; `setTimeout(0)`, which this
-/// used before, is clamped to at least 4 ms once timers nest more than
-/// five deep (WHATWG HTML, the timer initialisation steps), and the
-/// check's chain of slices nests: ~4 ms idle after every 20 ms slice,
-/// about a sixth of the 8 × 64 MiB page's check (traced, 2026-12-05).
-/// Falls back to that timeout where a channel cannot be made.
+/// `MessageChannel` message is queued at once; `setTimeout(0)` is clamped
+/// to at least 4 ms once timers nest more than five deep (WHATWG HTML,
+/// the timer initialisation steps), and the check's chain of slices
+/// nests: ~4 ms idle after every 20 ms slice, about a sixth of the
+/// 8 × 64 MiB page's check in a trace. Falls back to that timeout where a
+/// channel cannot be made.
 async fn yield_to_browser() {
     let channel = web_sys::MessageChannel::new().ok();
     if let Some(ch) = channel {

@@ -23,7 +23,8 @@ const LANE: f64 = 4.5;
 pub const MAX_DRAWN_TRANSFERS: usize = 64;
 /// Servers of a collapsed drawing (one box each) drawn per event-loop
 /// task: at 1 024 servers (8 192 ranks) the whole drawing, 9 232 SVG
-/// elements, was one task of 140–230 ms (issue 13: none over 100 ms).
+/// elements, in one task took 140–230 ms, over the page's bound of 100 ms
+/// a task.
 const SERVERS_PER_TASK: usize = 128;
 
 /// Props of [`TopologyView`].

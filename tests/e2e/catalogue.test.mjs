@@ -1,4 +1,4 @@
-// End-to-end: the whole collective catalogue (issue 3, "Done when"), through
+// End-to-end: the whole collective catalogue, through
 // the page's #run-result (data-state, data-algorithm):
 // - on `910b-8` (8 ranks, executed for real) every primitive verifies with
 //   `algo=auto` and with each algorithm that applies to it;
@@ -75,8 +75,8 @@ const problems = [];
 // V8 sandbox (Node.js docs, test/wasm-allocation; V8 commit fcd3ef48, "virtual
 // memory cage"). After ~130-180 links in one tab some rank worker failed with
 // "WebAssembly.instantiate(): Out of memory: Cannot allocate Wasm memory for
-// new instance" (2026-12-04, on a576a86 and on its successor alike, 4 links of
-// ~190), while the renderer's VmSize stayed at 1448 GiB: address space not yet
+// new instance" (4 links of ~190), while the renderer's VmSize stayed at
+// 1448 GiB: address space not yet
 // given back by earlier documents. A fresh context (its own renderer process)
 // every LINKS_PER_PAGE links keeps the test about the page, not one tab's GC.
 const LINKS_PER_PAGE = 25;

@@ -1,5 +1,5 @@
-// End-to-end: slow ranks and broken links on the drawn machine (issue 15,
-// engine::degrade). Not the worker-failure injection of faults.test.mjs.
+// End-to-end: slow ranks and broken links on the drawn machine
+// (engine::degrade). Not the worker-failure injection of faults.test.mjs.
 // - A slow-rank link (slow=3:0.5) and a failed-link link (down=0-1) each
 //   change the estimate against the healthy link, say healthy vs faulty
 //   time in #estimate-faults, change the timeline (waits drawn and listed

@@ -1,7 +1,7 @@
 // End-to-end: the Determinism card (ui/determinism_card.rs,
 // engine/determinism.rs): ring vs mesh on fp16 differ in some elements;
 // with a fixed reduction order none differ and the modelled cost shows;
-// redop=avg on HCCL says HCCL has no avg; a screenshot for the README.
+// redop=avg on HCCL says HCCL has no avg; a screenshot for docs/guide.md.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launchChromium } from './browser.mjs';

@@ -1,7 +1,7 @@
-// End-to-end: the page-responsiveness measurement (scripts/measure-page.mjs,
-// issue 13) runs on a few of its links and reaches every state it measures.
+// End-to-end: the page-responsiveness measurement (scripts/measure-page.mjs)
+// runs on a few of its links and reaches every state it measures.
 // It asserts what the page does, never how long it took: the figures are
-// printed (and go to README by hand), since these machines are noisy.
+// printed (docs/performance.md has the latest), since timings are noisy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launchChromium } from './browser.mjs';

@@ -174,9 +174,9 @@ enum Stage {
 /// 64K elements up to 8 ranks, fewer beyond), because a `once` unit
 /// encodes a piece of every rank's input and an exact-result unit reads
 /// every contributor's: the work of a unit stays about the same at any
-/// rank count. A unit of a whole transfer, input block or chunk was one
+/// rank count. A unit of a whole transfer, input block or chunk is one
 /// main-thread task of 65–175 ms on the page for an 8 × 32 MiB fp8 run
-/// (issue 13, traced 2026-12-04).
+/// (traced), over the page's bound of 100 ms a task.
 pub fn compressed_piece_elems(ranks: usize) -> usize {
     crate::engine::check::piece_elems(ranks)
 }

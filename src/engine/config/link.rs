@@ -267,7 +267,7 @@ impl Config {
                     "topology",
                     "",
                     format!(
-                        "topo=custom needs topology=<compact JSON> (see the README's \"Custom topology\"); using {}",
+                        "topo=custom needs topology=<compact JSON> (schema: docs/custom-topology.md); using {}",
                         Config::default().topo
                     ),
                 );

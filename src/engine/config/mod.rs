@@ -554,7 +554,7 @@ mod tests {
         assert_eq!(c.buffer_bytes(), 64 * w);
         assert!(!c.executable());
         assert!(c.model_only_reason().unwrap().contains("compressed runs"));
-        // The 16 MiB fp16 case on 8 ranks runs (128 MiB in all).
+        // The compression card's 16 MiB fp16 case on 8 ranks runs (128 MiB in all).
         let (c, _) = Config::from_query("bytes=16MiB&dtype=fp16&compress=int8");
         assert!(c.executable());
         assert_eq!(c.max_total_bytes(), MAX_EXECUTED_COMPRESSED_TOTAL_BYTES);

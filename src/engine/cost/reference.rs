@@ -12,94 +12,15 @@
 //! checked bit for bit against the scan on 1 320 cclsim cases when it was
 //! introduced, not by a test). Do not optimise the unsliced `run` here:
 //! its value is that it is obviously the model of the module doc of
-//! [`super`].
+//! [`super`]. Its entry, [`super::estimate_sliced_reference`] (buffer
+//! loops, the slicing choice, the runs), sits beside the production
+//! entry in `cost.rs`, so this file uses nothing of `sliced.rs`, which
+//! extends [`Simulator`] with the pipelined run.
 
-use super::sliced;
-use super::{Estimate, LinkBusy, Slices, StepTiming, Timeline, TransferTiming};
-use crate::engine::dtype::DType;
+use super::{LinkBusy, StepTiming, Timeline, TransferTiming};
 use crate::engine::schedule::{Schedule, TransferKind};
 use crate::engine::topology::{Route, Topology, TopologyError};
 use std::collections::HashMap;
-
-/// The reference of [`super::estimate_sliced`]: the same model and
-/// result, simulated the straightforward way (this module's doc), always
-/// recording the whole [`Timeline`]. Arguments (`bytes` in bytes, times in
-/// µs), result and errors ([`TopologyError`]) as
-/// [`super::estimate_sliced`].
-#[doc(hidden)]
-pub fn estimate_sliced_reference(
-    schedule: &Schedule,
-    topo: &Topology,
-    bytes: u64,
-    dtype: DType,
-    slices: Slices,
-) -> Result<Estimate, TopologyError> {
-    topo.check_ranks(schedule.ranks)?;
-    topo.validate()?;
-    let es = dtype.size_bytes() as u64;
-    let elems = bytes / es;
-    // Buffer loops: whole elements per loop.
-    let (loops, loop_elems) = match topo.ccl_buffer_bytes {
-        Some(buf) if bytes > buf && buf >= es => {
-            let per = buf / es;
-            (elems.div_ceil(per), per)
-        }
-        _ => (1, elems),
-    };
-    let mut sim = Simulator::new(schedule, topo)?;
-    let mut slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
-    let (k, w) = (slicing.slices as usize, slicing.window as usize);
-    // The last step ends last when steps are synchronous; sliced steps
-    // overlap, so take the latest end.
-    let total = |t: &Timeline| t.steps.iter().map(|s| s.end_us).fold(0.0, f64::max);
-    let last_elems = elems - (loops - 1) * loop_elems;
-    let repeats = loops == 1 || last_elems == loop_elems;
-    // Sliced: both loops within the work budget, or neither sliced.
-    let mut sliced_run = None;
-    if k > 1 {
-        let first = sim.run_sliced(loop_elems, es, k, w, slicing.slice_elems, true);
-        let last = match (&first, repeats) {
-            (Some(_), false) => {
-                Some(sim.run_sliced(last_elems, es, k, w, slicing.slice_elems, false))
-            }
-            _ => None,
-        };
-        sliced_run = match (first, last) {
-            (Some(first), None) => Some((first, None)),
-            (Some(first), Some(Some(last))) => Some((first, Some(total(&last)))),
-            _ => {
-                sliced::over_budget(&mut slicing);
-                None
-            }
-        };
-    }
-    let (mut timeline, sliced_last) = match sliced_run {
-        Some((t, last)) => (t, last),
-        None => (sim.run(loop_elems, es, true)?, None),
-    };
-    let first_us = total(&timeline);
-    let mut time_us = first_us;
-    if loops > 1 {
-        let last_us = if last_elems == loop_elems {
-            first_us
-        } else if let Some(l) = sliced_last {
-            l
-        } else {
-            total(&sim.run(last_elems, es, false)?)
-        };
-        time_us = (loops - 1) as f64 * first_us + last_us;
-    }
-    timeline.loops = loops;
-    timeline.loop_bytes = loop_elems * es;
-    Ok(Estimate::new(
-        bytes,
-        time_us,
-        schedule.primitive,
-        schedule.ranks,
-        timeline,
-        slicing,
-    ))
-}
 
 /// One flow of the current step.
 struct Flow {

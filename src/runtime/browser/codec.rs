@@ -320,7 +320,7 @@ pub enum PageEvent {
 
 /// A done rank's final buffer as it arrived (a transferred `ArrayBuffer`),
 /// not yet copied into wasm memory: at 128 MiB a rank, one copy is a
-/// main-thread task of 0.2–0.6 s on this machine, so the page's checks
+/// main-thread task of 0.2–0.6 s on 2 cores, so the page's checks
 /// read it a piece at a time ([`crate::engine::check::OutputBytes`],
 /// [`DoneBytes::copy_part`]).
 #[derive(Debug)]
