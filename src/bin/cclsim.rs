@@ -221,8 +221,11 @@ mod cli {
         },
         /// Fit a profile to an nccl-tests / rccl-tests / hccl_test log.
         Fit {
-            /// The log file.
-            log: PathBuf,
+            /// The log files: the first one's table is the measured curve;
+            /// the library model is fitted to every table of every file
+            /// (several collectives and scales of one machine).
+            #[arg(required = true, num_args = 1..)]
+            logs: Vec<PathBuf>,
             /// Where to write the profile (JSON).
             #[arg(long)]
             out: Option<PathBuf>,
@@ -374,6 +377,9 @@ mod cli {
             /// Also print every row: size, measured, predicted, error, in range.
             #[arg(long)]
             rows: bool,
+            /// Print only the one-table summary (per check and set).
+            #[arg(long)]
+            summary: bool,
         },
         /// Hold-out accuracy of the fit on every log in a directory, and the
         /// built-in h100-8 against measured NCCL busbw.
@@ -673,18 +679,23 @@ mod cli {
     }
 
     fn fit(
-        log: &Path,
+        logs: &[PathBuf],
         out: Option<&Path>,
         ranks: Option<usize>,
         op: Option<&str>,
         json: bool,
     ) -> Res<()> {
-        let parsed = read_log(log)?;
+        let mut read = Vec::new();
+        for l in logs {
+            let name = l
+                .file_name()
+                .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());
+            read.push((read_log(l)?, name));
+        }
+        let log = logs.first().ok_or("give at least one log")?;
+        let parsed = read[0].0.clone();
         let coll = op.map(Collective::from_tool_name);
-        let name = log
-            .file_name()
-            .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());
-        let p = Profile::fit_log(&parsed, coll.as_ref(), ranks, &name)
+        let p = Profile::fit_logs(&read, coll.as_ref(), ranks)
             .map_err(|e| format!("{}: {e}", log.display()))?;
         let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
         if let Some(out) = out {
@@ -710,6 +721,28 @@ mod cli {
             }
         }
         println!("# {}", p.describe());
+        if let Some(c) = &p.physical {
+            let hw = &c.hardware;
+            println!(
+                "# library model (NCCL's tuning model, corrections {}): {} node(s) of {} × {} ({} GB/s in the node), {} NIC(s) of {} GB/s per node",
+                c.basis,
+                c.measured.iter().map(|m| m.nodes).max().unwrap_or(1),
+                hw.gpus_per_node,
+                hw.accelerator,
+                hw.gpu_gbps,
+                hw.nics_per_node,
+                hw.nic_gbps
+            );
+            let names: Vec<String> = ccl_playground::engine::predict::model::Param::ALL
+                .iter()
+                .zip(c.fitted.params())
+                .map(|(q, v)| format!("{} {v:+.2}", q.name()))
+                .collect();
+            println!(
+                "# corrections (ln of NCCL's figure; 0 = NCCL's own): {}",
+                names.join(", ")
+            );
+        }
         for (k, s) in p.segments.iter().enumerate() {
             println!(
                 "# segment {k}: {}..{}: α {:.2} µs, algbw {:.2} GB/s",
@@ -748,7 +781,7 @@ mod cli {
         "nccl_h100_1node_5colls_16.txt",
     ];
 
-    fn validate(dir: &Path, rows: bool) -> Res<()> {
+    fn validate(dir: &Path, rows: bool, summary: bool) -> Res<()> {
         use ccl_playground::engine::plan::validate::{self as v, Set};
         let mut lines = Vec::new();
         let mut folders: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -789,9 +822,18 @@ mod cli {
                 lines.extend(v::check_preset("h100-8", &log, name)?);
             }
         }
+        if summary {
+            print!("{}", v::render_summary(&lines));
+            return Ok(());
+        }
+        let default = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"));
+        let place = if dir == default {
+            "tests/fixtures".to_string()
+        } else {
+            dir.display().to_string()
+        };
         println!(
-            "# Accuracy on the public logs in {} (cclsim validate): |predicted / measured - 1| over sizes >= 1 KiB; \"in 80 % range\": measured values inside the prediction's range.",
-            dir.display()
+            "# Accuracy on the public logs in {place} (cclsim validate): |predicted / measured - 1| over sizes >= 1 KiB; \"in 80 % range\": measured values inside the prediction's range."
         );
         print!("{}", v::render(&lines));
         if rows {
@@ -1343,18 +1385,18 @@ mod cli {
                 format,
             } => sweep(m, min, max, *factor, *format),
             Cmd::Fit {
-                log,
+                logs,
                 out,
                 ranks,
                 op,
                 json,
-            } => fit(log, out.as_deref(), *ranks, op.as_deref(), *json),
+            } => fit(logs, out.as_deref(), *ranks, op.as_deref(), *json),
             Cmd::Accuracy {
                 dir,
                 ranks,
                 min_bytes,
             } => accuracy(dir, *ranks, min_bytes),
-            Cmd::Validate { dir, rows } => validate(dir, *rows),
+            Cmd::Validate { dir, rows, summary } => validate(dir, *rows, *summary),
             Cmd::Determinism {
                 m,
                 bytes,

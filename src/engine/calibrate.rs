@@ -949,6 +949,68 @@ impl Profile {
         Ok(p)
     }
 
+    /// [`Profile::fit_log`] on the first of `logs`, whose library model
+    /// is then fitted to every usable table of every log (several
+    /// collectives, several scales): each table's collective is the one its
+    /// log names, else the one its source's file name says
+    /// ([`Collective::from_file_name`]), else `collective`; tables with none
+    /// of these, or of another tool than nccl-tests / rccl-tests, are left
+    /// out of the library model. The machine's link classes come from the
+    /// table with the most nodes.
+    ///
+    /// Errors: those of [`Profile::fit_log`] on the first log;
+    /// [`CalibrateError::NoUsableTable`] without logs.
+    pub fn fit_logs(
+        logs: &[(Log, String)],
+        collective: Option<&Collective>,
+        ranks: Option<usize>,
+    ) -> Result<Profile, CalibrateError> {
+        let (first, name) = logs
+            .first()
+            .ok_or_else(|| CalibrateError::NoUsableTable("no log given".into()))?;
+        // The file name speaks only for a log whose tables name nothing.
+        let unnamed = first.usable().iter().all(|t| t.collective.is_none());
+        let hint = Collective::from_file_name(name).filter(|_| unnamed);
+        let mut p = Profile::fit_log(first, collective.or(hint.as_ref()), ranks, name)?;
+        if logs.len() == 1 {
+            return Ok(p);
+        }
+        let mut tables = Vec::new();
+        let mut widest: Option<(usize, Hardware)> = None;
+        for (log, source) in logs {
+            let hint = Collective::from_file_name(source);
+            for t in log.usable() {
+                let Some(coll) = t.collective.as_ref().or(hint.as_ref()).or(collective) else {
+                    continue;
+                };
+                let (Some(primitive), Some(n)) = (coll.primitive(), t.ranks.or(ranks)) else {
+                    continue;
+                };
+                if t.tool != Tool::NcclTests || n < 2 {
+                    continue;
+                }
+                let rows: Vec<&Row> = t.fittable_rows();
+                let points = points_of(&rows);
+                let hw = hardware_of_table(t, n, coll, &points);
+                let nodes = hw.nodes_for(n);
+                if widest.as_ref().is_none_or(|(k, _)| nodes > *k) {
+                    widest = Some((nodes, hw));
+                }
+                tables.push(MeasuredTable {
+                    source: format!("{source} (table at line {})", t.line),
+                    primitive,
+                    ranks: n,
+                    nodes,
+                    rows: points,
+                });
+            }
+        }
+        if let Some((_, hw)) = widest {
+            p.physical = Some(Calibration::fit(hw, &tables));
+        }
+        Ok(p)
+    }
+
     /// `(α µs, algbw GB/s)` of the whole collective at `bytes` ([`params_at`]).
     pub fn params_at(&self, bytes: u64) -> (f64, f64) {
         params_at(&self.segments, bytes)

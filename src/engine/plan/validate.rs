@@ -329,6 +329,74 @@ pub fn set_table(file_name: &str, text: &str) -> Option<Result<SetTable, String>
     )
 }
 
+/// One line per check and set: how many tables, the median of their
+/// median errors, the worst one, and the share of all their rows inside
+/// the 80 % range.
+pub fn render_summary(lines: &[Line]) -> String {
+    let mut s = String::from(
+        "| check | set | tables | median of medians | worst median | rows in 80 % range |\n|---|---|---|---|---|---|\n",
+    );
+    for kind in [
+        Kind::SameScale,
+        Kind::CrossScale,
+        Kind::CrossCollective,
+        Kind::Preset,
+    ] {
+        let mut sets: Vec<&str> = Vec::new();
+        for l in lines.iter().filter(|l| l.kind == kind) {
+            if !sets.contains(&l.set.as_str()) {
+                sets.push(&l.set);
+            }
+        }
+        for set in sets {
+            let of: Vec<&Line> = lines
+                .iter()
+                .filter(|l| l.kind == kind && l.set == set)
+                .collect();
+            let mut meds: Vec<f64> = of
+                .iter()
+                .map(|l| l.median())
+                .filter(|m| m.is_finite())
+                .collect();
+            meds.sort_by(f64::total_cmp);
+            let mid = if meds.is_empty() {
+                f64::NAN
+            } else if meds.len() % 2 == 1 {
+                meds[meds.len() / 2]
+            } else {
+                0.5 * (meds[meds.len() / 2 - 1] + meds[meds.len() / 2])
+            };
+            let worst = meds.last().copied().unwrap_or(f64::NAN);
+            let ranged: Vec<bool> = of
+                .iter()
+                .flat_map(|l| l.rows.iter().filter_map(|r| r.3))
+                .collect();
+            let inside = if ranged.is_empty() {
+                "—".to_string()
+            } else {
+                format!(
+                    "{:.0} % of {}",
+                    100.0 * ranged.iter().filter(|&&x| x).count() as f64 / ranged.len() as f64,
+                    ranged.len()
+                )
+            };
+            s.push_str(&format!(
+                "| {} | {set} | {} | {:.1} % | {:.1} % | {inside} |\n",
+                match kind {
+                    Kind::SameScale => "same scale",
+                    Kind::CrossScale => "cross scale",
+                    Kind::CrossCollective => "cross collective",
+                    Kind::Preset => "preset, no fit",
+                },
+                of.len(),
+                mid * 100.0,
+                worst * 100.0
+            ));
+        }
+    }
+    s
+}
+
 /// Every row of every line: size, measured, predicted, error, in range.
 pub fn render_rows(lines: &[Line]) -> String {
     let mut s = String::new();
