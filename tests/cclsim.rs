@@ -796,3 +796,90 @@ fn fusion_compresses_only_buckets_above_compress_min() {
         "{err}"
     );
 }
+
+/// One vocabulary: every command takes nccl-tests' collective names
+/// (`all_gather`, `reduce_scatter`, ...) and ours, and gives the same
+/// answer for both; an unknown name is refused with the list.
+#[test]
+fn every_command_takes_nccl_tests_names_and_ours() {
+    let predict = |op: &str| {
+        let (code, out, err) = cclsim(&[
+            "predict", "--topo", "h100-8", "--op", op, "--bytes", "64MiB", "--json",
+        ]);
+        assert_eq!(code, 0, "{op}: {err}");
+        json(&out)["time_us"].as_f64().unwrap()
+    };
+    for (ours, theirs) in [
+        ("allgather", "all_gather"),
+        ("reducescatter", "reduce_scatter"),
+        ("allreduce", "all_reduce"),
+        ("alltoall", "AlltoAll"),
+        ("broadcast", "bcast"),
+    ] {
+        assert_eq!(predict(ours), predict(theirs), "{ours} / {theirs}");
+    }
+    let (code, a, _) = cclsim(&[
+        "sweep",
+        "--topo",
+        "h100-8",
+        "--op",
+        "reduce_scatter",
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+    ]);
+    assert_eq!(code, 0);
+    let (_, b, _) = cclsim(&[
+        "sweep",
+        "--topo",
+        "h100-8",
+        "--op",
+        "reducescatter",
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+    ]);
+    assert_eq!(a, b);
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "all_reduce",
+        "-b",
+        "1K",
+        "-e",
+        "1M",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let log = fixture("nccl_h100_1node_5colls_16.txt");
+    let fitted = |op: &str| {
+        let (code, out, err) = cclsim(&["fit", &log, "--op", op, "--json"]);
+        assert_eq!(code, 0, "{op}: {err}");
+        json(&out)["alpha_us"].as_f64().unwrap()
+    };
+    assert_eq!(fitted("reduce_scatter"), fitted("reducescatter"));
+    assert_eq!(fitted("all_gather"), fitted("AllGather"));
+    let (code, _, err) = cclsim(&["fit", &log, "--op", "allscatter"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--op \"allscatter\": expected one of allreduce, reducescatter"),
+        "{err}"
+    );
+    // The page's link key too.
+    use ccl_playground::engine::collective::Primitive;
+    use ccl_playground::engine::config::Config;
+    let (c, errors) = Config::from_query("v=1&op=all_gather&topo=h100-8");
+    assert!(errors.iter().all(|e| e.is_notice()), "{errors:?}");
+    assert_eq!(c.primitive, Primitive::AllGather);
+    let (_, errors) = Config::from_query("v=1&op=allscatter&topo=h100-8");
+    let errors: Vec<_> = errors.into_iter().filter(|e| !e.is_notice()).collect();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].allowed.contains("nccl-tests' all_reduce"),
+        "{:?}",
+        errors[0]
+    );
+}

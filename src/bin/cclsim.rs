@@ -656,6 +656,19 @@ mod cli {
         formats::parse_log(&text).map_err(|e| format!("{}: {e}", p.display()))
     }
 
+    /// `--op` of `fit`: a collective in the one vocabulary
+    /// ([`Primitive::from_name`]: ours and nccl-tests' names), or
+    /// `hypercube` (nccl-tests' `hypercube_perf`).
+    fn op_collective(op: &str) -> Res<Collective> {
+        match Collective::from_tool_name(op) {
+            Collective::Other(_) => Err(format!(
+                "--op {op:?}: expected one of {} (nccl-tests' all_reduce, all_gather, reduce_scatter, ... too), or hypercube",
+                Primitive::ALL.map(|p| p.name()).join(", ")
+            )),
+            c => Ok(c),
+        }
+    }
+
     fn fit(
         log: &Path,
         out: Option<&Path>,
@@ -664,7 +677,7 @@ mod cli {
         json: bool,
     ) -> Res<()> {
         let parsed = read_log(log)?;
-        let coll = op.map(Collective::from_tool_name);
+        let coll = op.map(op_collective).transpose()?;
         let name = log
             .file_name()
             .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());

@@ -123,20 +123,24 @@ pub enum Collective {
 
 impl Collective {
     /// From a tool's base name without `_perf` / `_test` / `osu_`
-    /// (`all_reduce`, `allreduce`, `bcast`).
+    /// (`all_reduce`, `allreduce`, `bcast`, `AllReduce`): the one
+    /// vocabulary of [`Primitive::from_name`](super::collective::Primitive::from_name),
+    /// plus `alltoallv` (hccl_test's, read as AlltoAll) and `hypercube`;
+    /// any other name is [`Collective::Other`].
     pub fn from_tool_name(name: &str) -> Collective {
-        match name.to_ascii_lowercase().as_str() {
-            "all_reduce" | "allreduce" => Collective::AllReduce,
-            "all_gather" | "allgather" => Collective::AllGather,
-            "reduce_scatter" | "reducescatter" => Collective::ReduceScatter,
-            "broadcast" | "bcast" => Collective::Broadcast,
-            "reduce" => Collective::Reduce,
-            "alltoall" | "all_to_all" | "alltoallv" => Collective::AllToAll,
-            "sendrecv" | "send_recv" => Collective::SendRecv,
-            "gather" => Collective::Gather,
-            "scatter" => Collective::Scatter,
-            "hypercube" => Collective::HyperCube,
-            other => Collective::Other(other.to_string()),
+        use super::collective::Primitive;
+        match Primitive::from_name(name) {
+            Some(Primitive::AllReduce) => Collective::AllReduce,
+            Some(Primitive::AllGather) => Collective::AllGather,
+            Some(Primitive::ReduceScatter) => Collective::ReduceScatter,
+            Some(Primitive::Broadcast) => Collective::Broadcast,
+            Some(Primitive::Reduce) => Collective::Reduce,
+            Some(Primitive::AlltoAll | Primitive::AlltoAllV) => Collective::AllToAll,
+            Some(Primitive::SendRecv) => Collective::SendRecv,
+            Some(Primitive::Gather) => Collective::Gather,
+            Some(Primitive::Scatter) => Collective::Scatter,
+            _ if name.eq_ignore_ascii_case("hypercube") => Collective::HyperCube,
+            _ => Collective::Other(name.to_ascii_lowercase()),
         }
     }
 
