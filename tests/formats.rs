@@ -751,3 +751,54 @@ fn na_cells_are_missing_values() {
         FormatError::NoTable
     );
 }
+
+#[test]
+fn empty_redop_cells_are_read_by_name_never_one_column_off() {
+    // Older nccl-tests print an empty op for alltoall: 11 tokens under a
+    // 12-name header, `N/A` errors, five 0-byte rows.
+    let text = fixture("nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt");
+    let log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.ranks, t.rows.len(), t.rejected.clone(), t.halves),
+        (Some(8), 34, None, Halves::Both)
+    );
+    assert_eq!(t.rows.iter().filter(|r| r.is_empty()).count(), 5);
+    let last = &t.rows[33];
+    // `count` is elements per peer: 8 GiB / 4 B / 8 ranks.
+    assert_eq!(
+        (
+            last.bytes,
+            last.count,
+            last.dtype.as_deref(),
+            last.redop.clone()
+        ),
+        (8589934592, Some(268435456), Some("float"), None)
+    );
+    assert_eq!(times(last), (8589934592, 33508.0, Some(33234.0)));
+    let m = &last.out_of_place;
+    assert_eq!(
+        (m.algbw_gbps, m.busbw_gbps, m.check.as_str()),
+        (256.36, Some(224.31), "N/A")
+    );
+    assert_eq!(times(&t.rows[5]), (32, 89.00, Some(85.13)));
+    assert_eq!(
+        t.notes,
+        ["34 row(s) print nothing under `redop` (older nccl-tests print an empty op for non-reducing collectives); their later cells are read by the header's names"]
+    );
+    let p = Profile::fit_log(&log, Some(&Collective::AllToAll), None, "a2a").unwrap();
+    assert_eq!((p.ranks, p.rows.len()), (8, 34));
+    // A row that lost its `type` cell instead shows a number there: it is
+    // reported, not read one column off.
+    assert!(text.contains("        1024            32   float            88.17"));
+    let lost = text.replace(
+        "        1024            32   float            88.17",
+        "        1024            32                   88.17",
+    );
+    let t = parse_log(&lost).unwrap().tables.remove(0);
+    assert_eq!(
+        t.rejected.as_deref(),
+        Some("line 30: expected a row `size count type redop time algbw busbw error time algbw busbw error` (12 columns), found `1024            32                   88.17    0.01    0.01    N/A    88.98    0.01    0.01    N/A`")
+    );
+}
