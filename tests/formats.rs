@@ -23,6 +23,15 @@ fn logs(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
 }
 
+/// A file of tests/fixtures/readers (real files users already have).
+fn readers(name: &str) -> String {
+    let p = format!(
+        "{}/tests/fixtures/readers/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
 fn read(name: &str) -> Log {
     parse_log(&logs(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -756,7 +765,7 @@ fn na_cells_are_missing_values() {
 fn empty_redop_cells_are_read_by_name_never_one_column_off() {
     // Older nccl-tests print an empty op for alltoall: 11 tokens under a
     // 12-name header, `N/A` errors, five 0-byte rows.
-    let text = fixture("nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt");
+    let text = readers("nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt");
     let log = parse_log(&text).unwrap();
     assert_eq!(log.tables.len(), 1);
     let t = &log.tables[0];
