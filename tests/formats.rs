@@ -711,15 +711,23 @@ fn osu_micro_benchmarks() {
         names(&log),
         ["all_gather", "alltoall", "broadcast", "reduce_scatter"]
     );
-    for (t, (first, last)) in log.tables.iter().zip([
-        (5.94, 1765.51),
-        (8.07, 2123.17),
-        (3.47, 157.77),
-        (7.49, 143.49),
-    ]) {
-        assert_eq!((t.ranks, t.rows.len()), (Some(16), 21));
-        assert_eq!(times(&t.rows[0]), (1, first, None));
-        assert_eq!(times(&t.rows[20]), (1 << 20, last, None));
+    // osu_allgather prints one rank's part, osu_alltoall one peer's:
+    // nccl-tests' size is 16 ranks × that.
+    for (t, scale, (first, last)) in log
+        .tables
+        .iter()
+        .zip([16, 16, 1, 1])
+        .zip([
+            (5.94, 1765.51),
+            (8.07, 2123.17),
+            (3.47, 157.77),
+            (7.49, 143.49),
+        ])
+        .map(|((t, s), v)| (t, s, v))
+    {
+        assert_eq!((t.ranks, t.rows.len(), t.pending), (Some(16), 21, None));
+        assert_eq!(times(&t.rows[0]), (scale, first, None));
+        assert_eq!(times(&t.rows[20]), (scale << 20, last, None));
     }
 
     // Without the launch line OSU prints no rank count: the caller's.
@@ -810,4 +818,104 @@ fn empty_redop_cells_are_read_by_name_never_one_column_off() {
         t.rejected.as_deref(),
         Some("line 30: expected a row `size count type redop time algbw busbw error time algbw busbw error` (12 columns), found `1024            32                   88.17    0.01    0.01    N/A    88.98    0.01    0.01    N/A`")
     );
+}
+
+#[test]
+fn osu_four_and_two_column_layouts_read_the_avg_column() {
+    // OSU 7.0 `-f` (Avg, Min, Max, Iterations), Open MPI 5 ring forced on
+    // 8 hosts; the file starts with an empty line and has no launch line.
+    let mut log = parse_log(&readers("osu_allreduce_ompi5_ring_8node_tcp.txt")).unwrap();
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.tool, t.collective.clone(), t.ranks, t.rows.len()),
+        (Tool::Osu, Some(Collective::AllReduce), None, 19)
+    );
+    assert_eq!(times(&t.rows[0]), (4, 85.16, None));
+    // Ring falls back to recursive doubling below count = ranks: the jump.
+    assert_eq!(times(&t.rows[2]), (16, 57.90, None));
+    assert_eq!(times(&t.rows[3]), (32, 360.04, None));
+    assert_eq!(times(&t.rows[18]), (1 << 20, 5700.06, None));
+    log.assume(Some(8), None);
+    assert_eq!(
+        log.tables[0].notes,
+        ["8 ranks as given (the input prints no rank count)"]
+    );
+    let p = Profile::fit_log(&log, None, None, "osu").unwrap();
+    assert_eq!((p.ranks, p.rows.len()), (8, 19));
+
+    // OSU 5.6.2, two columns, 64 ranks on 2 nodes (srun in a job script
+    // not in the file).
+    let log = parse_log(&readers("osu_allreduce_ompi403_ucx_64rank_2node_ib.txt")).unwrap();
+    let t = &log.tables[0];
+    assert_eq!(
+        (t.collective.clone(), t.ranks, t.rows.len()),
+        (Some(Collective::AllReduce), None, 19)
+    );
+    assert_eq!(times(&t.rows[0]), (4, 5.47, None));
+    let last = &t.rows[18];
+    assert_eq!(times(last), (1 << 20, 3730.69, None));
+    assert_eq!((last.out_of_place.algbw_gbps * 1000.0).round(), 281.0);
+    let p = Profile::fit_log(&log, None, Some(64), "osu").unwrap();
+    assert_eq!(p.ranks, 64);
+}
+
+#[test]
+fn osu_alltoall_sizes_are_per_peer_and_become_nccl_tests_sizes() {
+    // `mpirun -n 36 osu_alltoall`, `mpirun -n 144 -N 36 osu_allreduce`,
+    // and the point-to-point osu_latency / osu_bw between them.
+    let text = readers("osu_alltoall_36rank_allreduce_144rank_ompi5_oci.txt");
+    let log = parse_log(&text).unwrap();
+    assert_eq!(names(&log), ["alltoall", "latency", "all_reduce"]);
+    let a2a = &log.tables[0];
+    assert_eq!(
+        (a2a.ranks, a2a.rows.len(), a2a.rejected.clone()),
+        (Some(36), 27, None)
+    );
+    // 1 byte per peer is a 36-byte send buffer, nccl-tests' size.
+    assert_eq!(times(&a2a.rows[0]), (36, 10.29, None));
+    let last = &a2a.rows[26];
+    assert_eq!(times(last), (67108864 * 36, 747888.64, None));
+    assert_eq!(
+        last.out_of_place.algbw_gbps,
+        (67108864u64 * 36) as f64 / 747888.64 / 1e3
+    );
+    assert_eq!(
+        a2a.notes,
+        ["sizes are × 36 ranks: the tool prints one peer's part (alltoall), nccl-tests' size is the whole buffer"]
+    );
+    assert_eq!(
+        log.tables[1].rejected.as_deref(),
+        Some("osu_latency is a point-to-point test (one pair of ranks), not a collective")
+    );
+    let ar = &log.tables[2];
+    assert_eq!((ar.ranks, ar.rows.len()), (Some(144), 27));
+    assert_eq!(times(&ar.rows[0]), (4, 11.69, None));
+    assert_eq!(times(&ar.rows[26]), (256 << 20, 496306.98, None));
+    let p = Profile::fit_log(&log, Some(&Collective::AllToAll), None, "a2a").unwrap();
+    assert!((p.algbw_gbps - 3.2).abs() < 0.3, "{}", p.describe());
+
+    // Without the launch line the per-peer sizes wait for the rank count:
+    // the table says what to pass, and nothing fits per-peer sizes.
+    let bare = text.replace(
+        "$ mpirun -n 36 osu_alltoall -x 10 -i 10 -m 1:67108864\n",
+        "",
+    );
+    let mut log = parse_log(&bare).unwrap();
+    let t = &log.tables[0];
+    assert_eq!((t.ranks, t.rows[0].bytes), (None, 1));
+    assert_eq!(
+        t.rejected.as_deref(),
+        Some("each size is one rank's part (one peer's for alltoall) and nccl-tests' size is ranks × that; the input prints no rank count: pass it (--ranks N)")
+    );
+    match Profile::fit_log(&log, Some(&Collective::AllToAll), Some(36), "a2a") {
+        Err(CalibrateError::NoUsableTable(why)) => {
+            assert!(why.contains("pass it (--ranks N)"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    log.assume(Some(36), None);
+    let launched = parse_log(&text).unwrap().tables.remove(0);
+    assert_eq!(values(&log.tables[0]), values(&launched));
+    assert_eq!(log.tables[0].rejected, None);
 }

@@ -676,8 +676,11 @@ mod cli {
         op: Option<&str>,
         json: bool,
     ) -> Res<()> {
-        let parsed = read_log(log)?;
+        let mut parsed = read_log(log)?;
         let coll = op.map(op_collective).transpose()?;
+        // What the log does not print, the flags give: OSU's per-rank
+        // sizes and busbw-only tables convert once they are known.
+        parsed.assume(ranks, coll.as_ref());
         let name = log
             .file_name()
             .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());
@@ -767,7 +770,10 @@ mod cli {
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned());
             // One unreadable file is reported; the others are still measured.
             let log = match read_log(f) {
-                Ok(log) => log,
+                Ok(mut log) => {
+                    log.assume(Some(ranks), None);
+                    log
+                }
                 Err(e) => {
                     println!("{name:<46} unreadable: {e}");
                     continue;

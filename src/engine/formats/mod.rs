@@ -34,6 +34,13 @@
 //!   measurements (every rank printing it) is kept once; the table's notes
 //!   say so. (Rows that merely repeat, like nccl-tests' `count 0` rows, are
 //!   kept.)
+//! - **Sizes are nccl-tests' `size`** (`doc/PERFORMANCE.md`: the whole
+//!   buffer). A tool printing one rank's or one peer's part (OSU's
+//!   osu_allgather, osu_alltoall, osu_gather, osu_scatter) has its sizes
+//!   multiplied by the rank count once it is known; a table that cannot
+//!   be converted yet (no rank count in the input, or busbw without a
+//!   collective) waits ([`Pending`]), rejected with what to pass, until
+//!   [`Log::assume`] gives the caller's rank count and collective.
 //!
 //! Parsing never panics and runs in time linear in the input (up to
 //! [`MAX_LOG_BYTES`]).
@@ -286,6 +293,42 @@ pub enum Halves {
     InPlace,
 }
 
+/// A conversion a table's rows wait for because the input does not say
+/// what it needs (the rank count, the collective). Until
+/// [`Table::assume`] supplies it the table is [`Table::rejected`] with a
+/// sentence naming what to pass, so nothing fits numbers in the wrong
+/// convention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pending {
+    /// Each row's size is one rank's part (OSU's osu_allgather,
+    /// osu_gather, osu_scatter: `sendcount` per rank) or one peer's
+    /// (osu_alltoall: bytes per destination; OMB
+    /// `c/mpi/collective/blocking/osu_alltoall.c` passes `size` as
+    /// `MPI_Alltoall`'s per-peer count). nccl-tests' `size` is the whole
+    /// buffer, ranks × that (nccl-tests `src/all_gather.cu`,
+    /// `src/alltoall.cu` `GetCollByteCount`: `sendcount = nranks ×
+    /// paramcount`): waits for the rank count.
+    PerRankSizes,
+    /// The input gives busbw only (a pasted table): algbw = busbw /
+    /// the collective's factor on `n` ranks ([`Collective::busbw_factor`],
+    /// nccl-tests `doc/PERFORMANCE.md`), time = size / algbw. Waits for
+    /// the rank count and the collective; until then each measure's time
+    /// and algbw are 0.
+    FromBusbw,
+}
+
+impl Pending {
+    /// Why a table waiting for this conversion is rejected, and what to
+    /// pass.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Pending::PerRankSizes => "each size is one rank's part (one peer's for alltoall) and nccl-tests' size is ranks × that; the input prints no rank count: pass it (--ranks N)",
+            Pending::FromBusbw => "only busbw is given: the time needs the collective and the rank count (algbw = busbw / the collective's busbw factor): pass them (--op NAME --ranks N)",
+        }
+    }
+}
+
 /// One table: the rows of one run of one collective.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -315,9 +358,12 @@ pub struct Table {
     pub halves: Halves,
     /// What the reader did that a user should know: rows left out (time
     /// `N/A`), duplicates dropped, the collective inferred, the stream
-    /// (launcher label) the table came from.
+    /// (launcher label) the table came from, sizes converted.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// A conversion the rows still wait for (see [`Pending`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
 }
 
 impl Table {
@@ -374,6 +420,144 @@ impl Table {
         };
     }
 
+    /// Supplies what the input does not print: the rank count (`ranks`,
+    /// if the table has none) and the collective (`collective`, if it
+    /// names none), each noted; then runs the conversion the table waits
+    /// for ([`Table::pending`]) if it now can. What `cclsim fit --ranks
+    /// --op` and the page's rank count do before fitting. Idempotent.
+    pub fn assume(&mut self, ranks: Option<usize>, collective: Option<&Collective>) {
+        if let (None, Some(n)) = (self.ranks, ranks) {
+            self.ranks = Some(n);
+            self.notes.push(format!(
+                "{n} ranks as given (the input prints no rank count)"
+            ));
+        }
+        if let (None, Some(c)) = (&self.collective, collective) {
+            self.collective = Some(c.clone());
+            self.notes.push(format!(
+                "{} as given (the input names no collective)",
+                c.name()
+            ));
+        }
+        self.resolve();
+    }
+
+    /// Runs the pending conversion if the rank count (and, from busbw,
+    /// the collective) are known; else rejects the table saying what to
+    /// pass. Tables rejected for another reason stay so.
+    pub(crate) fn resolve(&mut self) {
+        let Some(p) = self.pending else { return };
+        let waiting = Some(p.reason().to_string());
+        let ready = match (p, self.ranks, &self.collective) {
+            (Pending::PerRankSizes, Some(n), _) => Some(n),
+            (Pending::FromBusbw, Some(n), Some(_)) => Some(n),
+            _ => None,
+        };
+        let Some(n) = ready else {
+            if self.rejected.is_none() {
+                self.rejected = waiting;
+            }
+            return;
+        };
+        let other_reason = self.rejected.is_some() && self.rejected != waiting;
+        self.pending = None;
+        if other_reason {
+            return;
+        }
+        self.rejected = None;
+        let converted = match p {
+            Pending::PerRankSizes => self.scale_sizes(n),
+            Pending::FromBusbw => self.times_from_busbw(n),
+        };
+        match converted {
+            Err(why) => self.rejected = Some(why),
+            Ok(()) => self.check_plausible(),
+        }
+    }
+
+    /// Multiplies every size by `n` (per-rank parts to nccl-tests' whole
+    /// buffer) and recomputes algbw from it.
+    fn scale_sizes(&mut self, n: usize) -> Result<(), String> {
+        for r in &mut self.rows {
+            let whole = r.bytes.checked_mul(n as u64).ok_or_else(|| {
+                format!(
+                    "line {}: {} bytes × {n} ranks is more bytes than any buffer",
+                    r.line, r.bytes
+                )
+            })?;
+            let ratio = whole as f64 / r.bytes.max(1) as f64;
+            r.bytes = whole;
+            for m in std::iter::once(&mut r.out_of_place).chain(r.in_place.as_mut()) {
+                m.algbw_gbps *= ratio;
+            }
+        }
+        let part = match &self.collective {
+            Some(Collective::AllToAll) => "one peer's part (alltoall)".to_string(),
+            Some(c) => format!("one rank's part ({})", c.name()),
+            None => "one rank's part".to_string(),
+        };
+        self.notes.push(format!(
+            "sizes are × {n} ranks: the tool prints {part}, nccl-tests' size is the whole buffer"
+        ));
+        Ok(())
+    }
+
+    /// Turns busbw into algbw and time on `n` ranks of the table's
+    /// collective; rows whose busbw is 0 (no time can follow) are left
+    /// out and noted.
+    fn times_from_busbw(&mut self, n: usize) -> Result<(), String> {
+        let coll = self.collective.clone().unwrap_or(Collective::AllReduce);
+        let factor = coll.busbw_factor(n);
+        if factor.is_nan() || factor <= 0.0 {
+            return Err(format!(
+                "{} on {n} rank(s) has busbw factor {factor}: no time follows from busbw",
+                coll.name()
+            ));
+        }
+        let mut dropped = Vec::new();
+        self.rows.retain_mut(|r| {
+            let bytes = r.bytes as f64;
+            let mut ok = true;
+            for m in std::iter::once(&mut r.out_of_place).chain(r.in_place.as_mut()) {
+                let bus = m.busbw_gbps.unwrap_or(0.0);
+                m.algbw_gbps = bus / factor;
+                m.time_us = if m.algbw_gbps > 0.0 {
+                    bytes / (m.algbw_gbps * 1e3)
+                } else {
+                    0.0
+                };
+                ok &= m.algbw_gbps > 0.0 || r.bytes == 0;
+            }
+            if !ok {
+                dropped.push(r.line);
+            }
+            ok
+        });
+        self.notes.push(format!(
+            "times from busbw: algbw = busbw / {factor} ({} on {n} ranks), time = size / algbw",
+            coll.name()
+        ));
+        if !dropped.is_empty() {
+            self.notes.push(format!(
+                "{} row(s) with busbw 0 left out (no time follows; line {})",
+                dropped.len(),
+                dropped
+                    .iter()
+                    .take(5)
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if self.rows.is_empty() {
+            return Err(format!(
+                "no row with a busbw above 0 after the header at line {}",
+                self.line
+            ));
+        }
+        Ok(())
+    }
+
     /// Do two tables hold the same measurements (ignoring line numbers and
     /// notes)? Used to keep output printed by several ranks once.
     fn same_measurements(&self, other: &Table) -> bool {
@@ -409,6 +593,14 @@ impl Log {
             .iter()
             .filter(|t| t.rejected.is_none() && !t.fittable_rows().is_empty())
             .collect()
+    }
+
+    /// [`Table::assume`] on every table: the caller's rank count and
+    /// collective where the input gives none.
+    pub fn assume(&mut self, ranks: Option<usize>, collective: Option<&Collective>) {
+        for t in &mut self.tables {
+            t.assume(ranks, collective);
+        }
     }
 
     /// Tables that are rejected, with their reasons.
@@ -569,6 +761,7 @@ impl TableBuilder {
                 rejected: None,
                 halves,
                 notes: Vec::new(),
+                pending: None,
             },
             keys: Vec::new(),
             first_error: None,
