@@ -883,3 +883,122 @@ fn every_command_takes_nccl_tests_names_and_ours() {
         errors[0]
     );
 }
+
+/// `cclsim sweep` in each of its formats reads back through `cclsim fit`
+/// to the same rows: the table by nccl-tests' layout, JSON lines and CSV
+/// by their column names.
+#[test]
+fn every_sweep_format_reads_back_to_the_same_fit() {
+    let dir = std::env::temp_dir().join(format!("cclsim-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut fits = Vec::new();
+    for format in ["table", "jsonl", "csv"] {
+        let (code, out, _) = cclsim(&[
+            "sweep",
+            "--topo",
+            "h100-8",
+            "--op",
+            "reduce_scatter",
+            "-b",
+            "1K",
+            "-e",
+            "256M",
+            "-f",
+            "4",
+            "--format",
+            format,
+        ]);
+        assert_eq!(code, 0);
+        let file = dir.join(format!("sweep.{format}"));
+        std::fs::write(&file, &out).unwrap();
+        let (code, fit, err) = cclsim(&["fit", file.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{format}: {err}");
+        let p = json(&fit);
+        assert_eq!(
+            (p["ranks"].as_u64(), p["collective"].as_str()),
+            (Some(8), Some("reduce_scatter")),
+            "{format}"
+        );
+        let rows: Vec<(u64, f64)> = p["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["bytes"].as_u64().unwrap(),
+                    r["measured_us"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(rows.len(), 10, "{format}");
+        fits.push(rows);
+    }
+    // The table prints 2 decimals; JSON lines and CSV every digit.
+    assert_eq!(fits[1], fits[2]);
+    for (a, b) in fits[0].iter().zip(&fits[1]) {
+        assert_eq!(a.0, b.0);
+        assert!((a.1 - b.1).abs() <= 0.005 + 1e-9, "{a:?} {b:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn readers(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/readers/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Files without a rank count or collective take them from the flags;
+/// OSU's per-peer alltoall sizes become nccl-tests' sizes.
+#[test]
+fn fit_takes_what_a_file_does_not_say_from_the_flags() {
+    let md = readers("nccl_gb200_4gpu_ring_allreduce_busbw_azure.md");
+    let (code, _, err) = cclsim(&["fit", &md]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pass them (--op NAME --ranks N)"), "{err}");
+    let (code, out, err) = cclsim(&["fit", &md, "--ranks", "4", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["collective"].as_str()),
+        (Some(4), Some("all_reduce"))
+    );
+    let last = &p["rows"][23];
+    assert_eq!(last["bytes"], 8589934592u64);
+    assert_eq!(
+        (last["measured_us"].as_f64().unwrap() / 10.0).round(),
+        1896.0
+    );
+
+    let osu = readers("osu_allreduce_ompi403_ucx_64rank_2node_ib.txt");
+    let (code, _, err) = cclsim(&["fit", &osu]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pass it (--ranks N)"), "{err}");
+    let (code, out, _) = cclsim(&["fit", &osu, "--ranks", "64", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["rows"][18]["measured_us"], 3730.69);
+
+    // The older alltoall layout names no collective: --op gives it, and
+    // with it busbw's factor.
+    let a2a = readers("nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt");
+    let (code, out, err) = cclsim(&["fit", &a2a, "--op", "alltoall", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["rows"].as_array().unwrap().len()),
+        (Some(8), 34)
+    );
+    let ratio = p["busbw_gbps"].as_f64().unwrap() / p["algbw_gbps"].as_f64().unwrap();
+    assert!((ratio - 0.875).abs() < 1e-12, "{ratio}");
+
+    let oci = readers("osu_alltoall_36rank_allreduce_144rank_ompi5_oci.txt");
+    let (code, out, _) = cclsim(&["fit", &oci, "--json"]);
+    assert_eq!(code, 0);
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["collective"].as_str()),
+        (Some(36), Some("all_to_all"))
+    );
+    assert_eq!(p["rows"][26]["bytes"], 67108864u64 * 36);
+}

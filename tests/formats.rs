@@ -919,3 +919,150 @@ fn osu_alltoall_sizes_are_per_peer_and_become_nccl_tests_sizes() {
     assert_eq!(values(&log.tables[0]), values(&launched));
     assert_eq!(log.tables[0].rejected, None);
 }
+
+#[test]
+fn rccl_tests_json_records_pair_their_halves() {
+    // `-Z json`, one object per line: `#wrong` a string, in- and
+    // out-of-place as separate records, 4 GPUs in one process.
+    let text = readers("rccl_tests_output_file_json_fragments_4gpu.jsonl");
+    let log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (
+            t.tool,
+            t.collective.clone(),
+            t.ranks,
+            t.rows.len(),
+            t.halves
+        ),
+        (
+            Tool::NcclTests,
+            Some(Collective::AllReduce),
+            Some(4),
+            3,
+            Halves::Both
+        )
+    );
+    let r = &t.rows[0];
+    assert_eq!(
+        (r.line, r.bytes, r.dtype.as_deref(), r.redop.as_deref()),
+        (1, 1024, Some("float"), Some("sum"))
+    );
+    assert_eq!(
+        times(r),
+        (1024, 19.184150000000002, Some(19.897650000000002))
+    );
+    let m = &r.out_of_place;
+    assert_eq!(
+        (m.algbw_gbps, m.busbw_gbps, m.check.as_str()),
+        (0.05337739748698796, Some(0.08006609623048194), "0")
+    );
+    // busBw / algBw = 2(n-1)/n on 4 GPUs.
+    assert!((m.busbw_gbps.unwrap() / m.algbw_gbps - 1.5).abs() < 1e-12);
+    // The 4096-byte in-place record is not in the file.
+    assert_eq!(times(&t.rows[2]), (4096, 19.961650000000002, None));
+    // The same records as the list rccl-tests writes now (`[`, `},` per
+    // line, `]`) read the same.
+    let records: Vec<&str> = text.lines().filter(|l| l.starts_with('{')).collect();
+    let list = format!("[\n{}\n]\n", records.join(",\n"));
+    assert_eq!(values(&parse_log(&list).unwrap().tables[0]), values(t));
+    let p = Profile::fit_log(&log, None, None, "rccl").unwrap();
+    assert_eq!((p.ranks, p.rows.len()), (4, 3));
+}
+
+#[test]
+fn csv_is_read_by_column_name_and_a_short_header_is_an_error() {
+    // rccl-tests built with MPI: 13 names, 14 fields (a `nodes` value the
+    // header does not name). Read by name, the row would be a 1-byte
+    // AllReduce: it is an error naming both counts and the line.
+    let text = readers("rccl_tests_csv_mpi_header_13cols_row_14fields.csv");
+    let log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 1);
+    assert!(log.usable().is_empty());
+    assert_eq!(
+        log.tables[0].rejected.as_deref(),
+        Some("line 2: 14 fields, but the header (line 1) names 13 columns (numCycle, collective, ranks, rankspernode, gpusperrank, size, type, redop, inplace, time, algbw, bus…) (rccl-tests built with MPI writes a `nodes` value after the collective that its header does not name); a row is read by the header's names, so this one cannot be read without shifting its cells: `0,\"AllReduce\",1,8,8,1,1048576,\"float\",\"sum\",0,55.66,18.84,32.97,\"0\"`")
+    );
+    // With the missing name, the same row reads by name: 8 processes ×
+    // 1 GPU, 1 MiB out-of-place in 55.66 µs.
+    let named = text.replace("numCycle,collective,", "numCycle,collective,nodes,");
+    let t = parse_log(&named).unwrap().tables.remove(0);
+    assert_eq!(
+        (
+            t.collective.clone(),
+            t.ranks,
+            t.rows.len(),
+            t.rejected.clone()
+        ),
+        (Some(Collective::AllReduce), Some(8), 1, None)
+    );
+    let r = &t.rows[0];
+    assert_eq!(
+        (r.bytes, r.dtype.as_deref(), r.redop.as_deref()),
+        (1048576, Some("float"), Some("sum"))
+    );
+    let m = &r.out_of_place;
+    assert_eq!(
+        (m.time_us, m.algbw_gbps, m.busbw_gbps, m.check.as_str()),
+        (55.66, 18.84, Some(32.97), "0")
+    );
+}
+
+#[test]
+fn a_pasted_markdown_table_of_size_labels_and_busbw() {
+    // 4× GB200, AllReduce in-place busbw, sizes `1K` … `8G` (65K = 2^16);
+    // the collective and "bus bandwidth" are in the text above the table,
+    // the GPU count is not: the times wait for it.
+    let text = readers("nccl_gb200_4gpu_ring_allreduce_busbw_azure.md");
+    let mut log = parse_log(&text).unwrap();
+    assert_eq!(log.tables.len(), 1);
+    let t = &log.tables[0];
+    assert_eq!(
+        (
+            t.collective.clone(),
+            t.ranks,
+            t.rows.len(),
+            t.halves,
+            t.line
+        ),
+        (Some(Collective::AllReduce), None, 24, Halves::InPlace, 25)
+    );
+    assert_eq!(
+        t.rejected.as_deref(),
+        Some("only busbw is given: the time needs the collective and the rank count (algbw = busbw / the collective's busbw factor): pass them (--op NAME --ranks N)")
+    );
+    let sizes: Vec<u64> = t.rows.iter().map(|r| r.bytes).collect();
+    assert_eq!(sizes, (10..34).map(|k| 1u64 << k).collect::<Vec<_>>());
+    log.assume(Some(4), None);
+    let t = &log.tables[0];
+    assert_eq!(t.rejected, None);
+    let last = &t.rows[23];
+    let m = &last.out_of_place;
+    assert_eq!((last.bytes, m.busbw_gbps), (8 << 30, Some(679.61)));
+    // algbw = busbw / (2·3/4): 453.1 GB/s; time = 8 GiB / algbw: 18.96 ms.
+    assert_eq!((m.algbw_gbps * 10.0).round(), 4531.0);
+    assert_eq!((m.time_us / 10.0).round(), 1896.0);
+    assert_eq!(m.time_us, (8u64 << 30) as f64 / (679.61 / 1.5 * 1e3));
+    assert_eq!(
+        t.notes,
+        [
+            "in-place runs (the text above the table says so)",
+            "all_reduce from the text above the table",
+            "sizes read from labels: `65K` is 65536 (a label names the power of two it rounds)",
+            "busbw: column `ND GB200 v6 (GB/s)` (the text above the table says so)",
+            "4 ranks as given (the input prints no rank count)",
+            "times from busbw: algbw = busbw / 1.5 (all_reduce on 4 ranks), time = size / algbw",
+        ]
+    );
+    let p = Profile::fit_log(&log, None, None, "md").unwrap();
+    assert_eq!((p.ranks, p.rows.len()), (4, 24));
+    // The same table whose text does not say which bandwidth: refused,
+    // never guessed.
+    let vague = text.replace("are the bus bandwidth values", "are the values");
+    let t = parse_log(&vague).unwrap().tables.remove(0);
+    assert_eq!(
+        t.rejected.as_deref(),
+        Some("line 25: column `ND GB200 v6 (GB/s)` is a bandwidth, but neither its name nor the text above the table says whether it is bus bandwidth (busbw) or algorithm bandwidth (algbw)")
+    );
+}

@@ -45,13 +45,17 @@
 //! Parsing never panics and runs in time linear in the input (up to
 //! [`MAX_LOG_BYTES`]).
 
+pub(crate) mod columns;
+pub(crate) mod delimited;
 pub mod hccl_test;
+pub(crate) mod json_records;
 pub mod launch;
 pub mod lines;
 pub mod msccl;
 pub mod nccl_json;
 pub mod nccl_tests;
 pub mod osu;
+pub(crate) mod records;
 pub mod report;
 pub mod trace;
 
@@ -74,7 +78,10 @@ pub const MAX_LOG_BYTES: usize = 64 << 20;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
-    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`), text or `-J` JSON.
+    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`): text, `-J` JSON,
+    /// rccl-tests' `--output_file` CSV and JSON; also tables of their
+    /// numbers from elsewhere (pasted from a README or wiki, `cclsim`'s
+    /// own JSON lines and CSV), which carry the same columns.
     NcclTests,
     /// Huawei `hccl_test` (`*_test`).
     HcclTest,
@@ -638,9 +645,28 @@ pub enum FormatError {
         /// What the column holds.
         expected: String,
     },
+    /// A row of a CSV or markdown table has another number of fields than
+    /// its header names: it is never read by position.
+    #[error("line {line}: {found} fields, but the header (line {header_line}) names {expected} columns ({names}){hint}; a row is read by the header's names, so this one cannot be read without shifting its cells: `{text}`")]
+    FieldCount {
+        /// 1-based line of the row.
+        line: usize,
+        /// Fields in the row.
+        found: usize,
+        /// 1-based line of the header.
+        header_line: usize,
+        /// Columns the header names.
+        expected: usize,
+        /// The header's names (truncated to 100 characters).
+        names: String,
+        /// The row (truncated to 100 characters).
+        text: String,
+        /// A known cause, if one fits (empty otherwise).
+        hint: String,
+    },
     /// The input starts like JSON but is not valid JSON.
     #[error(
-        "line {line}, column {column}: not valid JSON ({message}); expected nccl-tests `-J` output"
+        "line {line}, column {column}: not valid JSON ({message}); expected nccl-tests `-J` output or JSON records (rccl-tests `-Z json`, `cclsim --format jsonl`)"
     )]
     Json {
         /// 1-based line.
@@ -780,6 +806,18 @@ impl TableBuilder {
         !self.seen_any
     }
 
+    /// A bad input that is not one row (a record of the wrong shape):
+    /// the table's rejection if it is the first, and `more` after it.
+    pub(crate) fn fail(&mut self, e: FormatError, more: usize) {
+        self.seen_any = true;
+        if self.first_error.is_none() {
+            self.first_error = Some(e);
+            self.more_errors += more;
+        } else {
+            self.more_errors += 1 + more;
+        }
+    }
+
     /// One data line.
     pub(crate) fn row(
         &mut self,
@@ -877,18 +915,29 @@ pub fn parse_log(text: &str) -> Result<Log, FormatError> {
             cap: MAX_LOG_BYTES,
         });
     }
-    if let Some(start) = nccl_json::json_start(text) {
-        // A text log may start with a `{...}` line of its own (a Python
-        // dict of settings): JSON only if it reads as nccl-tests JSON.
-        return match nccl_json::parse(text, start) {
-            Ok(log) => Ok(log),
-            Err(json) => match parse_text(text) {
-                Err(FormatError::NoTable) => Err(json),
-                other => other,
-            },
-        };
+    match nccl_json::json_start(text) {
+        Some(start) => parse_json(text, start),
+        None => parse_text(text),
     }
-    parse_text(text)
+}
+
+/// JSON input: nccl-tests `-J` documents, else JSON records; a text log
+/// may start with a `{...}` line of its own (a Python dict of settings),
+/// so it is read as text when neither JSON reading finds a table.
+fn parse_json(text: &str, start: usize) -> Result<Log, FormatError> {
+    let json = match nccl_json::parse(text, start) {
+        Ok(log) => return Ok(log),
+        Err(FormatError::NoTable) => match json_records::parse(text, start) {
+            Ok(tables) if !tables.is_empty() => return finish_log(tables),
+            Ok(_) => FormatError::NoTable,
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
+    match parse_text(text) {
+        Err(FormatError::NoTable) => Err(json),
+        other => other,
+    }
 }
 
 fn parse_text(text: &str) -> Result<Log, FormatError> {
@@ -896,6 +945,7 @@ fn parse_text(text: &str) -> Result<Log, FormatError> {
     let mut tables = lines::read::<nccl_tests::Reader>(&lines);
     tables.extend(lines::read::<hccl_test::Reader>(&lines));
     tables.extend(lines::read::<osu::Reader>(&lines));
+    tables.extend(delimited::read(text));
     finish_log(tables)
 }
 
