@@ -1002,3 +1002,112 @@ fn fit_takes_what_a_file_does_not_say_from_the_flags() {
     );
     assert_eq!(p["rows"][26]["bytes"], 67108864u64 * 36);
 }
+
+/// The per-size lines of `cclsim tuner --op` (after their header).
+fn per_size(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("#       size"))
+        .skip(1)
+        .collect()
+}
+
+/// `cclsim tuner`: each tuner file as the table of what it makes the
+/// library run, and per size.
+#[test]
+fn tuner_files_read_as_what_the_library_runs() {
+    let perf = readers("nccl_tuner_sample_performance_data.csv");
+    let (code, out, err) = cclsim(&[
+        "tuner",
+        &perf,
+        "--op",
+        "allreduce",
+        "--ranks",
+        "8",
+        "--nodes",
+        "1",
+        "-b",
+        "1K",
+        "-e",
+        "1M",
+        "-f",
+        "32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = per_size(&out)
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // allreduce 1×8: ring/simple at 1 KiB, ring/ll128 at 32 KiB, nvls/simple at 1 MiB.
+    assert_eq!(
+        rows.iter().map(|r| (r[0], r[1], r[2])).collect::<Vec<_>>(),
+        [
+            ("1", "KiB", "ring/simple"),
+            ("32", "KiB", "ring/ll128"),
+            ("1", "MiB", "nvls/simple")
+        ]
+    );
+    assert!(
+        out.contains("      3 allreduce      8              1              0..16896                 any     ring/simple                     4     10.8"),
+        "{out}"
+    );
+    let hccl = readers("hccl_tuner_config.json");
+    let (code, out, err) = cclsim(&[
+        "tuner",
+        &hccl,
+        "--op",
+        "all_reduce",
+        "--ranks",
+        "8",
+        "--dtype",
+        "fp16",
+        "-b",
+        "64K",
+        "-e",
+        "4G",
+        "-f",
+        "65536",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let tail: Vec<&str> = out.lines().rev().take(2).collect();
+    // 64 KiB (the first rule's upper bound, inclusive): nhr; 4 GiB is one
+    // byte above 4294967295: no rule.
+    assert!(tail[1].contains("64 KiB  aicpu/sole/nhr (line 7)"), "{out}");
+    assert!(
+        tail[0].contains("4 GiB  no rule: the library's own choice"),
+        "{out}"
+    );
+    assert!(
+        out.contains("max_bytes 4294967295 is 2^32 − 1 (4 GiB − 1 B)"),
+        "{out}"
+    );
+    let (code, _, err) = cclsim(&["tuner", &readers("osu_allreduce_ompi5_ring_8node_tcp.txt")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a tuner file"), "{err}");
+}
+
+/// What `cclsim tune` writes reads back as the same table: every size of
+/// the sweep runs what the model recommended.
+#[test]
+fn tune_output_reads_back_as_the_same_table() {
+    let dir = std::env::temp_dir().join(format!("cclsim-tuner-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for op in ["allreduce", "allgather", "reduce_scatter"] {
+        let sweep = [
+            "--topo", "h100-8", "--op", op, "-b", "1K", "-e", "1G", "-f", "4",
+        ];
+        let (code, conf, err) =
+            cclsim(&[&["tune"], &sweep[..], &["--format", "nccl-tuner-csv"]].concat());
+        assert_eq!(code, 0, "{op}: {err}");
+        let file = dir.join(format!("{op}.conf"));
+        std::fs::write(&file, &conf).unwrap();
+        let (code, out, err) = cclsim(&[&["tuner", file.to_str().unwrap()], &sweep[..]].concat());
+        assert_eq!(code, 0, "{op}: {err}");
+        let rows = per_size(&out);
+        assert_eq!(rows.len(), 11, "{out}");
+        assert!(rows.iter().all(|r| r.ends_with(" yes")), "{op}: {out}");
+        // The model's per-size comment lines and the file's ranges agree.
+        let commented = conf.lines().filter(|l| l.starts_with("#   ")).count();
+        assert_eq!(commented, 11);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

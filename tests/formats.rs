@@ -1066,3 +1066,188 @@ fn a_pasted_markdown_table_of_size_labels_and_busbw() {
         Some("line 25: column `ND GB200 v6 (GB/s)` is a bandwidth, but neither its name nor the text above the table says whether it is bus bandwidth (busbw) or algorithm bandwidth (algbw)")
     );
 }
+
+#[test]
+fn tuner_files_are_not_measurements() {
+    let csv = readers("nccl_tuner_sample_performance_data.csv");
+    let log = parse_log(&csv).unwrap();
+    assert_eq!(
+        log.tables[0].rejected.as_deref(),
+        Some("line 1: a tuner's table (algorithm, protocol and channels per size and rank count, as NCCL's example tuner reads): choices, not one run's measurements; read it with `cclsim tuner FILE`")
+    );
+    assert_eq!(
+        parse_log(&readers("hccl_tuner_config.json")).unwrap_err().to_string(),
+        "this is HCCL tuner-plugin rules (HCCL_TUNER_CONFIG_FILE): a table of what the library runs at each size, not measurements; read it with `cclsim tuner FILE`"
+    );
+}
+
+#[test]
+fn the_tuner_config_cclsim_tune_writes_reads_back_to_the_models_ranges() {
+    use ccl_playground::engine::collective::Primitive;
+    use ccl_playground::engine::config::Config;
+    use ccl_playground::engine::formats::tuner;
+    use ccl_playground::engine::tune::{self, Format};
+    let (c, errors) = Config::from_query("v=1&topo=h100-8&op=allreduce&algo=auto");
+    assert!(errors.iter().all(|e| e.is_notice()), "{errors:?}");
+    let sizes: Vec<u64> = (0..11).map(|k| 1024u64 << (2 * k)).collect();
+    let text = tune::text(&c, Format::NcclTunerCsv, &sizes).unwrap();
+    let table = tuner::parse(&text).unwrap();
+    assert_eq!(table.source, tuner::Source::NcclConfig);
+    let choices = tune::sweep(&c, &sizes).unwrap();
+    let want: Vec<(u64, u64, String)> = tune::ranges(&choices)
+        .into_iter()
+        .map(|(lo, hi, ch)| {
+            let a = tune::nccl_algo(ch.algorithm).unwrap().to_ascii_lowercase();
+            let p = ch
+                .protocol
+                .map_or("simple".into(), |p| p.name().to_ascii_lowercase());
+            (lo, hi, format!("{a}/{p}"))
+        })
+        .collect();
+    assert_eq!(tuner::ranges(&table, Primitive::AllReduce), want);
+    for ch in &choices {
+        let call = tuner::Call {
+            op: Primitive::AllReduce,
+            bytes: ch.bytes,
+            ranks: 8,
+            nodes: Some(1),
+            dtype: None,
+        };
+        let rule = table.choice(&call).unwrap();
+        assert_eq!(rule.algorithm(), Some(ch.algorithm), "{}", ch.bytes);
+    }
+}
+
+#[test]
+fn tuner_files_read_as_tables_of_choices() {
+    use ccl_playground::engine::collective::Primitive;
+    use ccl_playground::engine::formats::tuner::{self, Bounds, Call, Source, TunerError};
+    let call = |op, bytes, ranks, dtype| Call {
+        op,
+        bytes,
+        ranks,
+        nodes: Some(1),
+        dtype,
+    };
+    // HCCL: the first matching rule of its op wins; 4294967295 is a bound.
+    let hccl = readers("hccl_tuner_config.json");
+    let t = tuner::parse(&hccl).unwrap();
+    assert_eq!(t.source, Source::HcclRules);
+    let rows: Vec<(usize, Primitive, Bounds, Bounds, Option<&str>, &str)> = t
+        .rules
+        .iter()
+        .map(|r| {
+            (
+                r.line,
+                r.op,
+                r.ranks,
+                r.bytes,
+                r.dtype.as_deref(),
+                r.choice.as_str(),
+            )
+        })
+        .collect();
+    let b = |lo: u64, hi: u64| Bounds {
+        min: Some(lo),
+        max: Some(hi),
+    };
+    assert_eq!(
+        rows,
+        [
+            (
+                7,
+                Primitive::AllReduce,
+                b(8, 16),
+                b(0, 65536),
+                Some("fp16"),
+                "aicpu/sole/nhr"
+            ),
+            (
+                20,
+                Primitive::AllReduce,
+                b(8, 8),
+                b(65536, 4294967295),
+                None,
+                "aicpu/sole/meshoneshot"
+            ),
+            (
+                36,
+                Primitive::AllGather,
+                b(0, 4294967295),
+                b(0, 1048576),
+                None,
+                "aicpu/sole/mesh"
+            ),
+        ]
+    );
+    let line = |c: Call| t.choice(&c).map(|r| r.line);
+    assert_eq!(
+        line(call(Primitive::AllReduce, 65536, 8, Some("fp16"))),
+        Some(7)
+    );
+    assert_eq!(
+        line(call(Primitive::AllReduce, 65536, 8, Some("float16"))),
+        Some(7)
+    );
+    assert_eq!(
+        line(call(Primitive::AllReduce, 65536, 8, Some("fp32"))),
+        Some(20)
+    );
+    assert_eq!(
+        line(call(Primitive::AllReduce, 1024, 8, Some("fp32"))),
+        None
+    );
+    assert_eq!(
+        line(call(Primitive::AllReduce, (4u64 << 30) - 1, 8, None)),
+        Some(20)
+    );
+    assert_eq!(line(call(Primitive::AllReduce, 4u64 << 30, 8, None)), None);
+    assert_eq!(
+        line(call(Primitive::AllGather, 1 << 20, 4096, None)),
+        Some(36)
+    );
+    assert_eq!(
+        line(call(Primitive::AllGather, (1 << 20) + 1, 8, None)),
+        None
+    );
+    // One schema error and the plugin changes nothing: named, not half read.
+    let broken = hccl.replacen("\"cost\": 0.0", "\"costs\": 0.0", 1);
+    assert_eq!(
+        tuner::parse(&broken).unwrap_err(),
+        TunerError::Schema(vec![
+            "op_types.allreduce.rules[0]: rule missing required field 'cost' (a number)".into()
+        ])
+    );
+
+    // NCCL's performance data: the config optimize_config.py writes.
+    let t = tuner::parse(&readers("nccl_tuner_sample_performance_data.csv")).unwrap();
+    assert_eq!(t.source, Source::NcclPerformance);
+    let rows: Vec<(Primitive, Bounds, Bounds, &str, Option<i64>)> = t
+        .rules
+        .iter()
+        .map(|r| (r.op, r.ranks, r.bytes, r.choice.as_str(), r.channels))
+        .collect();
+    let ar = Primitive::AllReduce;
+    assert_eq!(
+        rows[..3],
+        [
+            (ar, b(8, 8), b(0, 16896), "ring/simple", Some(4)),
+            (ar, b(8, 8), b(16897, 540672), "ring/ll128", Some(8)),
+            (ar, b(8, 8), b(540673, 1048576), "nvls/simple", Some(16)),
+        ]
+    );
+    assert_eq!(t.rules.len(), 9);
+    let pick = |bytes| {
+        t.choice(&call(ar, bytes, 8, None))
+            .map(|r| r.choice.as_str())
+    };
+    assert_eq!(
+        [pick(1024), pick(32768), pick(1 << 20), pick((1 << 20) + 1)],
+        [
+            Some("ring/simple"),
+            Some("ring/ll128"),
+            Some("nvls/simple"),
+            None
+        ]
+    );
+}

@@ -326,6 +326,39 @@ mod cli {
             #[arg(long)]
             format: Option<String>,
         },
+        /// Read a tuner file (NCCL's example tuner config or its
+        /// performance data, HCCL's tuner-plugin rules) as what it makes the
+        /// library run at each size and rank count; with --op, per size, and
+        /// with --topo beside the model's own recommendation.
+        Tuner {
+            /// The tuner file.
+            file: PathBuf,
+            /// Collective of the per-size view (nccl-tests' names or ours).
+            #[arg(long)]
+            op: Option<String>,
+            /// Ranks of the communicator (default with --topo: every device).
+            #[arg(long)]
+            ranks: Option<usize>,
+            /// Nodes (HCCL: servers) of the communicator (default with
+            /// --topo: the machine's).
+            #[arg(long)]
+            nodes: Option<u64>,
+            /// Element type: fp32, fp16, bf16, int32, int8.
+            #[arg(long, default_value = "fp32")]
+            dtype: String,
+            /// Topology preset whose model's recommendation is shown beside.
+            #[arg(long)]
+            topo: Option<String>,
+            /// Smallest size.
+            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
+            min: String,
+            /// Largest size.
+            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
+            max: String,
+            /// Multiplication factor between sizes (≥ 2).
+            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
+            factor: u64,
+        },
         /// Write one of our schedules as MSCCL XML (re-imports to the same
         /// schedule).
         MscclExport {
@@ -1192,9 +1225,8 @@ mod cli {
         out(&t)
     }
 
-    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
-        use ccl_playground::engine::library::Library;
-        use ccl_playground::engine::tune::{self, Format};
+    /// The sizes `-b lo -e hi -f factor` name (at most 64).
+    fn sweep_sizes(min: &str, max: &str, factor: u64) -> Res<Vec<u64>> {
         let lo = parse_bytes(min).map_err(|e| format!("-b {min:?}: {e}"))?;
         let hi = parse_bytes(max).map_err(|e| format!("-e {max:?}: {e}"))?;
         if lo == 0 || lo > hi {
@@ -1205,10 +1237,6 @@ mod cli {
         if factor < 2 {
             return Err(format!("-f {factor}: the step factor must be at least 2"));
         }
-        let c = config(m, min, "-b")?;
-        let library = ccl_playground::engine::plan::machine(&c)
-            .map_err(|e| e.to_string())?
-            .library;
         let mut sizes = Vec::new();
         let mut b = lo;
         while b <= hi {
@@ -1224,6 +1252,134 @@ mod cli {
                 sizes.len()
             ));
         }
+        Ok(sizes)
+    }
+
+    /// The flags of `cclsim tuner`.
+    struct TunerArgs<'a> {
+        file: &'a Path,
+        op: Option<&'a str>,
+        ranks: Option<usize>,
+        nodes: Option<u64>,
+        dtype: &'a str,
+        topo: Option<&'a str>,
+        sweep: (&'a str, &'a str, u64),
+    }
+
+    /// The model's side of `cclsim tuner --topo`: the Config a link gives,
+    /// its machine's node count, and the model's choice at each size.
+    fn tuner_model(
+        a: &TunerArgs,
+        topo: &str,
+        op: &str,
+        sizes: &[u64],
+    ) -> Res<(Config, u64, Vec<ccl_playground::engine::tune::Choice>)> {
+        let m = Machine {
+            topo: Some(topo.to_string()),
+            topology: None,
+            op: op.to_string(),
+            algo: "auto".into(),
+            ranks: a.ranks,
+            root: None,
+            dtype: a.dtype.to_string(),
+            profile: None,
+            slices: "auto".into(),
+            redop: "sum".into(),
+            slow: None,
+            late: None,
+            down: None,
+        };
+        let c = config(&m, a.sweep.0, "-b")?;
+        let machine = ccl_playground::engine::plan::machine(&c).map_err(|e| e.to_string())?;
+        let nodes = machine.nodes_of(c.ranks).len() as u64;
+        let choices = ccl_playground::engine::tune::sweep(&c, sizes)?;
+        Ok((c, nodes, choices))
+    }
+
+    fn tuner_cmd(a: &TunerArgs) -> Res<()> {
+        use ccl_playground::engine::formats::tuner::{self, Call};
+        use ccl_playground::engine::tune;
+        let text = read_capped(a.file, tuner::MAX_TUNER_BYTES, "tuner file")?;
+        let table = tuner::parse(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
+        let mut t = table.render();
+        let Some(op) = a.op else {
+            return out(&t);
+        };
+        let primitive = Primitive::from_name(op).ok_or_else(|| {
+            format!(
+                "--op {op:?}: expected one of {} (nccl-tests' all_reduce, all_gather, reduce_scatter, ... too)",
+                Primitive::ALL.map(|p| p.name()).join(", ")
+            )
+        })?;
+        let sizes = sweep_sizes(a.sweep.0, a.sweep.1, a.sweep.2)?;
+        let model = match a.topo {
+            None => None,
+            Some(topo) => Some(tuner_model(a, topo, op, &sizes)?),
+        };
+        let ranks = a
+            .ranks
+            .or(model.as_ref().map(|m| m.0.ranks))
+            .ok_or("--ranks N: the file's rules depend on the rank count (or give --topo)")?;
+        let nodes = a.nodes.or(model.as_ref().map(|m| m.1));
+        // HCCL's names of our element types (plugin.cpp g_dataTypeMap).
+        let dtype = match a.dtype {
+            "bf16" => "bfloat16",
+            d => d,
+        };
+        t.push_str(&format!(
+            "# per size: {} on {ranks} ranks ({} node(s)), {}: the file's rule{}\n",
+            primitive.name(),
+            nodes.map_or("?".to_string(), |n| n.to_string()),
+            a.dtype,
+            model
+                .as_ref()
+                .map(|m| format!(" beside {} for {}", tune::LABEL, m.0.topo))
+                .unwrap_or_default()
+        ));
+        t.push_str(&format!(
+            "# {:>10}  {:<30} {:<16} {}\n",
+            "size", "file (line)", "model", "same"
+        ));
+        for (k, &bytes) in sizes.iter().enumerate() {
+            let call = Call {
+                op: primitive,
+                bytes,
+                ranks: ranks as u64,
+                nodes,
+                dtype: Some(dtype),
+            };
+            let rule = table.choice(&call);
+            let file = rule.map_or("no rule: the library's own choice".to_string(), |r| {
+                format!("{} (line {})", r.choice, r.line)
+            });
+            let (theirs, same) = match model.as_ref().and_then(|m| m.2.get(k)) {
+                None => (String::new(), String::new()),
+                Some(c) => {
+                    let name = match (tune::nccl_algo(c.algorithm), c.protocol) {
+                        (Some(a), Some(p)) => format!("{}/{}", a, p.name()).to_ascii_lowercase(),
+                        (Some(a), None) => format!("{a}/simple").to_ascii_lowercase(),
+                        (None, _) => c.algorithm.name().to_string(),
+                    };
+                    let same = rule.is_some_and(|r| r.choice == name);
+                    (name, if same { "yes".into() } else { "no".into() })
+                }
+            };
+            t.push_str(&format!(
+                "{:>12}  {file:<30} {theirs:<16} {same}\n",
+                format_bytes(bytes)
+            ));
+        }
+        out(&t)
+    }
+
+    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
+        use ccl_playground::engine::library::Library;
+        use ccl_playground::engine::tune::{self, Format};
+        let sizes = sweep_sizes(min, max, factor)?;
+        let c = config(m, min, "-b")?;
+        let library = ccl_playground::engine::plan::machine(&c)
+            .map_err(|e| e.to_string())?
+            .library;
         let fmt = match format {
             Some(f) => Format::parse(f).ok_or_else(|| {
                 format!("--format {f:?}: expected nccl-env, nccl-tuner-csv or hccl")
@@ -1333,6 +1489,25 @@ mod cli {
                 json,
             } => msccl_cmd(file, topo.as_deref(), bytes, dtype, *json),
             Cmd::MscclExport { m, bytes } => msccl_export_cmd(m, bytes),
+            Cmd::Tuner {
+                file,
+                op,
+                ranks,
+                nodes,
+                dtype,
+                topo,
+                min,
+                max,
+                factor,
+            } => tuner_cmd(&TunerArgs {
+                file,
+                op: op.as_deref(),
+                ranks: *ranks,
+                nodes: *nodes,
+                dtype,
+                topo: topo.as_deref(),
+                sweep: (min, max, *factor),
+            }),
             Cmd::Tune {
                 m,
                 min,

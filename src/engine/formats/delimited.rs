@@ -266,7 +266,7 @@ fn block(
     if choices == 3 {
         return vec![records::rejected(
             &ctx,
-            format!("line {header_line}: a tuner's table (algorithm, protocol and channels per size and rank count, as NCCL's example tuner reads): choices, not one run's measurements"),
+            format!("line {header_line}: a tuner's table (algorithm, protocol and channels per size and rank count, as NCCL's example tuner reads): choices, not one run's measurements; read it with `cclsim tuner FILE`"),
         )];
     }
     let series = series_of(&cols, above, &mut ctx);

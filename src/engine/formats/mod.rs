@@ -58,6 +58,7 @@ pub mod osu;
 pub(crate) mod records;
 pub mod report;
 pub mod trace;
+pub mod tuner;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -676,6 +677,10 @@ pub enum FormatError {
         /// serde_json's description.
         message: String,
     },
+    /// The input is a tuner's file (NCCL's example tuner CSV, HCCL's
+    /// tuner-plugin JSON): choices per size, not measurements.
+    #[error("this is {0}: a table of what the library runs at each size, not measurements; read it with `cclsim tuner FILE`")]
+    TunerFile(String),
     /// Input larger than [`MAX_LOG_BYTES`].
     #[error("the log is {bytes} bytes, larger than {cap} bytes (the cap for a log)")]
     TooLarge {
@@ -915,9 +920,15 @@ pub fn parse_log(text: &str) -> Result<Log, FormatError> {
             cap: MAX_LOG_BYTES,
         });
     }
-    match nccl_json::json_start(text) {
+    let read = match nccl_json::json_start(text) {
         Some(start) => parse_json(text, start),
         None => parse_text(text),
+    };
+    match read {
+        Err(FormatError::NoTable) => Err(tuner::sniff(text)
+            .map(|what| FormatError::TunerFile(what.to_string()))
+            .unwrap_or(FormatError::NoTable)),
+        other => other,
     }
 }
 
