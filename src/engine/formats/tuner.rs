@@ -376,6 +376,28 @@ fn c_number(s: &str) -> i64 {
         .map_or(if end == 0 { 0 } else { i64::MAX }, |v| sign * v)
 }
 
+/// `strtoull` of a field (`max_bytes`): its leading number, saturating
+/// at `u64::MAX`, a `-` negating it modulo 2^64 (`-1` is `SIZE_MAX`), 0
+/// without one.
+fn c_unsigned(s: &str) -> u64 {
+    let t = s.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let v = digits[..end]
+        .parse::<u64>()
+        .unwrap_or(if end == 0 { 0 } else { u64::MAX });
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
 /// NCCL's example tuner config, as `plugin.c` reads it.
 fn nccl_config(text: &str) -> TunerTable {
     let mut rules = Vec::new();
@@ -423,7 +445,7 @@ fn nccl_config(text: &str) -> TunerTable {
             ));
             "simple"
         };
-        let (lo, hi) = (c_number(f[1]).max(0) as u64, c_number(f[2]).max(0) as u64);
+        let (lo, hi) = (c_unsigned(f[1]), c_unsigned(f[2]));
         if lo > hi {
             notes.push(format!(
                 "line {line}: min_bytes {lo} > max_bytes {hi}: the line matches no size"
@@ -1079,6 +1101,16 @@ mod tests {
             [(0, 16896), (16897, 540672), (540673, 1048576)]
         );
         assert_eq!(ranges_of(vec![7]), [(0, 7)]);
+        assert_eq!(
+            [
+                c_unsigned("18446744073709551615"),
+                c_unsigned("-1"),
+                c_unsigned("99999999999999999999"),
+                c_unsigned("x"),
+                c_unsigned(" 64k")
+            ],
+            [u64::MAX, u64::MAX, u64::MAX, 0, 64]
+        );
         assert_eq!(
             ranges_of(vec![u64::MAX, u64::MAX - 2]),
             [(0, u64::MAX - 1), (u64::MAX, u64::MAX)]
