@@ -637,7 +637,8 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     let rows = parse_tuner_csv(&out).unwrap();
     assert_eq!(rows[0].1, 0);
     assert!(rows.windows(2).all(|w| w[1].1 == w[0].2 + 1));
-    assert_eq!(rows.last().unwrap().2, 4294967295);
+    // The last line holds every larger size (size_t), not 2^32 − 1.
+    assert_eq!(rows.last().unwrap().2, u64::MAX);
     assert_eq!(
         rows.iter().map(|r| r.4.as_str()).collect::<Vec<_>>(),
         ["ll", "ll128", "simple"]
@@ -1108,6 +1109,16 @@ fn tune_output_reads_back_as_the_same_table() {
         // The model's per-size comment lines and the file's ranges agree.
         let commented = conf.lines().filter(|l| l.starts_with("#   ")).count();
         assert_eq!(commented, 11);
+        // Above the sweep, the last line still holds: 16 GiB is a size.
+        let (_, out, _) = cclsim(
+            &[
+                &["tuner", file.to_str().unwrap()],
+                &sweep[..4],
+                &["-b", "16G", "-e", "16G"],
+            ]
+            .concat(),
+        );
+        assert!(!per_size(&out)[0].contains("no rule"), "{op}: {out}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }

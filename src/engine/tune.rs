@@ -160,7 +160,10 @@ pub fn hccl_level1(a: Algorithm) -> Option<&'static str> {
 
 /// Consecutive sizes with the same choice, as byte ranges: `(min, max,
 /// choice)`; the first starts at 0, each ends at its last size, the last
-/// at `u32::MAX` (the plugin's "all sizes") or its last size if larger.
+/// at `u64::MAX`: the plugin reads `max_bytes` with `strtoull` into a
+/// `size_t` (`plugin.c` `loadConfig`), so that line holds every larger
+/// size (4294967295, 2^32 − 1, would leave calls of 4 GiB and more to
+/// NCCL's own choice).
 pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
     let mut v: Vec<(u64, u64, &Choice)> = Vec::new();
     for c in choices {
@@ -175,7 +178,7 @@ pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
         }
     }
     if let Some(last) = v.last_mut() {
-        last.1 = last.1.max(u32::MAX as u64);
+        last.1 = u64::MAX;
     }
     v
 }
