@@ -1251,3 +1251,40 @@ fn tuner_files_read_as_tables_of_choices() {
         ]
     );
 }
+
+#[test]
+fn nccl_tests_json_of_every_file_version_and_both_key_spellings() {
+    // Version 3 (the fixture), and what versions 1 and 2 of nccl-tests'
+    // `src/util.cu` print instead: version 1 (@00f5281, Oct 2025 until
+    // @85ca91d, Feb 2026) spells `average_bus_bandwidith` / `bandwidith`;
+    // version 2 (@0fdb00a) adds `per_iter_timing` to `config` and, with
+    // `-I 1`, an `out_of_place_per_iter` / `in_place_per_iter` object after
+    // each half.
+    let v3 = logs("10-nccl-tests-json.json");
+    assert!(v3.contains("\"average_bus_bandwidth\":{\"bandwidth\":91.429717"));
+    let v1 = v3
+        .replace("\"version\":3", "\"version\":1")
+        .replace("average_bus_bandwidth", "average_bus_bandwidith")
+        .replace("\"bandwidth\":", "\"bandwidith\":");
+    let per_iter = ",\"out_of_place_per_iter\":{\"min_us\":12.0,\"max_us\":14.0,\"avg_us\":13.0,\"p50_us\":13.0,\"p95_us\":14.0,\"p99_us\":14.0,\"stdev_us\":0.5,\"cv_pct\":3.8,\"times_us\":[12.0,14.0]},\"in_place\":{";
+    let v2 = v3
+        .replace("\"version\":3", "\"version\":2")
+        .replace(
+            "\"blocking_collectives\":",
+            "\"per_iter_timing\":\"true\",\"blocking_collectives\":",
+        )
+        .replace(",\"in_place\":{", per_iter);
+    assert!(v1.contains("\"bandwidith\":91.429717") && v2.contains("\"cv_pct\":3.8"));
+    assert!(v2.contains("\"per_iter_timing\":\"true\",\"blocking_collectives\""));
+    let want = parse_log(&v3).unwrap().tables.remove(0);
+    assert_eq!((want.rows.len(), want.ranks), (24, Some(8)));
+    for (name, text) in [("v1", &v1), ("v2", &v2)] {
+        let t = parse_log(text).unwrap().tables.remove(0);
+        assert_eq!(values(&t), values(&want), "{name}");
+        assert_eq!(
+            (t.ranks, t.collective.clone(), t.rejected.clone()),
+            (Some(8), Some(Collective::AllReduce), None),
+            "{name}"
+        );
+    }
+}
