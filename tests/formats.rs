@@ -329,6 +329,42 @@ proptest! {
         let _ = parse_log(&real[..at]);
     }
 
+    /// The readers of other files, and the tuner reader, on real files
+    /// cut and mixed with junk: a log, a table's rejection or an error,
+    /// never a panic; what they read fits or says why not.
+    #[test]
+    fn other_files_never_panic_when_cut_or_mixed(
+        file in 0usize..9,
+        cut in 0usize..6000,
+        junk in "[0-9 .#a-zA-Z|:\\[\\]{},\"/\n-]{0,80}",
+    ) {
+        let name = [
+            "nccl_gb200_4gpu_ring_allreduce_busbw_azure.md",
+            "rccl_tests_output_file_json_fragments_4gpu.jsonl",
+            "rccl_tests_csv_mpi_header_13cols_row_14fields.csv",
+            "nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt",
+            "osu_alltoall_36rank_allreduce_144rank_ompi5_oci.txt",
+            "osu_allreduce_ompi5_ring_8node_tcp.txt",
+            "nccl_tuner_sample_performance_data.csv",
+            "hccl_tuner_config.json",
+            "osu_allreduce_ompi403_ucx_64rank_2node_ib.txt",
+        ][file];
+        let real = readers(name);
+        let at = real.char_indices().map(|(i, _)| i).find(|&i| i >= cut).unwrap_or(real.len());
+        let mixed = format!("{}{}{}", &real[..at], junk, &real[at..]);
+        for text in [&mixed, &real[..at].to_string()] {
+            if let Ok(mut log) = parse_log(text) {
+                log.assume(Some(8), Some(&Collective::AllReduce));
+                for t in log.usable() {
+                    let _ = Profile::fit_table(t, None, "prop");
+                }
+            }
+            if let Ok(t) = ccl_playground::engine::formats::tuner::parse(text) {
+                let _ = t.render();
+            }
+        }
+    }
+
     #[test]
     fn parsing_never_panics(s in "\\PC{0,400}", cut in 0usize..6000, junk in "[0-9 .#a-z\\[\\]<>:,\n-]{0,80}") {
         let _ = parse_log(&s);
@@ -1287,4 +1323,39 @@ fn nccl_tests_json_of_every_file_version_and_both_key_spellings() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn several_pasted_tables_keep_the_good_ones_and_name_the_bad() {
+    // The results page's table twice, the second with an unreadable cell.
+    let text = readers("nccl_gb200_4gpu_ring_allreduce_busbw_azure.md");
+    let start = text.find("### NCCL Bandwidth").unwrap();
+    let second = text[start..].replace(
+        "| 8G          | 679.61          |",
+        "| 8G          | fast            |",
+    );
+    let both = format!("{text}\n{second}");
+    let mut log = parse_log(&both).unwrap();
+    log.assume(Some(4), None);
+    assert_eq!(log.tables.len(), 2);
+    assert_eq!(log.usable().len(), 1);
+    assert_eq!((log.tables[0].line, log.tables[1].line), (25, 56));
+    assert_eq!(
+        log.tables[1].rejected.as_deref(),
+        Some("line 81: ND GB200 v6 (GB/s) is `fast`; expected a bandwidth (a number ≥ 0, or N/A)")
+    );
+    // JSON records of two runs: a bad record rejects its own run only.
+    let jsonl = readers("rccl_tests_output_file_json_fragments_4gpu.jsonl");
+    let other = jsonl.replace("\"gpus\":4", "\"gpus\":2");
+    let bad = other.replacen("\"time\":19.184150000000002", "\"time\":\"slow\"", 1);
+    let log = parse_log(&format!("{jsonl}{bad}")).unwrap();
+    assert_eq!(log.tables.len(), 2);
+    assert_eq!(
+        (log.tables[0].ranks, log.tables[0].rejected.clone()),
+        (Some(4), None)
+    );
+    assert_eq!(
+        log.tables[1].rejected.as_deref(),
+        Some("line 6: time is `slow`; expected a time (a number ≥ 0, or N/A)")
+    );
 }
