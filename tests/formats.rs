@@ -1291,8 +1291,8 @@ fn tuner_files_read_as_tables_of_choices() {
 #[test]
 fn nccl_tests_json_of_every_file_version_and_both_key_spellings() {
     // Version 3 (the fixture), and what versions 1 and 2 of nccl-tests'
-    // `src/util.cu` print instead: version 1 (@00f5281, Oct 2025 until
-    // @85ca91d, Feb 2026) spells `average_bus_bandwidith` / `bandwidith`;
+    // `src/util.cu` print instead: version 1 (from @00f5281 until the
+    // spelling fix @85ca91d) spells `average_bus_bandwidith` / `bandwidith`;
     // version 2 (@0fdb00a) adds `per_iter_timing` to `config` and, with
     // `-I 1`, an `out_of_place_per_iter` / `in_place_per_iter` object after
     // each half.

@@ -908,6 +908,59 @@ fn hccl_rules(text: &str) -> Result<TunerTable, TunerError> {
     })
 }
 
+/// The conditions of an HCCL match beyond op, ranks, bytes, servers and
+/// type, as a user reads them.
+fn hccl_conditions(m: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut conditions = Vec::new();
+    for (key, label) in [
+        ("comm_name", "comm name contains"),
+        ("min_npus_per_server", "NPUs per server ≥"),
+        ("max_npus_per_server", "NPUs per server ≤"),
+        ("min_pods", "pods ≥"),
+        ("max_pods", "pods ≤"),
+        ("min_super_pods", "super pods ≥"),
+        ("max_super_pods", "super pods ≤"),
+        ("buffer_size", "buffer size ="),
+    ] {
+        if let Some(v) = m.get(key) {
+            conditions.push(format!(
+                "{label} {}",
+                v.as_str().map_or(v.to_string(), str::to_string)
+            ));
+        }
+    }
+    conditions
+}
+
+/// A rule's `engine`, `executor` or `template`: one of `allowed`
+/// (`plugin.cpp` `is_valid_*`), else a schema error.
+fn hccl_name(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    allowed: &[&str],
+    at: &str,
+    errors: &mut Vec<String>,
+) -> String {
+    match obj.get(key).map(Value::as_str) {
+        Some(Some(v)) if allowed.contains(&v) => v.to_string(),
+        Some(Some(v)) => {
+            errors.push(format!(
+                "{at}: invalid {key} '{v}' (expected one of {})",
+                allowed.join(", ")
+            ));
+            String::new()
+        }
+        Some(None) => {
+            errors.push(format!("{at}: {key} is not a string"));
+            String::new()
+        }
+        None => {
+            errors.push(format!("{at}: rule missing required field '{key}'"));
+            String::new()
+        }
+    }
+}
+
 /// One HCCL rule, its schema errors pushed to `errors`.
 fn hccl_rule(
     r: &Value,
@@ -975,24 +1028,7 @@ fn hccl_rule(
         min: bound("min_servers", u32max, bad),
         max: bound("max_servers", u32max, bad),
     };
-    let mut conditions = Vec::new();
-    for (key, label) in [
-        ("comm_name", "comm name contains"),
-        ("min_npus_per_server", "NPUs per server ≥"),
-        ("max_npus_per_server", "NPUs per server ≤"),
-        ("min_pods", "pods ≥"),
-        ("max_pods", "pods ≤"),
-        ("min_super_pods", "super pods ≥"),
-        ("max_super_pods", "super pods ≤"),
-        ("buffer_size", "buffer size ="),
-    ] {
-        if let Some(v) = m.get(key) {
-            conditions.push(format!(
-                "{label} {}",
-                v.as_str().map_or(v.to_string(), str::to_string)
-            ));
-        }
-    }
+    let conditions = hccl_conditions(m);
     let dtype = m
         .get("data_type")
         .map(|v| v.as_str().unwrap_or("").to_string());
@@ -1003,30 +1039,10 @@ fn hccl_rule(
             ));
         }
     }
-    let name = |key: &str, allowed: &[&str], errors: &mut Vec<String>| -> String {
-        match obj.get(key).map(Value::as_str) {
-            Some(Some(v)) if allowed.contains(&v) => v.to_string(),
-            Some(Some(v)) => {
-                errors.push(format!(
-                    "{at}: invalid {key} '{v}' (expected one of {})",
-                    allowed.join(", ")
-                ));
-                String::new()
-            }
-            Some(None) => {
-                errors.push(format!("{at}: {key} is not a string"));
-                String::new()
-            }
-            None => {
-                errors.push(format!("{at}: rule missing required field '{key}'"));
-                String::new()
-            }
-        }
-    };
     let choice = [
-        name("engine", &HCCL_ENGINES, errors),
-        name("executor", &HCCL_EXECUTORS, errors),
-        name("template", &HCCL_TEMPLATES, errors),
+        hccl_name(obj, "engine", &HCCL_ENGINES, at, errors),
+        hccl_name(obj, "executor", &HCCL_EXECUTORS, at, errors),
+        hccl_name(obj, "template", &HCCL_TEMPLATES, at, errors),
     ]
     .join("/");
     let cost = obj.get("cost").and_then(Value::as_f64);
