@@ -178,6 +178,20 @@ mod cli {
         down: Option<String>,
     }
 
+    /// The size sweep of `tune` and `tuner`: `-b 1KiB -e 1GiB -f 4`.
+    #[derive(clap::Args)]
+    struct TuneSizes {
+        /// Smallest size.
+        #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
+        min: String,
+        /// Largest size.
+        #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
+        max: String,
+        /// Multiplication factor between sizes (≥ 2).
+        #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
+        factor: u64,
+    }
+
     #[derive(Subcommand)]
     enum Cmd {
         /// Time, algbw and busbw of one collective.
@@ -313,15 +327,8 @@ mod cli {
         Tune {
             #[command(flatten)]
             m: Machine,
-            /// Smallest size.
-            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
-            min: String,
-            /// Largest size.
-            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
-            max: String,
-            /// Multiplication factor between sizes (≥ 2).
-            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
-            factor: u64,
+            #[command(flatten)]
+            sizes: TuneSizes,
             /// nccl-env, nccl-tuner-csv or hccl (default: the machine's library).
             #[arg(long)]
             format: Option<String>,
@@ -349,15 +356,8 @@ mod cli {
             /// Topology preset whose model's recommendation is shown beside.
             #[arg(long)]
             topo: Option<String>,
-            /// Smallest size.
-            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
-            min: String,
-            /// Largest size.
-            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
-            max: String,
-            /// Multiplication factor between sizes (≥ 2).
-            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
-            factor: u64,
+            #[command(flatten)]
+            sizes: TuneSizes,
         },
         /// Write one of our schedules as MSCCL XML (re-imports to the same
         /// schedule).
@@ -1226,7 +1226,8 @@ mod cli {
     }
 
     /// The sizes `-b lo -e hi -f factor` name (at most 64).
-    fn sweep_sizes(min: &str, max: &str, factor: u64) -> Res<Vec<u64>> {
+    fn sweep_sizes(sizes: &TuneSizes) -> Res<Vec<u64>> {
+        let (min, max, factor) = (sizes.min.as_str(), sizes.max.as_str(), sizes.factor);
         let lo = parse_bytes(min).map_err(|e| format!("-b {min:?}: {e}"))?;
         let hi = parse_bytes(max).map_err(|e| format!("-e {max:?}: {e}"))?;
         if lo == 0 || lo > hi {
@@ -1263,7 +1264,7 @@ mod cli {
         nodes: Option<u64>,
         dtype: &'a str,
         topo: Option<&'a str>,
-        sweep: (&'a str, &'a str, u64),
+        sizes: &'a TuneSizes,
     }
 
     /// The model's side of `cclsim tuner --topo`: the Config a link gives,
@@ -1289,7 +1290,7 @@ mod cli {
             late: None,
             down: None,
         };
-        let c = config(&m, a.sweep.0, "-b")?;
+        let c = config(&m, &a.sizes.min, "-b")?;
         let machine = ccl_playground::engine::plan::machine(&c).map_err(|e| e.to_string())?;
         let nodes = machine.nodes_of(c.ranks).len() as u64;
         let choices = ccl_playground::engine::tune::sweep(&c, sizes)?;
@@ -1311,7 +1312,7 @@ mod cli {
                 Primitive::ALL.map(|p| p.name()).join(", ")
             )
         })?;
-        let sizes = sweep_sizes(a.sweep.0, a.sweep.1, a.sweep.2)?;
+        let sizes = sweep_sizes(a.sizes)?;
         let model = match a.topo {
             None => None,
             Some(topo) => Some(tuner_model(a, topo, op, &sizes)?),
@@ -1372,11 +1373,11 @@ mod cli {
         out(&t)
     }
 
-    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
+    fn tune_cmd(m: &Machine, sweep: &TuneSizes, format: Option<&str>) -> Res<()> {
         use ccl_playground::engine::library::Library;
         use ccl_playground::engine::tune::{self, Format};
-        let sizes = sweep_sizes(min, max, factor)?;
-        let c = config(m, min, "-b")?;
+        let sizes = sweep_sizes(sweep)?;
+        let c = config(m, &sweep.min, "-b")?;
         let library = ccl_playground::engine::plan::machine(&c)
             .map_err(|e| e.to_string())?
             .library;
@@ -1496,9 +1497,7 @@ mod cli {
                 nodes,
                 dtype,
                 topo,
-                min,
-                max,
-                factor,
+                sizes,
             } => tuner_cmd(&TunerArgs {
                 file,
                 op: op.as_deref(),
@@ -1506,15 +1505,9 @@ mod cli {
                 nodes: *nodes,
                 dtype,
                 topo: topo.as_deref(),
-                sweep: (min, max, *factor),
+                sizes,
             }),
-            Cmd::Tune {
-                m,
-                min,
-                max,
-                factor,
-                format,
-            } => tune_cmd(m, min, max, *factor, format.as_deref()),
+            Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
             Cmd::Compress {
                 scheme,
                 block,

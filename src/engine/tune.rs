@@ -482,20 +482,10 @@ pub fn parse_tuner_csv(text: &str) -> Result<Vec<(String, u64, u64, String, Stri
         if lo > hi {
             return Err(format!("line {}: min_bytes {lo} > max_bytes {hi}", i + 1));
         }
-        if ![
-            "tree",
-            "ring",
-            "collnet_direct",
-            "collnet_chain",
-            "nvls",
-            "nvls_tree",
-            "pat",
-        ]
-        .contains(&f[3])
-        {
+        if !super::formats::tuner::NCCL_ALGOS.contains(&f[3]) {
             return Err(format!("line {}: algorithm {:?}", i + 1, f[3]));
         }
-        if !["ll", "ll128", "simple"].contains(&f[4]) {
+        if !super::formats::tuner::NCCL_PROTOS.contains(&f[4]) {
             return Err(format!("line {}: protocol {:?}", i + 1, f[4]));
         }
         for (k, v) in f.iter().enumerate().skip(5) {

@@ -306,13 +306,17 @@ pub(crate) fn json_error(lines: &LineIndex, start: usize, e: &serde_json::Error)
     FormatError::Json {
         line,
         column,
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or("")
-            .to_string(),
+        message: json_message(e),
     }
+}
+
+/// serde_json's description of `e` without its position (given apart).
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
+    e.to_string()
+        .split(" at line ")
+        .next()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Parses nccl-tests JSON starting at byte `start` of `text` (see

@@ -350,7 +350,9 @@ fn nccl_func(name: &str) -> Option<Primitive> {
     }
 }
 
-const NCCL_ALGOS: [&str; 7] = [
+/// NCCL's algorithms and protocols as the example tuner names them
+/// (`plugin.c` `parseAlgorithm`, `parseProtocol`).
+pub(crate) const NCCL_ALGOS: [&str; 7] = [
     "tree",
     "ring",
     "collnet_direct",
@@ -359,7 +361,37 @@ const NCCL_ALGOS: [&str; 7] = [
     "nvls_tree",
     "pat",
 ];
-const NCCL_PROTOS: [&str; 3] = ["ll", "ll128", "simple"];
+pub(crate) const NCCL_PROTOS: [&str; 3] = ["ll", "ll128", "simple"];
+
+/// NCCL's collectives as the example tuner names them (`plugin.c`
+/// `parseCollType`).
+const NCCL_FUNCS: [&str; 5] = [
+    "broadcast",
+    "reduce",
+    "allgather",
+    "reducescatter",
+    "allreduce",
+];
+
+/// `value` if the plugin knows the name, else the `default` its parse
+/// function returns (`plugin.c` `parseCollType`, `parseAlgorithm`,
+/// `parseProtocol`), noted.
+fn plugin_name<'a>(
+    what: &str,
+    value: &'a str,
+    names: &[&str],
+    default: &'a str,
+    line: usize,
+    notes: &mut Vec<String>,
+) -> &'a str {
+    if names.contains(&value) {
+        return value;
+    }
+    notes.push(format!(
+        "line {line}: {what} `{value}` is none the plugin knows; it reads it as {default}"
+    ));
+    default
+}
 
 /// `strtoull` / `atoi` of a field: its leading number, 0 without one.
 fn c_number(s: &str) -> i64 {
@@ -420,31 +452,17 @@ fn nccl_config(text: &str) -> TunerTable {
             ));
             continue;
         }
-        let op = nccl_func(f[0]).unwrap_or_else(|| {
-            notes.push(format!(
-                "line {line}: collective `{}` is none the plugin knows; it reads it as allreduce",
-                f[0]
-            ));
-            Primitive::AllReduce
-        });
-        let algo = if NCCL_ALGOS.contains(&f[3]) {
-            f[3]
-        } else {
-            notes.push(format!(
-                "line {line}: algorithm `{}` is none the plugin knows; it reads it as ring",
-                f[3]
-            ));
-            "ring"
-        };
-        let proto = if NCCL_PROTOS.contains(&f[4]) {
-            f[4]
-        } else {
-            notes.push(format!(
-                "line {line}: protocol `{}` is none the plugin knows; it reads it as simple",
-                f[4]
-            ));
-            "simple"
-        };
+        let op_name = plugin_name(
+            "collective",
+            f[0],
+            &NCCL_FUNCS,
+            "allreduce",
+            line,
+            &mut notes,
+        );
+        let op = nccl_func(op_name).unwrap_or(Primitive::AllReduce);
+        let algo = plugin_name("algorithm", f[3], &NCCL_ALGOS, "ring", line, &mut notes);
+        let proto = plugin_name("protocol", f[4], &NCCL_PROTOS, "simple", line, &mut notes);
         let (lo, hi) = (c_unsigned(f[1]), c_unsigned(f[2]));
         if lo > hi {
             notes.push(format!(
@@ -806,12 +824,7 @@ fn hccl_rules(text: &str) -> Result<TunerTable, TunerError> {
     let root: Value = serde_json::from_str(text).map_err(|e| TunerError::Json {
         line: e.line(),
         column: e.column(),
-        message: e
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or("")
-            .to_string(),
+        message: super::nccl_json::json_message(&e),
     })?;
     let (mut errors, mut bad, mut notes) = (Vec::new(), Vec::new(), Vec::new());
     let Some(obj) = root.as_object() else {
