@@ -254,13 +254,18 @@ pub struct Row {
     /// 1-based line number in the input (JSON: the line where the result
     /// record starts).
     pub line: usize,
-    /// Message size, bytes, as the tool prints it: nccl-tests' `size`
+    /// Message size, bytes, in nccl-tests' convention: its `size`
     /// (`doc/PERFORMANCE.md`; AllGather / AlltoAll: the whole receive /
     /// send buffer, `n` times one rank's part); hccl_test's `data_size`
-    /// (one NPU's data); OSU's `Size` (osu_allgather / osu_alltoall: one
-    /// rank's / one pair's part).
+    /// (one NPU's data); OSU's `Size`, multiplied by the rank count for
+    /// osu_allgather, osu_alltoall (bytes per peer), osu_gather and
+    /// osu_scatter once it is known ([`Pending::PerRankSizes`]; until
+    /// then, as printed, and the table waits); a pasted table's size
+    /// label as the power of two it rounds (`65K` = 65536).
     pub bytes: u64,
-    /// Elements (`count`; `None` for hccl_test and OSU).
+    /// Elements as printed (`count`: nccl-tests prints the per-rank
+    /// parameter, for AlltoAll the elements per peer, `size / (n ×
+    /// type size)`); `None` for hccl_test, OSU and tables without one.
     pub count: Option<u64>,
     /// Element type as printed (`float`, `double`, `fp32`, OSU's
     /// `MPI_CHAR`), if printed.
