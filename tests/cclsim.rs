@@ -658,7 +658,8 @@ fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     let rows = parse_tuner_csv(&out).unwrap();
     assert_eq!(rows[0].1, 0);
     assert!(rows.windows(2).all(|w| w[1].1 == w[0].2 + 1));
-    assert_eq!(rows.last().unwrap().2, 4294967295);
+    // The last line holds every larger size (size_t), not 2^32 − 1.
+    assert_eq!(rows.last().unwrap().2, u64::MAX);
     assert_eq!(
         rows.iter()
             .map(|r| (r.3.as_str(), r.4.as_str()))
@@ -818,4 +819,329 @@ fn fusion_compresses_only_buckets_above_compress_min() {
         err.contains("--compress-min \"lots\": a size from 0"),
         "{err}"
     );
+}
+
+/// One vocabulary: every command takes nccl-tests' collective names
+/// (`all_gather`, `reduce_scatter`, ...) and ours, and gives the same
+/// answer for both; an unknown name is refused with the list.
+#[test]
+fn every_command_takes_nccl_tests_names_and_ours() {
+    let predict = |op: &str| {
+        let (code, out, err) = cclsim(&[
+            "predict", "--topo", "h100-8", "--op", op, "--bytes", "64MiB", "--json",
+        ]);
+        assert_eq!(code, 0, "{op}: {err}");
+        json(&out)["time_us"].as_f64().unwrap()
+    };
+    for (ours, theirs) in [
+        ("allgather", "all_gather"),
+        ("reducescatter", "reduce_scatter"),
+        ("allreduce", "all_reduce"),
+        ("alltoall", "AlltoAll"),
+        ("broadcast", "bcast"),
+    ] {
+        assert_eq!(predict(ours), predict(theirs), "{ours} / {theirs}");
+    }
+    let (code, a, _) = cclsim(&[
+        "sweep",
+        "--topo",
+        "h100-8",
+        "--op",
+        "reduce_scatter",
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+    ]);
+    assert_eq!(code, 0);
+    let (_, b, _) = cclsim(&[
+        "sweep",
+        "--topo",
+        "h100-8",
+        "--op",
+        "reducescatter",
+        "-b",
+        "1K",
+        "-e",
+        "4K",
+    ]);
+    assert_eq!(a, b);
+    let (code, _, err) = cclsim(&[
+        "tune",
+        "--topo",
+        "h100-8",
+        "--op",
+        "all_reduce",
+        "-b",
+        "1K",
+        "-e",
+        "1M",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let log = fixture("nccl_h100_1node_5colls_16.txt");
+    let fitted = |op: &str| {
+        let (code, out, err) = cclsim(&["fit", &log, "--op", op, "--json"]);
+        assert_eq!(code, 0, "{op}: {err}");
+        json(&out)["alpha_us"].as_f64().unwrap()
+    };
+    assert_eq!(fitted("reduce_scatter"), fitted("reducescatter"));
+    assert_eq!(fitted("all_gather"), fitted("AllGather"));
+    let (code, _, err) = cclsim(&["fit", &log, "--op", "allscatter"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--op \"allscatter\": expected one of allreduce, reducescatter"),
+        "{err}"
+    );
+    // The page's link key too.
+    use ccl_playground::engine::collective::Primitive;
+    use ccl_playground::engine::config::Config;
+    let (c, errors) = Config::from_query("v=1&op=all_gather&topo=h100-8");
+    assert!(errors.iter().all(|e| e.is_notice()), "{errors:?}");
+    assert_eq!(c.primitive, Primitive::AllGather);
+    let (_, errors) = Config::from_query("v=1&op=allscatter&topo=h100-8");
+    let errors: Vec<_> = errors.into_iter().filter(|e| !e.is_notice()).collect();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0].allowed.contains("nccl-tests' all_reduce"),
+        "{:?}",
+        errors[0]
+    );
+}
+
+/// `cclsim sweep` in each of its formats reads back through `cclsim fit`
+/// to the same rows: the table by nccl-tests' layout, JSON lines and CSV
+/// by their column names.
+#[test]
+fn every_sweep_format_reads_back_to_the_same_fit() {
+    let dir = std::env::temp_dir().join(format!("cclsim-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut fits = Vec::new();
+    for format in ["table", "jsonl", "csv"] {
+        let (code, out, _) = cclsim(&[
+            "sweep",
+            "--topo",
+            "h100-8",
+            "--op",
+            "reduce_scatter",
+            "-b",
+            "1K",
+            "-e",
+            "256M",
+            "-f",
+            "4",
+            "--format",
+            format,
+        ]);
+        assert_eq!(code, 0);
+        let file = dir.join(format!("sweep.{format}"));
+        std::fs::write(&file, &out).unwrap();
+        let (code, fit, err) = cclsim(&["fit", file.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 0, "{format}: {err}");
+        let p = json(&fit);
+        assert_eq!(
+            (p["ranks"].as_u64(), p["collective"].as_str()),
+            (Some(8), Some("reduce_scatter")),
+            "{format}"
+        );
+        let rows: Vec<(u64, f64)> = p["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["bytes"].as_u64().unwrap(),
+                    r["measured_us"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(rows.len(), 10, "{format}");
+        fits.push(rows);
+    }
+    // The table prints 2 decimals; JSON lines and CSV every digit.
+    assert_eq!(fits[1], fits[2]);
+    for (a, b) in fits[0].iter().zip(&fits[1]) {
+        assert_eq!(a.0, b.0);
+        assert!((a.1 - b.1).abs() <= 0.005 + 1e-9, "{a:?} {b:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn readers(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/readers/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Files without a rank count or collective take them from the flags;
+/// OSU's per-peer alltoall sizes become nccl-tests' sizes.
+#[test]
+fn fit_takes_what_a_file_does_not_say_from_the_flags() {
+    let md = readers("nccl_gb200_4gpu_ring_allreduce_busbw_azure.md");
+    let (code, _, err) = cclsim(&["fit", &md]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pass them (--op NAME --ranks N)"), "{err}");
+    let (code, out, err) = cclsim(&["fit", &md, "--ranks", "4", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["collective"].as_str()),
+        (Some(4), Some("all_reduce"))
+    );
+    let last = &p["rows"][23];
+    assert_eq!(last["bytes"], 8589934592u64);
+    assert_eq!(
+        (last["measured_us"].as_f64().unwrap() / 10.0).round(),
+        1896.0
+    );
+
+    let osu = readers("osu_allreduce_ompi403_ucx_64rank_2node_ib.txt");
+    let (code, _, err) = cclsim(&["fit", &osu]);
+    assert_eq!(code, 2);
+    assert!(err.contains("pass it (--ranks N)"), "{err}");
+    let (code, out, _) = cclsim(&["fit", &osu, "--ranks", "64", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&out)["rows"][18]["measured_us"], 3730.69);
+
+    // The older alltoall layout names no collective: --op gives it, and
+    // with it busbw's factor.
+    let a2a = readers("nccl_a100_1node_8gpu_alltoall_empty_redop_na.txt");
+    let (code, out, err) = cclsim(&["fit", &a2a, "--op", "alltoall", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["rows"].as_array().unwrap().len()),
+        (Some(8), 34)
+    );
+    let ratio = p["busbw_gbps"].as_f64().unwrap() / p["algbw_gbps"].as_f64().unwrap();
+    assert!((ratio - 0.875).abs() < 1e-12, "{ratio}");
+
+    let oci = readers("osu_alltoall_36rank_allreduce_144rank_ompi5_oci.txt");
+    let (code, out, _) = cclsim(&["fit", &oci, "--json"]);
+    assert_eq!(code, 0);
+    let p = json(&out);
+    assert_eq!(
+        (p["ranks"].as_u64(), p["collective"].as_str()),
+        (Some(36), Some("all_to_all"))
+    );
+    assert_eq!(p["rows"][26]["bytes"], 67108864u64 * 36);
+}
+
+/// The per-size lines of `cclsim tuner --op` (after their header).
+fn per_size(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("#       size"))
+        .skip(1)
+        .collect()
+}
+
+/// `cclsim tuner`: each tuner file as the table of what it makes the
+/// library run, and per size.
+#[test]
+fn tuner_files_read_as_what_the_library_runs() {
+    let perf = readers("nccl_tuner_sample_performance_data.csv");
+    let (code, out, err) = cclsim(&[
+        "tuner",
+        &perf,
+        "--op",
+        "allreduce",
+        "--ranks",
+        "8",
+        "--nodes",
+        "1",
+        "-b",
+        "1K",
+        "-e",
+        "1M",
+        "-f",
+        "32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = per_size(&out)
+        .iter()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // allreduce 1×8: ring/simple at 1 KiB, ring/ll128 at 32 KiB, nvls/simple at 1 MiB.
+    assert_eq!(
+        rows.iter().map(|r| (r[0], r[1], r[2])).collect::<Vec<_>>(),
+        [
+            ("1", "KiB", "ring/simple"),
+            ("32", "KiB", "ring/ll128"),
+            ("1", "MiB", "nvls/simple")
+        ]
+    );
+    assert!(
+        out.contains("      3 allreduce      8              1              0..16896                 any     ring/simple                     4     10.8"),
+        "{out}"
+    );
+    let hccl = readers("hccl_tuner_config.json");
+    let (code, out, err) = cclsim(&[
+        "tuner",
+        &hccl,
+        "--op",
+        "all_reduce",
+        "--ranks",
+        "8",
+        "--dtype",
+        "fp16",
+        "-b",
+        "64K",
+        "-e",
+        "4G",
+        "-f",
+        "65536",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let tail: Vec<&str> = out.lines().rev().take(2).collect();
+    // 64 KiB (the first rule's upper bound, inclusive): nhr; 4 GiB is one
+    // byte above 4294967295: no rule.
+    assert!(tail[1].contains("64 KiB  aicpu/sole/nhr (line 7)"), "{out}");
+    assert!(
+        tail[0].contains("4 GiB  no rule: the library's own choice"),
+        "{out}"
+    );
+    assert!(
+        out.contains("max_bytes 4294967295 is 2^32 − 1 (4 GiB − 1 B)"),
+        "{out}"
+    );
+    let (code, _, err) = cclsim(&["tuner", &readers("osu_allreduce_ompi5_ring_8node_tcp.txt")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a tuner file"), "{err}");
+}
+
+/// What `cclsim tune` writes reads back as the same table: every size of
+/// the sweep runs what the model recommended.
+#[test]
+fn tune_output_reads_back_as_the_same_table() {
+    let dir = std::env::temp_dir().join(format!("cclsim-tuner-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for op in ["allreduce", "allgather", "reduce_scatter"] {
+        let sweep = [
+            "--topo", "h100-8", "--op", op, "-b", "1K", "-e", "1G", "-f", "4",
+        ];
+        let (code, conf, err) =
+            cclsim(&[&["tune"], &sweep[..], &["--format", "nccl-tuner-csv"]].concat());
+        assert_eq!(code, 0, "{op}: {err}");
+        let file = dir.join(format!("{op}.conf"));
+        std::fs::write(&file, &conf).unwrap();
+        let (code, out, err) = cclsim(&[&["tuner", file.to_str().unwrap()], &sweep[..]].concat());
+        assert_eq!(code, 0, "{op}: {err}");
+        let rows = per_size(&out);
+        assert_eq!(rows.len(), 11, "{out}");
+        assert!(rows.iter().all(|r| r.ends_with(" yes")), "{op}: {out}");
+        // The model's per-size comment lines and the file's ranges agree.
+        let commented = conf.lines().filter(|l| l.starts_with("#   ")).count();
+        assert_eq!(commented, 11);
+        // Above the sweep, the last line still holds: 16 GiB is a size.
+        let (_, out, _) = cclsim(
+            &[
+                &["tuner", file.to_str().unwrap()],
+                &sweep[..4],
+                &["-b", "16G", "-e", "16G"],
+            ]
+            .concat(),
+        );
+        assert!(!per_size(&out)[0].contains("no rule"), "{op}: {out}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -178,6 +178,20 @@ mod cli {
         down: Option<String>,
     }
 
+    /// The size sweep of `tune` and `tuner`: `-b 1KiB -e 1GiB -f 4`.
+    #[derive(clap::Args)]
+    struct TuneSizes {
+        /// Smallest size.
+        #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
+        min: String,
+        /// Largest size.
+        #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
+        max: String,
+        /// Multiplication factor between sizes (≥ 2).
+        #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
+        factor: u64,
+    }
+
     #[derive(Subcommand)]
     enum Cmd {
         /// Time, algbw and busbw of one collective.
@@ -316,18 +330,37 @@ mod cli {
         Tune {
             #[command(flatten)]
             m: Machine,
-            /// Smallest size.
-            #[arg(short = 'b', long = "minbytes", default_value = "1KiB")]
-            min: String,
-            /// Largest size.
-            #[arg(short = 'e', long = "maxbytes", default_value = "1GiB")]
-            max: String,
-            /// Multiplication factor between sizes (≥ 2).
-            #[arg(short = 'f', long = "stepfactor", default_value_t = 4)]
-            factor: u64,
+            #[command(flatten)]
+            sizes: TuneSizes,
             /// nccl-env, nccl-tuner-csv or hccl (default: the machine's library).
             #[arg(long)]
             format: Option<String>,
+        },
+        /// Read a tuner file (NCCL's example tuner config or its
+        /// performance data, HCCL's tuner-plugin rules) as what it makes the
+        /// library run at each size and rank count; with --op, per size, and
+        /// with --topo beside the model's own recommendation.
+        Tuner {
+            /// The tuner file.
+            file: PathBuf,
+            /// Collective of the per-size view (nccl-tests' names or ours).
+            #[arg(long)]
+            op: Option<String>,
+            /// Ranks of the communicator (default with --topo: every device).
+            #[arg(long)]
+            ranks: Option<usize>,
+            /// Nodes (HCCL: servers) of the communicator (default with
+            /// --topo: the machine's).
+            #[arg(long)]
+            nodes: Option<u64>,
+            /// Element type: fp32, fp16, bf16, int32, int8.
+            #[arg(long, default_value = "fp32")]
+            dtype: String,
+            /// Topology preset whose model's recommendation is shown beside.
+            #[arg(long)]
+            topo: Option<String>,
+            #[command(flatten)]
+            sizes: TuneSizes,
         },
         /// Write one of our schedules as MSCCL XML (re-imports to the same
         /// schedule).
@@ -678,6 +711,19 @@ mod cli {
         formats::parse_log(&text).map_err(|e| format!("{}: {e}", p.display()))
     }
 
+    /// `--op` of `fit`: a collective in the one vocabulary
+    /// ([`Primitive::from_name`]: ours and nccl-tests' names), or
+    /// `hypercube` (nccl-tests' `hypercube_perf`).
+    fn op_collective(op: &str) -> Res<Collective> {
+        match Collective::from_tool_name(op) {
+            Collective::Other(_) => Err(format!(
+                "--op {op:?}: expected one of {} (nccl-tests' all_reduce, all_gather, reduce_scatter, ... too), or hypercube",
+                Primitive::ALL.map(|p| p.name()).join(", ")
+            )),
+            c => Ok(c),
+        }
+    }
+
     fn fit(
         logs: &[PathBuf],
         out: Option<&Path>,
@@ -685,16 +731,20 @@ mod cli {
         op: Option<&str>,
         json: bool,
     ) -> Res<()> {
+        let coll = op.map(op_collective).transpose()?;
         let mut read = Vec::new();
         for l in logs {
             let name = l
                 .file_name()
                 .map_or("log".to_string(), |n| n.to_string_lossy().into_owned());
-            read.push((read_log(l)?, name));
+            let mut parsed = read_log(l)?;
+            // What the log does not print, the flags give: OSU's per-rank
+            // sizes and busbw-only tables convert once they are known.
+            parsed.assume(ranks, coll.as_ref());
+            read.push((parsed, name));
         }
         let log = logs.first().ok_or("give at least one log")?;
         let parsed = read[0].0.clone();
-        let coll = op.map(Collective::from_tool_name);
         let p = Profile::fit_logs(&read, coll.as_ref(), ranks)
             .map_err(|e| format!("{}: {e}", log.display()))?;
         let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
@@ -870,7 +920,10 @@ mod cli {
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned());
             // One unreadable file is reported; the others are still measured.
             let log = match read_log(f) {
-                Ok(log) => log,
+                Ok(mut log) => {
+                    log.assume(Some(ranks), None);
+                    log
+                }
                 Err(e) => {
                     println!("{name:<46} unreadable: {e}");
                     continue;
@@ -1289,9 +1342,9 @@ mod cli {
         out(&t)
     }
 
-    fn tune_cmd(m: &Machine, min: &str, max: &str, factor: u64, format: Option<&str>) -> Res<()> {
-        use ccl_playground::engine::library::Library;
-        use ccl_playground::engine::tune::{self, Format};
+    /// The sizes `-b lo -e hi -f factor` name (at most 64).
+    fn sweep_sizes(sizes: &TuneSizes) -> Res<Vec<u64>> {
+        let (min, max, factor) = (sizes.min.as_str(), sizes.max.as_str(), sizes.factor);
         let lo = parse_bytes(min).map_err(|e| format!("-b {min:?}: {e}"))?;
         let hi = parse_bytes(max).map_err(|e| format!("-e {max:?}: {e}"))?;
         if lo == 0 || lo > hi {
@@ -1302,10 +1355,6 @@ mod cli {
         if factor < 2 {
             return Err(format!("-f {factor}: the step factor must be at least 2"));
         }
-        let c = config(m, min, "-b")?;
-        let library = ccl_playground::engine::plan::machine(&c)
-            .map_err(|e| e.to_string())?
-            .library;
         let mut sizes = Vec::new();
         let mut b = lo;
         while b <= hi {
@@ -1321,6 +1370,134 @@ mod cli {
                 sizes.len()
             ));
         }
+        Ok(sizes)
+    }
+
+    /// The flags of `cclsim tuner`.
+    struct TunerArgs<'a> {
+        file: &'a Path,
+        op: Option<&'a str>,
+        ranks: Option<usize>,
+        nodes: Option<u64>,
+        dtype: &'a str,
+        topo: Option<&'a str>,
+        sizes: &'a TuneSizes,
+    }
+
+    /// The model's side of `cclsim tuner --topo`: the Config a link gives,
+    /// its machine's node count, and the model's choice at each size.
+    fn tuner_model(
+        a: &TunerArgs,
+        topo: &str,
+        op: &str,
+        sizes: &[u64],
+    ) -> Res<(Config, u64, Vec<ccl_playground::engine::tune::Choice>)> {
+        let m = Machine {
+            topo: Some(topo.to_string()),
+            topology: None,
+            op: op.to_string(),
+            algo: "auto".into(),
+            ranks: a.ranks,
+            root: None,
+            dtype: a.dtype.to_string(),
+            profile: None,
+            slices: "auto".into(),
+            redop: "sum".into(),
+            slow: None,
+            late: None,
+            down: None,
+        };
+        let c = config(&m, &a.sizes.min, "-b")?;
+        let machine = ccl_playground::engine::plan::machine(&c).map_err(|e| e.to_string())?;
+        let nodes = machine.nodes_of(c.ranks).len() as u64;
+        let choices = ccl_playground::engine::tune::sweep(&c, sizes)?;
+        Ok((c, nodes, choices))
+    }
+
+    fn tuner_cmd(a: &TunerArgs) -> Res<()> {
+        use ccl_playground::engine::formats::tuner::{self, Call};
+        use ccl_playground::engine::tune;
+        let text = read_capped(a.file, tuner::MAX_TUNER_BYTES, "tuner file")?;
+        let table = tuner::parse(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
+        let mut t = table.render();
+        let Some(op) = a.op else {
+            return out(&t);
+        };
+        let primitive = Primitive::from_name(op).ok_or_else(|| {
+            format!(
+                "--op {op:?}: expected one of {} (nccl-tests' all_reduce, all_gather, reduce_scatter, ... too)",
+                Primitive::ALL.map(|p| p.name()).join(", ")
+            )
+        })?;
+        let sizes = sweep_sizes(a.sizes)?;
+        let model = match a.topo {
+            None => None,
+            Some(topo) => Some(tuner_model(a, topo, op, &sizes)?),
+        };
+        let ranks = a
+            .ranks
+            .or(model.as_ref().map(|m| m.0.ranks))
+            .ok_or("--ranks N: the file's rules depend on the rank count (or give --topo)")?;
+        let nodes = a.nodes.or(model.as_ref().map(|m| m.1));
+        // HCCL's names of our element types (plugin.cpp g_dataTypeMap).
+        let dtype = match a.dtype {
+            "bf16" => "bfloat16",
+            d => d,
+        };
+        t.push_str(&format!(
+            "# per size: {} on {ranks} ranks ({} node(s)), {}: the file's rule{}\n",
+            primitive.name(),
+            nodes.map_or("?".to_string(), |n| n.to_string()),
+            a.dtype,
+            model
+                .as_ref()
+                .map(|m| format!(" beside {} for {}", tune::LABEL, m.0.topo))
+                .unwrap_or_default()
+        ));
+        t.push_str(&format!(
+            "# {:>10}  {:<30} {:<16} {}\n",
+            "size", "file (line)", "model", "same"
+        ));
+        for (k, &bytes) in sizes.iter().enumerate() {
+            let call = Call {
+                op: primitive,
+                bytes,
+                ranks: ranks as u64,
+                nodes,
+                dtype: Some(dtype),
+            };
+            let rule = table.choice(&call);
+            let file = rule.map_or("no rule: the library's own choice".to_string(), |r| {
+                format!("{} (line {})", r.choice, r.line)
+            });
+            let (theirs, same) = match model.as_ref().and_then(|m| m.2.get(k)) {
+                None => (String::new(), String::new()),
+                Some(c) => {
+                    let name = match (tune::nccl_algo(c.algorithm), c.protocol) {
+                        (Some(a), Some(p)) => format!("{}/{}", a, p.name()).to_ascii_lowercase(),
+                        (Some(a), None) => format!("{a}/simple").to_ascii_lowercase(),
+                        (None, _) => c.algorithm.name().to_string(),
+                    };
+                    let same = rule.is_some_and(|r| r.choice == name);
+                    (name, if same { "yes".into() } else { "no".into() })
+                }
+            };
+            t.push_str(&format!(
+                "{:>12}  {file:<30} {theirs:<16} {same}\n",
+                format_bytes(bytes)
+            ));
+        }
+        out(&t)
+    }
+
+    fn tune_cmd(m: &Machine, sweep: &TuneSizes, format: Option<&str>) -> Res<()> {
+        use ccl_playground::engine::library::Library;
+        use ccl_playground::engine::tune::{self, Format};
+        let sizes = sweep_sizes(sweep)?;
+        let c = config(m, &sweep.min, "-b")?;
+        let library = ccl_playground::engine::plan::machine(&c)
+            .map_err(|e| e.to_string())?
+            .library;
         let fmt = match format {
             Some(f) => Format::parse(f).ok_or_else(|| {
                 format!("--format {f:?}: expected nccl-env, nccl-tuner-csv or hccl")
@@ -1431,13 +1608,24 @@ mod cli {
                 json,
             } => msccl_cmd(file, topo.as_deref(), bytes, dtype, *json),
             Cmd::MscclExport { m, bytes } => msccl_export_cmd(m, bytes),
-            Cmd::Tune {
-                m,
-                min,
-                max,
-                factor,
-                format,
-            } => tune_cmd(m, min, max, *factor, format.as_deref()),
+            Cmd::Tuner {
+                file,
+                op,
+                ranks,
+                nodes,
+                dtype,
+                topo,
+                sizes,
+            } => tuner_cmd(&TunerArgs {
+                file,
+                op: op.as_deref(),
+                ranks: *ranks,
+                nodes: *nodes,
+                dtype,
+                topo: topo.as_deref(),
+                sizes,
+            }),
+            Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
             Cmd::Compress {
                 scheme,
                 block,

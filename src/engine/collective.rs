@@ -139,9 +139,38 @@ impl Primitive {
         }
     }
 
-    /// Parses a [`Primitive::name`].
+    /// Parses a collective's name as any of its users write it: ours
+    /// ([`Primitive::name`], `allgather`), nccl-tests' program names
+    /// without `_perf` (`all_gather`, `reduce_scatter`, `alltoall`,
+    /// `sendrecv`; nccl-tests `src/*.cu`), NCCL's and HCCL's API spellings
+    /// (`AllGather`, `ReduceScatter`, `AlltoAll`), MPI's `bcast` and
+    /// `all_to_all`: case, `_`, `-`, `/` and spaces do not matter. One vocabulary for
+    /// every command, URL key and importer.
     pub fn from_name(s: &str) -> Option<Primitive> {
-        Primitive::ALL.into_iter().find(|p| p.name() == s)
+        if s.len() > 32 {
+            return None;
+        }
+        let key: String = s
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-' | '/' | ' '))
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        match key.as_str() {
+            "bcast" => Some(Primitive::Broadcast),
+            k => Primitive::ALL.into_iter().find(|p| p.name() == k),
+        }
+    }
+
+    /// nccl-tests' name of the collective (its program without `_perf`:
+    /// `all_reduce`, `reduce_scatter`, `alltoall`); AlltoAllV and Barrier,
+    /// which nccl-tests runs as `alltoallv` / no program, by our name.
+    pub fn nccl_tests_name(self) -> &'static str {
+        match self {
+            Primitive::AllReduce => "all_reduce",
+            Primitive::ReduceScatter => "reduce_scatter",
+            Primitive::AllGather => "all_gather",
+            other => other.name(),
+        }
     }
 
     /// True if the primitive combines data with a reduce op.
@@ -396,6 +425,8 @@ mod tests {
     fn names_round_trip() {
         for p in Primitive::ALL {
             assert_eq!(Primitive::from_name(p.name()), Some(p));
+            assert_eq!(Primitive::from_name(p.nccl_tests_name()), Some(p));
+            assert_eq!(Primitive::from_name(p.title()), Some(p), "{}", p.title());
             let json = serde_json::to_string(&p).unwrap();
             assert_eq!(json, format!("\"{}\"", p.name()));
         }

@@ -187,7 +187,10 @@ pub fn hccl_level1(a: Algorithm) -> Option<&'static str> {
 
 /// Consecutive sizes with the same choice, as byte ranges: `(min, max,
 /// choice)`; the first starts at 0, each ends at its last size, the last
-/// at `u32::MAX` (the plugin's "all sizes") or its last size if larger.
+/// at `u64::MAX`: the plugin reads `max_bytes` with `strtoull` into a
+/// `size_t` (`plugin.c` `loadConfig`), so that line holds every larger
+/// size (4294967295, 2^32 − 1, would leave calls of 4 GiB and more to
+/// NCCL's own choice).
 pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
     let mut v: Vec<(u64, u64, &Choice)> = Vec::new();
     for c in choices {
@@ -206,7 +209,7 @@ pub fn ranges(choices: &[Choice]) -> Vec<(u64, u64, &Choice)> {
         }
     }
     if let Some(last) = v.last_mut() {
-        last.1 = last.1.max(u32::MAX as u64);
+        last.1 = u64::MAX;
     }
     v
 }
@@ -506,20 +509,10 @@ pub fn parse_tuner_csv(text: &str) -> Result<Vec<(String, u64, u64, String, Stri
         if lo > hi {
             return Err(format!("line {}: min_bytes {lo} > max_bytes {hi}", i + 1));
         }
-        if ![
-            "tree",
-            "ring",
-            "collnet_direct",
-            "collnet_chain",
-            "nvls",
-            "nvls_tree",
-            "pat",
-        ]
-        .contains(&f[3])
-        {
+        if !super::formats::tuner::NCCL_ALGOS.contains(&f[3]) {
             return Err(format!("line {}: algorithm {:?}", i + 1, f[3]));
         }
-        if !["ll", "ll128", "simple"].contains(&f[4]) {
+        if !super::formats::tuner::NCCL_PROTOS.contains(&f[4]) {
             return Err(format!("line {}: protocol {:?}", i + 1, f[4]));
         }
         for (k, v) in f.iter().enumerate().skip(5) {

@@ -52,7 +52,16 @@ impl Import {
                 assumed_ranks: None,
             };
         }
-        let parsed = parse_log(text);
+        // Which tables print their rank count, before the page's fills
+        // the others (OSU's per-rank sizes and busbw-only tables convert
+        // with it, and a table naming no collective takes the page's).
+        let mut printed: Vec<bool> = Vec::new();
+        let parsed = parse_log(text).map(|mut log| {
+            printed = log.tables.iter().map(|t| t.ranks.is_some()).collect();
+            let op = crate::engine::formats::Collective::from_tool_name(op.name());
+            log.assume(Some(ranks), Some(&op));
+            log
+        });
         let (table, fit, assumed_ranks) = match &parsed {
             Err(_) => (0, None, None),
             Ok(log) => {
@@ -78,7 +87,8 @@ impl Import {
                     Some(t) => {
                         let fit = Profile::fit_table(t, Some(ranks), "pasted log")
                             .map_err(|e| e.to_string());
-                        (table, Some(fit), t.ranks.is_none().then_some(ranks))
+                        let assumed = !printed.get(table).copied().unwrap_or(false);
+                        (table, Some(fit), assumed.then_some(ranks))
                     }
                 }
             }

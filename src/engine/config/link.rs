@@ -149,7 +149,10 @@ impl Config {
                     None => bad(
                         "op",
                         v,
-                        format!("one of {}", Primitive::ALL.map(|p| p.name()).join(", ")),
+                        format!(
+                            "one of {} (nccl-tests' all_reduce, all_gather, reduce_scatter, ... too)",
+                            Primitive::ALL.map(|p| p.name()).join(", ")
+                        ),
                     ),
                 },
                 "algo" => match AlgoChoice::from_name(v) {

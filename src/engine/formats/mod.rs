@@ -34,19 +34,31 @@
 //!   measurements (every rank printing it) is kept once; the table's notes
 //!   say so. (Rows that merely repeat, like nccl-tests' `count 0` rows, are
 //!   kept.)
+//! - **Sizes are nccl-tests' `size`** (`doc/PERFORMANCE.md`: the whole
+//!   buffer). A tool printing one rank's or one peer's part (OSU's
+//!   osu_allgather, osu_alltoall, osu_gather, osu_scatter) has its sizes
+//!   multiplied by the rank count once it is known; a table that cannot
+//!   be converted yet (no rank count in the input, or busbw without a
+//!   collective) waits ([`Pending`]), rejected with what to pass, until
+//!   [`Log::assume`] gives the caller's rank count and collective.
 //!
 //! Parsing never panics and runs in time linear in the input (up to
 //! [`MAX_LOG_BYTES`]).
 
+pub(crate) mod columns;
+pub(crate) mod delimited;
 pub mod hccl_test;
+pub(crate) mod json_records;
 pub mod launch;
 pub mod lines;
 pub mod msccl;
 pub mod nccl_json;
 pub mod nccl_tests;
 pub mod osu;
+pub(crate) mod records;
 pub mod report;
 pub mod trace;
+pub mod tuner;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -67,7 +79,10 @@ pub const MAX_LOG_BYTES: usize = 64 << 20;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tool {
-    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`), text or `-J` JSON.
+    /// NVIDIA nccl-tests or AMD rccl-tests (`*_perf`): text, `-J` JSON,
+    /// rccl-tests' `--output_file` CSV and JSON; also tables of their
+    /// numbers from elsewhere (pasted from a README or wiki, `cclsim`'s
+    /// own JSON lines and CSV), which carry the same columns.
     NcclTests,
     /// Huawei `hccl_test` (`*_test`).
     HcclTest,
@@ -147,20 +162,24 @@ impl Collective {
     }
 
     /// From a tool's base name without `_perf` / `_test` / `osu_`
-    /// (`all_reduce`, `allreduce`, `bcast`).
+    /// (`all_reduce`, `allreduce`, `bcast`, `AllReduce`): the one
+    /// vocabulary of [`Primitive::from_name`](super::collective::Primitive::from_name),
+    /// plus `alltoallv` (hccl_test's, read as AlltoAll) and `hypercube`;
+    /// any other name is [`Collective::Other`].
     pub fn from_tool_name(name: &str) -> Collective {
-        match name.to_ascii_lowercase().as_str() {
-            "all_reduce" | "allreduce" => Collective::AllReduce,
-            "all_gather" | "allgather" => Collective::AllGather,
-            "reduce_scatter" | "reducescatter" => Collective::ReduceScatter,
-            "broadcast" | "bcast" => Collective::Broadcast,
-            "reduce" => Collective::Reduce,
-            "alltoall" | "all_to_all" | "alltoallv" => Collective::AllToAll,
-            "sendrecv" | "send_recv" => Collective::SendRecv,
-            "gather" => Collective::Gather,
-            "scatter" => Collective::Scatter,
-            "hypercube" => Collective::HyperCube,
-            other => Collective::Other(other.to_string()),
+        use super::collective::Primitive;
+        match Primitive::from_name(name) {
+            Some(Primitive::AllReduce) => Collective::AllReduce,
+            Some(Primitive::AllGather) => Collective::AllGather,
+            Some(Primitive::ReduceScatter) => Collective::ReduceScatter,
+            Some(Primitive::Broadcast) => Collective::Broadcast,
+            Some(Primitive::Reduce) => Collective::Reduce,
+            Some(Primitive::AlltoAll | Primitive::AlltoAllV) => Collective::AllToAll,
+            Some(Primitive::SendRecv) => Collective::SendRecv,
+            Some(Primitive::Gather) => Collective::Gather,
+            Some(Primitive::Scatter) => Collective::Scatter,
+            _ if name.eq_ignore_ascii_case("hypercube") => Collective::HyperCube,
+            _ => Collective::Other(name.to_ascii_lowercase()),
         }
     }
 
@@ -259,13 +278,18 @@ pub struct Row {
     /// 1-based line number in the input (JSON: the line where the result
     /// record starts).
     pub line: usize,
-    /// Message size, bytes, as the tool prints it: nccl-tests' `size`
+    /// Message size, bytes, in nccl-tests' convention: its `size`
     /// (`doc/PERFORMANCE.md`; AllGather / AlltoAll: the whole receive /
     /// send buffer, `n` times one rank's part); hccl_test's `data_size`
-    /// (one NPU's data); OSU's `Size` (osu_allgather / osu_alltoall: one
-    /// rank's / one pair's part).
+    /// (one NPU's data); OSU's `Size`, multiplied by the rank count for
+    /// osu_allgather, osu_alltoall (bytes per peer), osu_gather and
+    /// osu_scatter once it is known ([`Pending::PerRankSizes`]; until
+    /// then, as printed, and the table waits); a pasted table's size
+    /// label as the power of two it rounds (`65K` = 65536).
     pub bytes: u64,
-    /// Elements (`count`; `None` for hccl_test and OSU).
+    /// Elements as printed (`count`: nccl-tests prints the per-rank
+    /// parameter, for AlltoAll the elements per peer, `size / (n ×
+    /// type size)`); `None` for hccl_test, OSU and tables without one.
     pub count: Option<u64>,
     /// Element type as printed (`float`, `double`, `fp32`, OSU's
     /// `MPI_CHAR`), if printed.
@@ -306,6 +330,42 @@ pub enum Halves {
     InPlace,
 }
 
+/// A conversion a table's rows wait for because the input does not say
+/// what it needs (the rank count, the collective). Until
+/// [`Table::assume`] supplies it the table is [`Table::rejected`] with a
+/// sentence naming what to pass, so nothing fits numbers in the wrong
+/// convention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pending {
+    /// Each row's size is one rank's part (OSU's osu_allgather,
+    /// osu_gather, osu_scatter: `sendcount` per rank) or one peer's
+    /// (osu_alltoall: bytes per destination; OMB
+    /// `c/mpi/collective/blocking/osu_alltoall.c` passes `size` as
+    /// `MPI_Alltoall`'s per-peer count). nccl-tests' `size` is the whole
+    /// buffer, ranks × that (nccl-tests `src/all_gather.cu`,
+    /// `src/alltoall.cu` `GetCollByteCount`: `sendcount = nranks ×
+    /// paramcount`): waits for the rank count.
+    PerRankSizes,
+    /// The input gives busbw only (a pasted table): algbw = busbw /
+    /// the collective's factor on `n` ranks ([`Collective::busbw_factor`],
+    /// nccl-tests `doc/PERFORMANCE.md`), time = size / algbw. Waits for
+    /// the rank count and the collective; until then each measure's time
+    /// and algbw are 0.
+    FromBusbw,
+}
+
+impl Pending {
+    /// Why a table waiting for this conversion is rejected, and what to
+    /// pass.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Pending::PerRankSizes => "each size is one rank's part (one peer's for alltoall) and nccl-tests' size is ranks × that; the input prints no rank count: pass it (--ranks N)",
+            Pending::FromBusbw => "only busbw is given: the time needs the collective and the rank count (algbw = busbw / the collective's busbw factor): pass them (--op NAME --ranks N)",
+        }
+    }
+}
+
 /// One table: the rows of one run of one collective.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -344,9 +404,12 @@ pub struct Table {
     pub halves: Halves,
     /// What the reader did that a user should know: rows left out (time
     /// `N/A`), duplicates dropped, the collective inferred, the stream
-    /// (launcher label) the table came from.
+    /// (launcher label) the table came from, sizes converted.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// A conversion the rows still wait for (see [`Pending`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
 }
 
 impl Table {
@@ -403,6 +466,144 @@ impl Table {
         };
     }
 
+    /// Supplies what the input does not print: the rank count (`ranks`,
+    /// if the table has none) and the collective (`collective`, if it
+    /// names none), each noted; then runs the conversion the table waits
+    /// for ([`Table::pending`]) if it now can. What `cclsim fit --ranks
+    /// --op` and the page's rank count do before fitting. Idempotent.
+    pub fn assume(&mut self, ranks: Option<usize>, collective: Option<&Collective>) {
+        if let (None, Some(n)) = (self.ranks, ranks) {
+            self.ranks = Some(n);
+            self.notes.push(format!(
+                "{n} ranks as given (the input prints no rank count)"
+            ));
+        }
+        if let (None, Some(c)) = (&self.collective, collective) {
+            self.collective = Some(c.clone());
+            self.notes.push(format!(
+                "{} as given (the input names no collective)",
+                c.name()
+            ));
+        }
+        self.resolve();
+    }
+
+    /// Runs the pending conversion if the rank count (and, from busbw,
+    /// the collective) are known; else rejects the table saying what to
+    /// pass. Tables rejected for another reason stay so.
+    pub(crate) fn resolve(&mut self) {
+        let Some(p) = self.pending else { return };
+        let waiting = Some(p.reason().to_string());
+        let ready = match (p, self.ranks, &self.collective) {
+            (Pending::PerRankSizes, Some(n), _) => Some(n),
+            (Pending::FromBusbw, Some(n), Some(_)) => Some(n),
+            _ => None,
+        };
+        let Some(n) = ready else {
+            if self.rejected.is_none() {
+                self.rejected = waiting;
+            }
+            return;
+        };
+        let other_reason = self.rejected.is_some() && self.rejected != waiting;
+        self.pending = None;
+        if other_reason {
+            return;
+        }
+        self.rejected = None;
+        let converted = match p {
+            Pending::PerRankSizes => self.scale_sizes(n),
+            Pending::FromBusbw => self.times_from_busbw(n),
+        };
+        match converted {
+            Err(why) => self.rejected = Some(why),
+            Ok(()) => self.check_plausible(),
+        }
+    }
+
+    /// Multiplies every size by `n` (per-rank parts to nccl-tests' whole
+    /// buffer) and recomputes algbw from it.
+    fn scale_sizes(&mut self, n: usize) -> Result<(), String> {
+        for r in &mut self.rows {
+            let whole = r.bytes.checked_mul(n as u64).ok_or_else(|| {
+                format!(
+                    "line {}: {} bytes × {n} ranks is more bytes than any buffer",
+                    r.line, r.bytes
+                )
+            })?;
+            let ratio = whole as f64 / r.bytes.max(1) as f64;
+            r.bytes = whole;
+            for m in std::iter::once(&mut r.out_of_place).chain(r.in_place.as_mut()) {
+                m.algbw_gbps *= ratio;
+            }
+        }
+        let part = match &self.collective {
+            Some(Collective::AllToAll) => "one peer's part (alltoall)".to_string(),
+            Some(c) => format!("one rank's part ({})", c.name()),
+            None => "one rank's part".to_string(),
+        };
+        self.notes.push(format!(
+            "sizes are × {n} ranks: the tool prints {part}, nccl-tests' size is the whole buffer"
+        ));
+        Ok(())
+    }
+
+    /// Turns busbw into algbw and time on `n` ranks of the table's
+    /// collective; rows whose busbw is 0 (no time can follow) are left
+    /// out and noted.
+    fn times_from_busbw(&mut self, n: usize) -> Result<(), String> {
+        let coll = self.collective.clone().unwrap_or(Collective::AllReduce);
+        let factor = coll.busbw_factor(n);
+        if factor.is_nan() || factor <= 0.0 {
+            return Err(format!(
+                "{} on {n} rank(s) has busbw factor {factor}: no time follows from busbw",
+                coll.name()
+            ));
+        }
+        let mut dropped = Vec::new();
+        self.rows.retain_mut(|r| {
+            let bytes = r.bytes as f64;
+            let mut ok = true;
+            for m in std::iter::once(&mut r.out_of_place).chain(r.in_place.as_mut()) {
+                let bus = m.busbw_gbps.unwrap_or(0.0);
+                m.algbw_gbps = bus / factor;
+                m.time_us = if m.algbw_gbps > 0.0 {
+                    bytes / (m.algbw_gbps * 1e3)
+                } else {
+                    0.0
+                };
+                ok &= m.algbw_gbps > 0.0 || r.bytes == 0;
+            }
+            if !ok {
+                dropped.push(r.line);
+            }
+            ok
+        });
+        self.notes.push(format!(
+            "times from busbw: algbw = busbw / {factor} ({} on {n} ranks), time = size / algbw",
+            coll.name()
+        ));
+        if !dropped.is_empty() {
+            self.notes.push(format!(
+                "{} row(s) with busbw 0 left out (no time follows; line {})",
+                dropped.len(),
+                dropped
+                    .iter()
+                    .take(5)
+                    .map(|l| l.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if self.rows.is_empty() {
+            return Err(format!(
+                "no row with a busbw above 0 after the header at line {}",
+                self.line
+            ));
+        }
+        Ok(())
+    }
+
     /// Do two tables hold the same measurements (ignoring line numbers and
     /// notes)? Used to keep output printed by several ranks once.
     fn same_measurements(&self, other: &Table) -> bool {
@@ -440,6 +641,14 @@ impl Log {
             .collect()
     }
 
+    /// [`Table::assume`] on every table: the caller's rank count and
+    /// collective where the input gives none.
+    pub fn assume(&mut self, ranks: Option<usize>, collective: Option<&Collective>) {
+        for t in &mut self.tables {
+            t.assume(ranks, collective);
+        }
+    }
+
     /// Tables that are rejected, with their reasons.
     pub fn rejected(&self) -> Vec<(&Table, &str)> {
         self.tables
@@ -475,9 +684,28 @@ pub enum FormatError {
         /// What the column holds.
         expected: String,
     },
+    /// A row of a CSV or markdown table has another number of fields than
+    /// its header names: it is never read by position.
+    #[error("line {line}: {found} fields, but the header (line {header_line}) names {expected} columns ({names}){hint}; a row is read by the header's names, so this one cannot be read without shifting its cells: `{text}`")]
+    FieldCount {
+        /// 1-based line of the row.
+        line: usize,
+        /// Fields in the row.
+        found: usize,
+        /// 1-based line of the header.
+        header_line: usize,
+        /// Columns the header names.
+        expected: usize,
+        /// The header's names (truncated to 100 characters).
+        names: String,
+        /// The row (truncated to 100 characters).
+        text: String,
+        /// A known cause, if one fits (empty otherwise).
+        hint: String,
+    },
     /// The input starts like JSON but is not valid JSON.
     #[error(
-        "line {line}, column {column}: not valid JSON ({message}); expected nccl-tests `-J` output"
+        "line {line}, column {column}: not valid JSON ({message}); expected nccl-tests `-J` output or JSON records (rccl-tests `-Z json`, `cclsim --format jsonl`)"
     )]
     Json {
         /// 1-based line.
@@ -487,6 +715,10 @@ pub enum FormatError {
         /// serde_json's description.
         message: String,
     },
+    /// The input is a tuner's file (NCCL's example tuner CSV, HCCL's
+    /// tuner-plugin JSON): choices per size, not measurements.
+    #[error("this is {0}: a table of what the library runs at each size, not measurements; read it with `cclsim tuner FILE`")]
+    TunerFile(String),
     /// Input larger than [`MAX_LOG_BYTES`].
     #[error("the log is {bytes} bytes, larger than {cap} bytes (the cap for a log)")]
     TooLarge {
@@ -600,6 +832,7 @@ impl TableBuilder {
                 rejected: None,
                 halves,
                 notes: Vec::new(),
+                pending: None,
             },
             keys: Vec::new(),
             first_error: None,
@@ -616,6 +849,18 @@ impl TableBuilder {
     /// Has no data line been seen yet?
     pub(crate) fn is_blank(&self) -> bool {
         !self.seen_any
+    }
+
+    /// A bad input that is not one row (a record of the wrong shape):
+    /// the table's rejection if it is the first, and `more` after it.
+    pub(crate) fn fail(&mut self, e: FormatError, more: usize) {
+        self.seen_any = true;
+        if self.first_error.is_none() {
+            self.first_error = Some(e);
+            self.more_errors += more;
+        } else {
+            self.more_errors += 1 + more;
+        }
     }
 
     /// One data line.
@@ -715,18 +960,35 @@ pub fn parse_log(text: &str) -> Result<Log, FormatError> {
             cap: MAX_LOG_BYTES,
         });
     }
-    if let Some(start) = nccl_json::json_start(text) {
-        // A text log may start with a `{...}` line of its own (a Python
-        // dict of settings): JSON only if it reads as nccl-tests JSON.
-        return match nccl_json::parse(text, start) {
-            Ok(log) => Ok(log),
-            Err(json) => match parse_text(text) {
-                Err(FormatError::NoTable) => Err(json),
-                other => other,
-            },
-        };
+    let read = match nccl_json::json_start(text) {
+        Some(start) => parse_json(text, start),
+        None => parse_text(text),
+    };
+    match read {
+        Err(FormatError::NoTable) => Err(tuner::sniff(text)
+            .map(|what| FormatError::TunerFile(what.to_string()))
+            .unwrap_or(FormatError::NoTable)),
+        other => other,
     }
-    parse_text(text)
+}
+
+/// JSON input: nccl-tests `-J` documents, else JSON records; a text log
+/// may start with a `{...}` line of its own (a Python dict of settings),
+/// so it is read as text when neither JSON reading finds a table.
+fn parse_json(text: &str, start: usize) -> Result<Log, FormatError> {
+    let json = match nccl_json::parse(text, start) {
+        Ok(log) => return Ok(log),
+        Err(FormatError::NoTable) => match json_records::parse(text, start) {
+            Ok(tables) if !tables.is_empty() => return finish_log(tables),
+            Ok(_) => FormatError::NoTable,
+            Err(e) => e,
+        },
+        Err(e) => e,
+    };
+    match parse_text(text) {
+        Err(FormatError::NoTable) => Err(json),
+        other => other,
+    }
 }
 
 fn parse_text(text: &str) -> Result<Log, FormatError> {
@@ -734,6 +996,7 @@ fn parse_text(text: &str) -> Result<Log, FormatError> {
     let mut tables = lines::read::<nccl_tests::Reader>(&lines);
     tables.extend(lines::read::<hccl_test::Reader>(&lines));
     tables.extend(lines::read::<osu::Reader>(&lines));
+    tables.extend(delimited::read(text));
     finish_log(tables)
 }
 

@@ -32,7 +32,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// Byte offset where JSON input starts: the first line that is neither
-/// blank nor a `#` comment, if it starts with `{`.
+/// blank nor a `#` comment, if it starts with `{` (a document, or JSON
+/// lines) or `[` (a list of records: rccl-tests `-Z json`).
 pub(crate) fn json_start(text: &str) -> Option<usize> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
@@ -41,18 +42,17 @@ pub(crate) fn json_start(text: &str) -> Option<usize> {
             offset += line.len();
             continue;
         }
-        return t
-            .starts_with('{')
+        return (t.starts_with('{') || t.starts_with('['))
             .then_some(offset + line.len() - line.trim_start().len());
     }
     None
 }
 
 /// 1-based line of byte offsets, from the positions of the newlines.
-struct LineIndex(Vec<usize>);
+pub(crate) struct LineIndex(Vec<usize>);
 
 impl LineIndex {
-    fn new(text: &str) -> LineIndex {
+    pub(crate) fn new(text: &str) -> LineIndex {
         LineIndex(
             text.bytes()
                 .enumerate()
@@ -62,11 +62,11 @@ impl LineIndex {
         )
     }
 
-    fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         self.0.partition_point(|&nl| nl < offset) + 1
     }
 
-    fn column(&self, offset: usize) -> usize {
+    pub(crate) fn column(&self, offset: usize) -> usize {
         let l = self.line(offset);
         if l == 1 {
             offset + 1
@@ -76,7 +76,8 @@ impl LineIndex {
     }
 }
 
-fn offset_in(text: &str, part: &str) -> usize {
+/// Byte offset of `part`, a slice of `text`, in `text`.
+pub(crate) fn offset_in(text: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
 }
 
@@ -289,6 +290,35 @@ fn table(text: &str, lines: &LineIndex, doc: &RawValue) -> Option<Table> {
     Some(t)
 }
 
+/// serde_json's error `e` of input read from byte `start` as a
+/// [`FormatError::Json`] with the line and column in the whole text.
+pub(crate) fn json_error(lines: &LineIndex, start: usize, e: &serde_json::Error) -> FormatError {
+    // serde_json counts from `start`.
+    let first_line = lines.line(start);
+    let (line, column) = if e.line() <= 1 {
+        (
+            first_line,
+            lines.column(start) + e.column().saturating_sub(1),
+        )
+    } else {
+        (first_line + e.line() - 1, e.column())
+    };
+    FormatError::Json {
+        line,
+        column,
+        message: json_message(e),
+    }
+}
+
+/// serde_json's description of `e` without its position (given apart).
+pub(crate) fn json_message(e: &serde_json::Error) -> String {
+    e.to_string()
+        .split(" at line ")
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
 /// Parses nccl-tests JSON starting at byte `start` of `text` (see
 /// [`json_start`]): one table per JSON document with a `results` list.
 ///
@@ -304,26 +334,7 @@ pub(crate) fn parse(text: &str, start: usize) -> Result<super::Log, FormatError>
             None => break,
             Some(Ok(doc)) => tables.extend(table(text, &lines, doc)),
             Some(Err(e)) => {
-                // serde_json counts from `start`.
-                let first_line = lines.line(start);
-                let (line, column) = if e.line() <= 1 {
-                    (
-                        first_line,
-                        lines.column(start) + e.column().saturating_sub(1),
-                    )
-                } else {
-                    (first_line + e.line() - 1, e.column())
-                };
-                let err = FormatError::Json {
-                    line,
-                    column,
-                    message: e
-                        .to_string()
-                        .split(" at line ")
-                        .next()
-                        .unwrap_or("")
-                        .to_string(),
-                };
+                let err = json_error(&lines, start, &e);
                 match tables.last_mut() {
                     None => return Err(err),
                     Some(t) => {
@@ -365,7 +376,7 @@ mod tests {
         let e = parse_log("#! comment\n{\"version\":3,\n \"results\": [1,]}").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "line 3, column 16: not valid JSON (expected value); expected nccl-tests `-J` output"
+            "line 3, column 16: not valid JSON (expected value); expected nccl-tests `-J` output or JSON records (rccl-tests `-Z json`, `cclsim --format jsonl`)"
         );
         let log = parse_log(&ONE.replace("\"size\":8", "\"size\":-8")).unwrap();
         assert_eq!(

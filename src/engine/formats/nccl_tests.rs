@@ -32,8 +32,8 @@
 use super::launch::{self, parse_usize};
 use super::lines::StreamReader;
 use super::{
-    excerpt, measure, measure_expected, parse_count, Collective, FormatError, Halves, Row, Table,
-    TableBuilder, Tool,
+    excerpt, is_missing, measure, measure_expected, parse_count, Collective, FormatError, Halves,
+    Row, Table, TableBuilder, Tool,
 };
 use std::collections::BTreeSet;
 
@@ -140,9 +140,46 @@ impl Columns {
         }
     }
 
+    /// Where a row printed its `redop` cell empty, if it did: older
+    /// nccl-tests pass the op name `""` for AllGather, AlltoAll,
+    /// Broadcast, Gather and Scatter (`TimeTest(..., "", root)` in
+    /// `src/alltoall.cu` and its siblings before @7f73c67), printed as
+    /// six spaces by `%6s`, so the row has one token fewer than the
+    /// header. The sign: the token under `redop` is a number (the time or
+    /// the root after it), which no op name is, and the token under
+    /// `type` is a type, not an op (a row that lost its `type` cell
+    /// instead would show its op there and is reported, never read one
+    /// column off).
+    fn empty_redop(&self, tok: &[&str]) -> Option<usize> {
+        const OPS: [&str; 8] = [
+            "sum",
+            "prod",
+            "max",
+            "min",
+            "avg",
+            "mulsum",
+            "premulsum",
+            "none",
+        ];
+        let r = self.redop?;
+        let cell = tok.get(r)?;
+        let numeric = |c: &str| is_missing(c) || c.parse::<f64>().is_ok();
+        if !numeric(cell) {
+            return None;
+        }
+        match self.dtype.map(|d| tok.get(d)) {
+            Some(Some(t)) if numeric(t) || OPS.contains(t) => None,
+            Some(None) => None,
+            _ => Some(r),
+        }
+    }
+
     /// One data row; `Ok(None)` if its first timing is missing (`N/A`).
     fn parse_row(&self, line: usize, text: &str) -> Result<Option<Row>, FormatError> {
-        let tok: Vec<&str> = text.split_whitespace().collect();
+        let mut tok: Vec<&str> = text.split_whitespace().collect();
+        if let Some(r) = self.empty_redop(&tok) {
+            tok.insert(r, "");
+        }
         if tok.len() < self.min_tokens {
             return Err(FormatError::BadRow {
                 line,
@@ -205,7 +242,10 @@ impl Columns {
             bytes,
             count,
             dtype: self.dtype.map(|i| tok[i].to_string()),
-            redop: self.redop.map(|i| tok[i].to_string()),
+            redop: self
+                .redop
+                .map(|i| tok[i].to_string())
+                .filter(|o| !o.is_empty()),
             root,
             out_of_place: first,
             in_place: it.next().flatten(),
@@ -384,6 +424,12 @@ impl Reader {
     fn close(&mut self) {
         if let Some(o) = self.open.take() {
             let mut t = o.b.finish();
+            let empty = t.rows.iter().filter(|r| r.redop.is_none()).count();
+            if o.cols.redop.is_some() && empty > 0 {
+                t.notes.push(format!(
+                    "{empty} row(s) print nothing under `redop` (older nccl-tests print an empty op for non-reducing collectives); their later cells are read by the header's names"
+                ));
+            }
             if t.collective.is_none() {
                 if let Some((c, ratio)) = infer_collective(&t) {
                     t.notes.push(format!(

@@ -20,15 +20,23 @@
 //! skipped. The collective comes from the title (`# OSU MPI Allreduce
 //! Latency Test`) or the program name; OSU prints no rank count, so it
 //! comes from the launch line (`mpirun -np 16 osu_allreduce`), else the
-//! caller supplies it. `Size` is the tool's message size: for
-//! osu_allgather / osu_alltoall one rank's (one pair's) part, where
-//! nccl-tests' `size` is the whole buffer.
+//! caller supplies it ([`super::Log::assume`]). `Size` is the tool's
+//! message size: for osu_allgather, osu_gather and osu_scatter one rank's
+//! part, for osu_alltoall one peer's (`MPI_Alltoall`'s per-destination
+//! count, OMB `c/mpi/collective/blocking/osu_alltoall.c`), where
+//! nccl-tests' `size` is the whole buffer, ranks × that (nccl-tests
+//! `src/alltoall.cu` `AlltoAllGetCollByteCount`: `sendcount = nranks ×
+//! paramcount`; the `count` it prints is elements per peer). Such sizes
+//! are multiplied by the rank count as soon as it is known
+//! ([`Pending::PerRankSizes`]); osu_allreduce, osu_bcast, osu_reduce and
+//! osu_reduce_scatter print the whole buffer already. OMB 7.x
+//! `--tail-lat` columns (`P50 Tail Lat(us)`) are skipped.
 
 use super::launch;
 use super::lines::StreamReader;
 use super::{
-    excerpt, measure, measure_expected, parse_count, Collective, FormatError, Halves, Row, Table,
-    TableBuilder, Tool,
+    excerpt, measure, measure_expected, parse_count, Collective, FormatError, Halves, Pending, Row,
+    Table, TableBuilder, Tool,
 };
 
 /// The collective of an OSU benchmark name, from its title words
@@ -73,6 +81,30 @@ pub(crate) struct Command {
     ranks: Option<usize>,
 }
 
+/// OMB's point-to-point latency tests (`c/mpi/pt2pt`), whose `# Size
+/// Avg Latency(us)` tables look like a collective's.
+const POINT_TO_POINT: [&str; 5] = [
+    "latency",
+    "latencymt",
+    "latencymp",
+    "multilat",
+    "latencypersistent",
+];
+
+/// `P50`, `P99`: a percentile column's first word.
+fn is_percentile(t: &str) -> bool {
+    t.len() > 1 && t.starts_with('P') && t[1..].bytes().all(|c| c.is_ascii_digit())
+}
+
+/// Does the tool print one rank's part as `Size` for this collective
+/// (see [`Pending::PerRankSizes`])?
+fn per_rank_sizes(c: &Collective) -> bool {
+    matches!(
+        c,
+        Collective::AllGather | Collective::AllToAll | Collective::Gather | Collective::Scatter
+    )
+}
+
 /// Where the cells of a row are, from the header's names.
 #[derive(Clone, Debug)]
 struct Columns {
@@ -90,35 +122,40 @@ impl Columns {
         if tok.first() != Some(&"Size") {
             return None;
         }
-        // Column names of one or two words; each column is one row token.
+        // Column names of one to three words; each column is one row token.
         let mut col = 0;
         let (mut avg, mut validation) = (None, None);
         let mut i = 1;
         while i < tok.len() {
             let t = tok[i];
-            let two = tok.get(i + 1).is_some_and(|n| n.starts_with("Latency"))
-                && matches!(t, "Avg" | "Min" | "Max");
-            if two {
+            let next = tok.get(i + 1).copied().unwrap_or("");
+            let words = if matches!(t, "Avg" | "Min" | "Max") && next.starts_with("Latency") {
                 if t == "Avg" {
                     avg.get_or_insert(col);
                 }
-                i += 2;
+                2
             } else if t.starts_with("Latency") {
                 avg.get_or_insert(col);
                 // `Latency (us)`: the unit as its own word.
-                i += if tok.get(i + 1) == Some(&"(us)") {
+                if next == "(us)" {
                     2
                 } else {
                     1
-                };
-            } else if t == "Transmit" && tok.get(i + 1) == Some(&"Size") {
-                i += 2;
+                }
+            } else if is_percentile(t) && next == "Tail" {
+                // `P50 Tail Lat(us)` (OMB 7.x `--tail-lat`).
+                3
+            } else if (t == "Transmit" && next == "Size")
+                || (t == "Bandwidth" && next.starts_with('('))
+            {
+                2
             } else {
                 if t == "Validation" {
                     validation = Some(col);
                 }
-                i += 1;
-            }
+                1
+            };
+            i += words;
             col += 1;
         }
         let avg = avg? + 1;
@@ -189,7 +226,19 @@ pub(crate) struct Reader {
 impl Reader {
     fn close(&mut self) {
         if let Some((_, b)) = self.open.take() {
-            self.tables.push(b.finish());
+            let mut t = b.finish();
+            if let Some(Collective::Other(k)) = &t.collective {
+                if POINT_TO_POINT.contains(&k.as_str()) {
+                    t.rejected = Some(format!(
+                        "osu_{k} is a point-to-point test (one pair of ranks), not a collective"
+                    ));
+                }
+            }
+            if t.collective.as_ref().is_some_and(per_rank_sizes) {
+                t.pending = Some(Pending::PerRankSizes);
+                t.resolve();
+            }
+            self.tables.push(t);
         }
     }
 }
@@ -297,6 +346,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!((c.avg, c.validation, c.min_tokens), (1, Some(5), 6));
+        // OMB 7.x `--tail-lat`: three-word percentile columns after the
+        // validation column.
+        let c = Columns::from_header(
+            "Size       Avg Latency(us)        Validation     P50 Tail Lat(us)     P99 Tail Lat(us)",
+        )
+        .unwrap();
+        assert_eq!((c.avg, c.validation, c.min_tokens), (1, Some(2), 3));
+        let c = Columns::from_header(
+            "Size Avg Latency(us) Min Latency(us) Max Latency(us) Iterations P90 Tail Lat(us) Validation",
+        )
+        .unwrap();
+        assert_eq!((c.avg, c.validation, c.min_tokens), (1, Some(6), 7));
         let c = Columns::from_header("Size       Avg Latency(us)").unwrap();
         assert_eq!((c.avg, c.min_tokens), (1, 2));
         assert!(Columns::from_header("Size of things").is_none());
