@@ -471,7 +471,8 @@ pub fn transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> 
 /// up to 64 ranks): `n` for a ring, `64·(n/8 + 1)` for `hier`'s
 /// AllReduce (its intra-server steps), that or [`SIM_BUDGET_TRANSFERS`]
 /// for `hier-nhr`'s AllReduce (its level1 shifts are made only to be
-/// simulated), else [`transfers_upper`].
+/// simulated), `64·(n/8 + 1)` for `pipeline` (8 ring and 56 mesh sends per
+/// server a step), else [`transfers_upper`].
 pub fn step_transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize) -> usize {
     match algorithm {
         Algorithm::Ring => n,
@@ -483,6 +484,8 @@ pub fn step_transfers_upper(algorithm: Algorithm, primitive: Primitive, n: usize
         Algorithm::HierNhr if primitive == Primitive::AllReduce => {
             (64 * (n / 8 + 1)).max(SIM_BUDGET_TRANSFERS)
         }
+        // A step holds, per server, 8 ring sends and 8 × 7 mesh sends.
+        Algorithm::Pipeline => 64 * (n / 8 + 1),
         _ => transfers_upper(algorithm, primitive, n),
     }
 }
