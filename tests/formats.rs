@@ -1132,13 +1132,7 @@ fn the_tuner_config_cclsim_tune_writes_reads_back_to_the_models_ranges() {
     let choices = tune::sweep(&c, &sizes).unwrap();
     let want: Vec<(u64, u64, String)> = tune::ranges(&choices)
         .into_iter()
-        .map(|(lo, hi, ch)| {
-            let a = tune::nccl_algo(ch.algorithm).unwrap().to_ascii_lowercase();
-            let p = ch
-                .protocol
-                .map_or("simple".into(), |p| p.name().to_ascii_lowercase());
-            (lo, hi, format!("{a}/{p}"))
-        })
+        .map(|(lo, hi, ch)| (lo, hi, ch.tuner_name().unwrap()))
         .collect();
     assert_eq!(tuner::ranges(&table, Primitive::AllReduce), want);
     for ch in &choices {

@@ -210,3 +210,18 @@ fn validate_tables_come_from_the_fixture_sets() {
         "{text}"
     );
 }
+
+#[test]
+fn unnamed_allgather_and_alltoall_logs_are_told_apart_by_their_in_place_check() {
+    // Polaris' logs name no collective; both print busbw = algbw · 7/8 with
+    // redop none. nccl-tests checks AllGather in place (#wrong 0) but not
+    // AlltoAll (N/A).
+    let ag = &log("n2_all_gather.txt").tables[0];
+    let aa = &log("n2_alltoall.txt").tables[0];
+    assert_eq!(ag.collective, Some(Collective::AllGather));
+    assert_eq!(aa.collective, Some(Collective::AllToAll));
+    assert_eq!(
+        log("n2_all_reduce.txt").tables[0].collective,
+        Some(Collective::AllReduce)
+    );
+}

@@ -1473,11 +1473,9 @@ mod cli {
             let (theirs, same) = match model.as_ref().and_then(|m| m.2.get(k)) {
                 None => (String::new(), String::new()),
                 Some(c) => {
-                    let name = match (tune::nccl_algo(c.algorithm), c.protocol) {
-                        (Some(a), Some(p)) => format!("{}/{}", a, p.name()).to_ascii_lowercase(),
-                        (Some(a), None) => format!("{a}/simple").to_ascii_lowercase(),
-                        (None, _) => c.algorithm.name().to_string(),
-                    };
+                    let name = c
+                        .tuner_name()
+                        .unwrap_or_else(|| c.algorithm.name().to_string());
                     let same = rule.is_some_and(|r| r.choice == name);
                     (name, if same { "yes".into() } else { "no".into() })
                 }

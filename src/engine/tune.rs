@@ -135,11 +135,24 @@ fn nccl_name(c: &Choice) -> Option<&'static str> {
         .or_else(|| nccl_algo(c.algorithm))
 }
 
-/// The tuner CSV's spelling of a choice.
+/// The tuner CSV's spelling of a choice's algorithm.
 fn nccl_csv_name(c: &Choice) -> Option<String> {
     c.nccl
         .map(|a| a.csv_name().to_string())
         .or_else(|| nccl_algo(c.algorithm).map(str::to_ascii_lowercase))
+}
+
+impl Choice {
+    /// `algorithm/protocol` in the tuner CSV's spelling (`ring/ll`,
+    /// `nvls/simple`; `simple` where the model picks no protocol), `None`
+    /// where the choice is not an NCCL algorithm.
+    pub fn tuner_name(&self) -> Option<String> {
+        let a = nccl_csv_name(self)?;
+        let p = self
+            .protocol
+            .map_or("simple".to_string(), |p| p.name().to_ascii_lowercase());
+        Some(format!("{a}/{p}"))
+    }
 }
 
 /// NCCL's name of our algorithm (`NCCL_ALGO` spelling), if NCCL has it.

@@ -359,10 +359,11 @@ fn is_nccl_debug(line: &str) -> bool {
 /// |---|---|---|---|
 /// | `2(n-1)/n` | `-1` or no column | not `none` | AllReduce |
 /// | `(n-1)/n` | `-1` | not `none` | ReduceScatter |
+/// | `(n-1)/n` | `-1` | `none` | AllGather (in-place `#wrong` a count) or AlltoAll (in-place `#wrong` `N/A` only) |
 /// | `1` | `≥ 0` | `none` or no column | Broadcast |
 /// | `1` | `≥ 0` | not `none` | Reduce |
 ///
-/// (AllGather and AlltoAll share `(n-1)/n` with `redop none`; they stay
+/// (Without the in-place check, `-c 0`, AllGather and AlltoAll stay
 /// unknown.) Returns the collective and the measured ratio.
 pub fn infer_collective(t: &Table) -> Option<(Collective, f64)> {
     let n = t.ranks.filter(|&n| n >= 3)? as f64;
@@ -392,6 +393,22 @@ pub fn infer_collective(t: &Table) -> Option<(Collective, f64)> {
         Collective::AllReduce
     } else if near((n - 1.0) / n) && first.root == Some(-1) && reduces {
         Collective::ReduceScatter
+    } else if near((n - 1.0) / n) && first.root == Some(-1) && !reduces {
+        // AllGather and AlltoAll print the same busbw factor; nccl-tests
+        // checks AllGather in place but never AlltoAll (`alltoall.cu`:
+        // `reportErrors = in_place ? 0 : 1`, printed `N/A` by `util.cu`).
+        let in_place = |f: &dyn Fn(&str) -> bool| {
+            t.rows
+                .iter()
+                .all(|r| r.in_place.as_ref().is_some_and(|m| f(m.check.as_str())))
+        };
+        if in_place(&|c| c == "N/A") && t.rows.iter().any(|r| r.out_of_place.check != "N/A") {
+            Collective::AllToAll
+        } else if in_place(&|c| c.parse::<f64>().is_ok()) {
+            Collective::AllGather
+        } else {
+            return None;
+        }
     } else if near(1.0) && rooted {
         if reduces {
             Collective::Reduce

@@ -157,6 +157,10 @@ impl Rule {
             "ring" => Some(Algorithm::Ring),
             "tree" => Some(Algorithm::Dbtree),
             "pat" => Some(Algorithm::Nb),
+            // NVLS reduces in the NVSwitch; our schedules draw it as the
+            // all-pairs exchange it replaces (library::nccl::NcclAlgo::drawn_as).
+            "nvls" => Some(Algorithm::Mesh),
+            "nvls_tree" => Some(Algorithm::Dbtree),
             _ => None,
         }
     }
