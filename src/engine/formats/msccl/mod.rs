@@ -1,0 +1,399 @@
+//! MSCCL algorithm XML in and out.
+//!
+//! ## The format (what the MSCCL runtime reads)
+//! The runtime's parser (Azure/msccl-executor-nccl
+//! `src/misc/msccl/msccl_parser.cc`, `mscclGetAlgoFromXmlFile`) and
+//! interpreter (`src/device/msccl_kernel.cu`, `mscclRunInterpreter`) define
+//! it; msccl-tools writes it (microsoft/msccl-tools
+//! `msccl/language/ir.py`, `ir_to_xml` with `old_format=True`):
+//!
+//! ```text
+//! <algo name proto nchannels nchunksperloop ngpus coll inplace [outofplace minBytes maxBytes]>
+//!   <gpu id i_chunks o_chunks s_chunks>
+//!     <tb id send recv chan>
+//!       <step s type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep/>
+//! ```
+//!
+//! Every buffer (`i` input, `o` output, `s` scratch) is cut into chunks of
+//! `count · sizeMultiplier / nchunksperloop` elements (the runtime only
+//! picks the algorithm when that divides evenly, `msccl_lifecycle.cc`). A
+//! thread block runs its steps in order; a step with `depid = b, deps = d`
+//! first waits until thread block `b` has finished a step `>= d` that has
+//! `hasdep = 1` (the flag it sets); `nop` steps only add such waits. A send
+//! on thread block `(gpu a, send = b, chan c)` is received, in order, by
+//! the thread block `(gpu b, recv = a, chan c)`. Step types: `s` send src;
+//! `r` receive into dst; `rcs` receive into dst and send it on; `rrs`
+//! receive, reduce with src, send the result on (nothing stored); `rrc`
+//! receive, reduce with src, store in dst; `rrcs` both; `cpy` local copy;
+//! `re` local reduce of src into dst; `nop`.
+//!
+//! ## Mapping onto the Schedule IR
+//! - **Chunks.** Each MSCCL chunk becomes `m` consecutive IR chunks, the
+//!   fewest that make the collective's buffer a whole number of its blocks.
+//!   The collective's buffer is the in-place one: `i` for AllReduce,
+//!   Broadcast, Reduce, ReduceScatter, Scatter; `o` for AllGather, Gather;
+//!   `i` then `o` for AlltoAll (our send and receive areas). In place, the
+//!   other buffer aliases its part of it (`o` of rank r = block r of `i` for
+//!   ReduceScatter, as the runtime's in-place test says). Out of place, the
+//!   extra buffer lives in scratch chunks ([`Schedule::scratch`]) and a last
+//!   local step copies it into place (an in-place AlltoAll: a first local
+//!   step copies the send area into the receive area, where the program
+//!   then works). MSCCL's `s` buffer and one temporary per `rrs` in flight
+//!   are scratch chunks too.
+//! - **Operations.** A send and its matching receive are one IR transfer.
+//!   `rcs` / `rrs` / `rrcs` forward in a later step what they stored (`rrs`
+//!   into a temporary); `rrc` with a separate source is a local copy of the
+//!   source then the reduce, in one step; `cpy` / `re` are local transfers
+//!   (`src == dst`).
+//! - **Steps.** Operations are placed as early as their order allows
+//!   (thread-block order, `depid` waits, the matching send): an operation
+//!   goes in the same step as one it waits for when the step semantics
+//!   already order them (it sends nothing the other writes and their writes
+//!   are reduces, applied in listed order), else in a later step. A cycle
+//!   is a deadlock and an error. A file written by [`export`] carries each
+//!   step's IR step and position (`ccl_step`, `ccl_seq`, attributes the
+//!   runtime ignores: its parser keeps up to 16 attributes per element)
+//!   and the schedule's phases on `<algo>`; those are used when every
+//!   operation has them and they respect the order, so a schedule
+//!   round-trips exactly.
+//!
+//! The IR is verified like any schedule; a racy program (two unordered
+//! operations on one chunk) has several outcomes and one legal
+//! interleaving is what is verified.
+//!
+//! Errors name the element (`gpu 3 / tb 1 / step 4`), the attribute, the
+//! value and what is allowed.
+
+mod emit;
+mod export;
+mod graph;
+mod layout;
+mod ops;
+mod order;
+mod parse;
+mod place;
+mod temps;
+
+pub use export::export;
+pub use parse::parse;
+
+use crate::engine::schedule::Schedule;
+use thiserror::Error;
+
+/// Most GPUs an imported program may have (the page's drawn-rank limit).
+pub const MAX_GPUS: usize = 64;
+/// Most `<step>` elements in a file.
+pub const MAX_STEPS: usize = 200_000;
+/// Most chunks per buffer (`nchunksperloop`, `i/o/s_chunks`).
+pub const MAX_CHUNKS: usize = 65_536;
+/// The runtime's limits (msccl_struct.h): `cnt < MSCCL_MAX_COUNT`.
+pub const MSCCL_MAX_COUNT: usize = 72;
+/// Thread blocks per channel with a send (or a receive) peer
+/// (`MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL`).
+pub const MSCCL_MAX_TBS_PER_CHANNEL: usize = 32;
+
+/// An import or export error: where (`gpu 3 / tb 1 / step 4`, `algo`) and
+/// what. Every error of the module has these two parts, so it is one type.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{at}: {what}")]
+pub struct MscclError {
+    /// The element, e.g. `gpu 3 / tb 1 / step 4`.
+    pub at: String,
+    /// What is wrong, with the value and what is allowed.
+    pub what: String,
+}
+
+fn err<T>(at: impl Into<String>, what: impl Into<String>) -> Result<T, MscclError> {
+    Err(MscclError {
+        at: at.into(),
+        what: what.into(),
+    })
+}
+
+/// An MSCCL buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Buf {
+    /// `i`: the input.
+    Input,
+    /// `o`: the output.
+    Output,
+    /// `s`: scratch.
+    Scratch,
+}
+
+impl Buf {
+    fn parse(s: &str) -> Option<Buf> {
+        match s {
+            "i" => Some(Buf::Input),
+            "o" => Some(Buf::Output),
+            "s" => Some(Buf::Scratch),
+            _ => None,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Buf::Input => "i",
+            Buf::Output => "o",
+            Buf::Scratch => "s",
+        }
+    }
+}
+
+/// A step type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `s`
+    Send,
+    /// `r`
+    Recv,
+    /// `rcs`
+    RecvCopySend,
+    /// `rrs`
+    RecvReduceSend,
+    /// `rrc`
+    RecvReduceCopy,
+    /// `rrcs`
+    RecvReduceCopySend,
+    /// `cpy`
+    Copy,
+    /// `re`
+    Reduce,
+    /// `nop`
+    Nop,
+}
+
+impl Kind {
+    const ALL: [(&'static str, Kind); 9] = [
+        ("s", Kind::Send),
+        ("r", Kind::Recv),
+        ("rcs", Kind::RecvCopySend),
+        ("rrs", Kind::RecvReduceSend),
+        ("rrc", Kind::RecvReduceCopy),
+        ("rrcs", Kind::RecvReduceCopySend),
+        ("cpy", Kind::Copy),
+        ("re", Kind::Reduce),
+        ("nop", Kind::Nop),
+    ];
+    fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.iter().find(|(n, _)| *n == s).map(|&(_, k)| k)
+    }
+    /// The XML name (`s`, `rrcs`, ...).
+    pub fn name(self) -> &'static str {
+        Kind::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("?", |(n, _)| n)
+    }
+    fn sends(self) -> bool {
+        matches!(
+            self,
+            Kind::Send | Kind::RecvCopySend | Kind::RecvReduceSend | Kind::RecvReduceCopySend
+        )
+    }
+    fn recvs(self) -> bool {
+        matches!(
+            self,
+            Kind::Recv
+                | Kind::RecvCopySend
+                | Kind::RecvReduceSend
+                | Kind::RecvReduceCopy
+                | Kind::RecvReduceCopySend
+        )
+    }
+}
+
+/// One `<step>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct XStep {
+    /// `s`: its index in the thread block.
+    pub s: usize,
+    /// `type`.
+    pub kind: Kind,
+    /// `srcbuf`, `srcoff`.
+    pub src: (Buf, i64),
+    /// `dstbuf`, `dstoff`.
+    pub dst: (Buf, i64),
+    /// `cnt`.
+    pub cnt: usize,
+    /// `depid`, `deps` (-1 for none).
+    pub dep: Option<(usize, usize)>,
+    /// `hasdep`.
+    pub hasdep: bool,
+    /// `ccl_step`, `ccl_seq` (written by [`export`]).
+    pub hint: Option<(usize, usize)>,
+}
+
+/// One `<tb>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tb {
+    /// `id`.
+    pub id: usize,
+    /// `send` peer.
+    pub send: Option<usize>,
+    /// `recv` peer.
+    pub recv: Option<usize>,
+    /// `chan`.
+    pub chan: usize,
+    /// Its steps, in order.
+    pub steps: Vec<XStep>,
+}
+
+/// One `<gpu>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gpu {
+    /// `id`.
+    pub id: usize,
+    /// `i_chunks`, `o_chunks`, `s_chunks`.
+    pub chunks: [usize; 3],
+    /// Its thread blocks, by id.
+    pub tbs: Vec<Tb>,
+}
+
+/// A parsed `<algo>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// `name`.
+    pub name: String,
+    /// `proto` (Simple, LL, LL128).
+    pub proto: String,
+    /// `nchannels`.
+    pub nchannels: usize,
+    /// `nchunksperloop`.
+    pub nchunksperloop: usize,
+    /// `ngpus`.
+    pub ngpus: usize,
+    /// `coll`.
+    pub coll: String,
+    /// `inplace`.
+    pub inplace: bool,
+    /// `outofplace` (absent in older files).
+    pub outofplace: Option<bool>,
+    /// `minBytes`, `maxBytes` (absent in older files).
+    pub bytes_range: Option<(u64, u64)>,
+    /// `ccl_algorithm`, `ccl_root`, `ccl_phases` (written by [`export`]).
+    pub ccl: CclAttrs,
+    /// The GPUs, by id.
+    pub gpus: Vec<Gpu>,
+}
+
+/// This project's extra `<algo>` attributes (the runtime ignores them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CclAttrs {
+    /// `ccl_algorithm`: the schedule's algorithm name.
+    pub algorithm: Option<String>,
+    /// `ccl_root`: the root of a rooted collective.
+    pub root: Option<usize>,
+    /// `ccl_phases`: JSON `[[phase, steps], ...]`.
+    pub phases: Option<Vec<(String, usize)>>,
+}
+
+/// An imported program: the schedule and what the summary says about it.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The schedule (verify it with [`crate::engine::verify::verify`]).
+    pub schedule: Schedule,
+    /// The parsed file.
+    pub program: Program,
+    /// `origins[step][transfer]`: the `<step>` each IR transfer comes from
+    /// (`gpu 3 / tb 1 / step 4`; the receiving side of a message).
+    pub origins: Vec<Vec<String>>,
+    /// IR chunks per MSCCL chunk.
+    pub chunk_factor: usize,
+    /// Thread blocks over all GPUs.
+    pub thread_blocks: usize,
+    /// `<step>` elements (nops included).
+    pub xml_steps: usize,
+    /// Remarks: out-of-place copies, the runtime's limits, hints ignored.
+    pub notes: Vec<String>,
+}
+
+/// Parses and imports an MSCCL algorithm file ([`parse`] then
+/// [`to_schedule`]).
+///
+/// Errors: [`MscclError`].
+pub fn import(xml: &str) -> Result<Imported, MscclError> {
+    to_schedule(parse(xml)?)
+}
+
+/// Turns a parsed program into a Schedule (see the module doc), stage by
+/// stage: [`layout`] the buffers, [`ops`] the steps as a graph of actions
+/// and waits, [`order`] them causally, [`place`] them in steps, give the
+/// [`temps`] their chunks, [`emit`] the schedule.
+///
+/// Errors: [`MscclError`] naming the element: an unsupported collective,
+/// buffers that do not fit it, unmatched sends and receives, dependencies
+/// on steps that never signal, a deadlock, hints that contradict the order.
+pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
+    let declared = layout::Declared {
+        n: p.ngpus,
+        coll: &p.coll,
+        c: p.nchunksperloop,
+        in_place: p.inplace,
+        gpus: p.gpus.iter().map(|g| (g.id, g.chunks)).collect(),
+    };
+    let layout = layout::of(&declared, &layout::XML_TERMS)?;
+    let mut notes = layout.notes.clone();
+    let built = ops::build(&p, &layout)?;
+    let g = &built.graph;
+    let ordered = order::order(g)?;
+    let placed = place::place(g, &ordered, &mut notes)?;
+    let temps = temps::assign(g, &placed, &layout);
+    let max_cnt = p
+        .gpus
+        .iter()
+        .flat_map(|g| g.tbs.iter().flat_map(|t| t.steps.iter().map(|s| s.cnt)))
+        .max()
+        .unwrap_or(0);
+    let mut limits = Vec::new();
+    if max_cnt >= MSCCL_MAX_COUNT {
+        limits.push(format!("a step moves cnt={max_cnt} chunks; the MSCCL runtime allows cnt < {MSCCL_MAX_COUNT} (msccl_struct.h MSCCL_MAX_COUNT)"));
+    }
+    let header = emit::Header {
+        algorithm: p
+            .ccl
+            .algorithm
+            .clone()
+            .unwrap_or_else(|| format!("msccl:{}", p.name)),
+        root: p.ccl.root,
+        phases: p.ccl.phases.as_deref(),
+    };
+    let e = emit::emit(g, &layout, &placed, &temps, header, limits, &mut notes);
+    Ok(Imported {
+        schedule: e.schedule,
+        origins: e.origins,
+        chunk_factor: layout.m,
+        thread_blocks: built.thread_blocks,
+        xml_steps: built.xml_steps,
+        notes,
+        program: p,
+    })
+}
+
+impl Imported {
+    /// A verifier error in the file's terms: the `<step>` that made the
+    /// failing IR transfer, or the GPU and output chunk that ends wrong.
+    pub fn explain(&self, e: &crate::engine::verify::VerifyError) -> String {
+        use crate::engine::verify::VerifyError as V;
+        let at = |step: usize, transfer: usize| {
+            self.origins
+                .get(step)
+                .and_then(|v| v.get(transfer))
+                .cloned()
+                .unwrap_or_else(|| format!("step {step}"))
+        };
+        let m = self.chunk_factor.max(1);
+        match e {
+            V::BadTransfer(b) => format!("{}: {e}", at(b.step, b.index)),
+            V::SendsNothing { step, transfer, .. }
+            | V::DuplicateContribution { step, transfer, .. }
+            | V::MixedOrigins { step, transfer, .. } => format!("{}: {e}", at(*step, *transfer)),
+            V::WriteConflict { step, second, .. } => format!("{}: {e}", at(*step, *second)),
+            V::WrongResult { rank, chunk, .. } => format!(
+                "gpu {rank} / output chunk {} (MSCCL chunk {}): {e}",
+                chunk,
+                chunk / m
+            ),
+            V::BadShape { .. } => format!("algo: {e}"),
+        }
+    }
+}
