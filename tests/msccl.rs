@@ -346,3 +346,96 @@ fn imported_schedules_export_and_come_back() {
     assert!(xml.contains("nchannels=\"2\""));
     assert_eq!(msccl::import(&xml).unwrap().schedule, s);
 }
+
+/// The public 64-GPU hierarchical binary-tree AllReduce: in thread block 3
+/// of gpu 11 a receive of chunk 1 is followed by a receive of chunk 2 and
+/// then the send of chunk 1, so the send reads what the receive two steps
+/// earlier wrote. The interpreter runs a thread block's steps in order,
+/// each to its end, so that send carries the reduced chunk.
+#[test]
+fn the_64_gpu_hierarchical_tree_imports_and_runs_right() {
+    let imp = msccl::import(&fixture(
+        "msccl_allreduce_binarytree_hierarchical_64gpu_4ch_simple.xml",
+    ))
+    .unwrap();
+    let s = &imp.schedule;
+    assert_eq!(
+        (s.primitive, s.ranks, s.chunks, imp.chunk_factor, s.scratch),
+        (Primitive::AllReduce, 64, 64, 16, 16)
+    );
+    assert_eq!((imp.thread_blocks, imp.xml_steps), (440, 792));
+    assert_eq!(imp.program.nchannels, 4);
+    let net = s
+        .steps
+        .iter()
+        .flat_map(|x| &x.transfers)
+        .filter(|t| t.src != t.dst)
+        .count();
+    assert_eq!(
+        (s.steps.len(), net, s.transfer_count() - net),
+        (17, 504, 188)
+    );
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, s.granule() * 2);
+}
+
+/// Two GPUs, two chunks: gpu 0 sends both, gpu 1 reduces both and sends
+/// them back. `back` is gpu 1's thread block after its two receives.
+fn reduce_then_send_back(back: &str) -> String {
+    let step = |s: usize, ty: &str, off: usize| {
+        format!(
+            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#
+        )
+    };
+    format!(
+        r#"<algo name="back" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">{}{}{}{}</tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">{back}</tb>
+  </gpu>
+</algo>"#,
+        step(0, "s", 0),
+        step(1, "s", 1),
+        step(2, "r", 0),
+        step(3, "r", 1),
+    )
+}
+
+#[test]
+fn a_send_after_another_receive_reads_the_earlier_receive() {
+    let step = |s: usize, ty: &str, off: usize| {
+        format!(
+            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#
+        )
+    };
+    // gpu 1 reduces chunk 0, reduces chunk 1, then sends chunk 0: right.
+    let right = reduce_then_send_back(&format!(
+        "{}{}{}{}",
+        step(0, "rrc", 0),
+        step(1, "rrc", 1),
+        step(2, "s", 0),
+        step(3, "s", 1)
+    ));
+    let imp = msccl::import(&right).unwrap();
+    verify(&imp.schedule).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    // The send of chunk 0 comes a step after the receive it reads.
+    assert_eq!(imp.schedule.steps.len(), 2);
+    run_and_check(&imp.schedule, DType::Fp32, ReduceOp::Sum, 8);
+    // gpu 1 sends chunk 1 before it has reduced it: gpu 0 ends with gpu
+    // 1's part alone, and the error names gpu 0's chunk 1.
+    let wrong = reduce_then_send_back(&format!(
+        "{}{}{}{}",
+        step(0, "rrc", 0),
+        step(1, "s", 0),
+        step(2, "s", 1),
+        step(3, "rrc", 1)
+    ));
+    let imp = msccl::import(&wrong).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert_eq!(
+        imp.explain(&e),
+        "gpu 0 / output chunk 1 (MSCCL chunk 1): after the last step rank 0 chunk 1 holds {1}, but AllReduce requires {0,1}"
+    );
+}

@@ -40,6 +40,8 @@ pub(super) struct Action {
 pub(super) struct Side {
     /// The action it is part of (`None`: a synchronization point).
     pub action: Option<usize>,
+    /// The GPU whose memory it reads and writes.
+    pub gpu: usize,
     /// The operation that performs it ([`Graph::ops`]).
     pub op: usize,
     /// IR chunk ranges read when the step starts.

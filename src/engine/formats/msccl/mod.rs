@@ -45,17 +45,30 @@
 //!   into a temporary); `rrc` with a separate source is a local copy of the
 //!   source then the reduce, in one step; `cpy` / `re` are local transfers
 //!   (`src == dst`).
-//! - **Steps.** Operations are placed as early as their order allows
-//!   (thread-block order, `depid` waits, the matching send): an operation
-//!   goes in the same step as one it waits for when the step semantics
-//!   already order them (it sends nothing the other writes and their writes
-//!   are reduces, applied in listed order), else in a later step. A cycle
-//!   is a deadlock and an error. A file written by [`export`] carries each
+//! - **Steps.** The runtime's waits say what runs after what: a thread
+//!   block's steps run in order, each to its end (`mscclRunInterpreter`
+//!   loops over them; a step's dependencies are waited for at its start),
+//!   a `depid` wait orders steps of two thread blocks of one GPU, a
+//!   receive waits for its send. Data decides which of those orders need
+//!   a later IR step: along one causal order, every read of a chunk after
+//!   the write it reads, however many other operations lie between them,
+//!   and two writes the verifier does not allow in one step. Every other
+//!   operation goes in the same step as what it waits for (sends read the
+//!   state at the step's start, receives apply in listed order), so
+//!   operations are placed as early as that allows. A cycle of waits is a
+//!   deadlock and an error. A file written by [`export`] carries each
 //!   step's IR step and position (`ccl_step`, `ccl_seq`, attributes the
 //!   runtime ignores: its parser keeps up to 16 attributes per element)
 //!   and the schedule's phases on `<algo>`; those are used when every
 //!   operation has them and they respect the order, so a schedule
 //!   round-trips exactly.
+//!
+//! ## Stages
+//! One file each: [`parse`] the text; `layout` the buffers onto IR
+//! chunks; `ops`: the steps as a graph of actions, the sides each GPU's
+//! memory sees, and the runtime's waits; `order` them causally and find
+//! the data dependences; `place` each action in a step; give the `temps`
+//! their scratch chunks; `emit` the schedule. [`export`] is the way back.
 //!
 //! The IR is verified like any schedule; a racy program (two unordered
 //! operations on one chunk) has several outcomes and one legal
@@ -315,10 +328,8 @@ pub fn import(xml: &str) -> Result<Imported, MscclError> {
     to_schedule(parse(xml)?)
 }
 
-/// Turns a parsed program into a Schedule (see the module doc), stage by
-/// stage: [`layout`] the buffers, [`ops`] the steps as a graph of actions
-/// and waits, [`order`] them causally, [`place`] them in steps, give the
-/// [`temps`] their chunks, [`emit`] the schedule.
+/// Turns a parsed program into a Schedule, stage by stage (module doc,
+/// "Stages").
 ///
 /// Errors: [`MscclError`] naming the element: an unsupported collective,
 /// buffers that do not fit it, unmatched sends and receives, dependencies
@@ -333,9 +344,9 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
     };
     let layout = layout::of(&declared, &layout::XML_TERMS)?;
     let mut notes = layout.notes.clone();
-    let built = ops::build(&p, &layout)?;
+    let mut built = ops::build(&p, &layout)?;
+    let ordered = order::order(&mut built.graph, layout.m)?;
     let g = &built.graph;
-    let ordered = order::order(g)?;
     let placed = place::place(g, &ordered, &mut notes)?;
     let temps = temps::assign(g, &placed, &layout);
     let max_cnt = p

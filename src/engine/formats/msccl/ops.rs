@@ -353,6 +353,7 @@ fn add_sides(g: &mut Graph, ops: &[Op], senders: &HashMap<usize, usize>) -> Vec<
         if net.src == net.dst {
             g.side(Side {
                 action: Some(ai),
+                gpu: net.src,
                 op: a.origin,
                 reads: chunk_range(net.from, net.count).into_iter().collect(),
                 writes: chunk_range(net.to, net.count)
@@ -365,6 +366,7 @@ fn add_sides(g: &mut Graph, ops: &[Op], senders: &HashMap<usize, usize>) -> Vec<
         }
         g.side(Side {
             action: Some(ai),
+            gpu: net.src,
             op: senders.get(&ai).copied().unwrap_or(a.origin),
             reads: chunk_range(net.from, net.count).into_iter().collect(),
             writes: Vec::new(),
@@ -378,6 +380,7 @@ fn add_sides(g: &mut Graph, ops: &[Op], senders: &HashMap<usize, usize>) -> Vec<
         };
         g.side(Side {
             action: Some(ai),
+            gpu: net.dst,
             op: a.origin,
             reads: pre
                 .and_then(|p| chunk_range(p.from, p.count))
@@ -412,39 +415,13 @@ fn add_sides(g: &mut Graph, ops: &[Op], senders: &HashMap<usize, usize>) -> Vec<
         .collect()
 }
 
-/// The edge `y -> x` between two sides on one GPU (x waits for y): its
-/// weight (1: x needs a later step; 0: the same step will do, sends read
-/// the state at the start and receives apply in listed order) and whether
-/// x must be listed after y in that step (both write the same chunk).
-fn side_weight(y: &Side, x: &Side) -> (usize, bool) {
-    if y.writes.is_empty() {
-        return (0, false);
-    }
-    let ov = |a: (usize, usize), b: (usize, usize)| a.0 < b.1 && b.0 < a.1;
-    let raw = x
-        .reads
-        .iter()
-        .any(|&r| y.writes.iter().any(|&(s, e, _)| ov(r, (s, e))));
-    let mut ordered = false;
-    let mut conflict = false;
-    for &(s, e, k) in &y.writes {
-        for &(s2, e2, k2) in &x.writes {
-            if ov((s, e), (s2, e2)) {
-                ordered = true;
-                // As the verifier: a chunk receives a copy alone in a step,
-                // except a local copy listed before reduces.
-                if k2 == TransferKind::Copy || (k == TransferKind::Copy && !y.local) {
-                    conflict = true;
-                }
-            }
-        }
-    }
-    (usize::from(raw || conflict), ordered)
-}
-
 /// The runtime's waits as edges: a message's receive after its send, an
-/// op's forward after its receive, each op after the previous one of its
-/// thread block, and after the step each `depid` names.
+/// op's forward after what it received, each op after the previous one of
+/// its thread block (the interpreter runs a thread block's steps in order,
+/// each to its end: Azure/msccl-executor-nccl `src/device/msccl_kernel.cu`,
+/// `mscclRunInterpreter`), and after the step each `depid` names. These
+/// say only what runs after what; which of them carry data, and so need a
+/// later step, [`super::order`] finds chunk by chunk.
 fn add_waits(
     p: &Program,
     g: &mut Graph,
@@ -462,12 +439,10 @@ fn add_waits(
             g.edge(*first, *second, 1, true);
         }
     }
+    // Op x starts once op y has ended: y's last side before x's first.
     let after = |g: &mut Graph, y: usize, x: usize| {
-        for &ys in &op_sides[y] {
-            for &xs in &op_sides[x] {
-                let (w, o) = side_weight(&g.sides[ys], &g.sides[xs]);
-                g.edge(ys, xs, w, o);
-            }
+        if let (Some(&ys), Some(&xs)) = (op_sides[y].last(), op_sides[x].first()) {
+            g.edge(ys, xs, 0, false);
         }
     };
     for (gi, gpu) in p.gpus.iter().enumerate() {
