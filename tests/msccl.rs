@@ -439,3 +439,30 @@ fn a_send_after_another_receive_reads_the_earlier_receive() {
         "gpu 0 / output chunk 1 (MSCCL chunk 1): after the last step rank 0 chunk 1 holds {1}, but AllReduce requires {0,1}"
     );
 }
+
+#[test]
+fn a_wait_on_its_own_thread_block_is_met_by_its_earlier_steps_or_never() {
+    let step = |s: usize, ty: &str, off: usize, dep: &str, has: u8| {
+        format!(
+            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" {dep} hasdep="{has}"/>"#
+        )
+    };
+    let none = r#"depid="-1" deps="-1""#;
+    // Step 1 waits for its own step 0, which set the flag: already met.
+    let met = reduce_then_send_back(&format!(
+        "{}{}{}{}",
+        step(0, "rrc", 0, none, 1),
+        step(1, "rrc", 1, r#"depid="0" deps="0""#, 0),
+        step(2, "s", 0, none, 0),
+        step(3, "s", 1, none, 0)
+    ));
+    let imp = msccl::import(&met).unwrap();
+    verify(&imp.schedule).unwrap();
+    // Step 0 waits for its own step >= 0: nothing before it sets the flag.
+    let never = tiny(&step(0, "s", 0, r#"depid="0" deps="0""#, 1));
+    let e = msccl::import(&never).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"gpu 0 / tb 0 / step 0: depid="0" deps="0": its own thread block has run no step >= 0 with hasdep="1" before this one, so the wait never ends"#
+    );
+}

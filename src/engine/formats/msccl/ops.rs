@@ -472,7 +472,19 @@ fn add_waits(
                         );
                     };
                     if b == t.id {
-                        return err(here, format!("depid=\"{b}\" is its own thread block"));
+                        // Its own flag: set by its own steps before this one,
+                        // or never (the interpreter waits for the flag of
+                        // `dependentBid`, whichever thread block that is).
+                        let done = t.steps[d.min(s_at)..s_at]
+                            .iter()
+                            .any(|x| x.hasdep && x.kind != Kind::Nop);
+                        if done {
+                            continue;
+                        }
+                        return err(
+                            here,
+                            format!("depid=\"{b}\" deps=\"{d}\": its own thread block has run no step >= {d} with hasdep=\"1\" before this one, so the wait never ends"),
+                        );
                     }
                     let signal = tb
                         .steps
