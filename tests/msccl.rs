@@ -466,3 +466,195 @@ fn a_wait_on_its_own_thread_block_is_met_by_its_earlier_steps_or_never() {
         r#"gpu 0 / tb 0 / step 0: depid="0" deps="0": its own thread block has run no step >= 0 with hasdep="1" before this one, so the wait never ends"#
     );
 }
+
+const PLAN_SIMPLE: &str = "mscclpp_plan_allreduce_2gpu_simple.json";
+const PLAN_LL: &str = "mscclpp_plan_allreduce_packet_2gpu_ll.json";
+
+fn net_and_local(s: &Schedule) -> (usize, usize) {
+    let all: Vec<_> = s.steps.iter().flat_map(|x| &x.transfers).collect();
+    let net = all.iter().filter(|t| t.src != t.dst).count();
+    (net, all.len() - net)
+}
+
+#[test]
+fn the_mscclpp_allreduce_plan_imports_op_for_op_and_verifies() {
+    use ccl_playground::engine::formats::msccl::mscclpp;
+    let text = fixture(PLAN_SIMPLE);
+    let plan = mscclpp::parse(&text).unwrap();
+    assert_eq!(plan.gpus.len(), 2);
+    for g in &plan.gpus {
+        assert_eq!(g.threadblocks.len(), 8);
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for t in &g.threadblocks {
+            for o in &t.ops {
+                *counts.entry(o.kind.name()).or_default() += 1;
+            }
+        }
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            [
+                ("nop", 16),
+                ("rlxsignal", 8),
+                ("rlxwait", 8),
+                ("rres", 8),
+                ("signal", 8),
+                ("wait", 8)
+            ],
+            "gpu {}",
+            g.id
+        );
+    }
+    // The page and cclsim read it through the same entry as MSCCL XML.
+    let imp = msccl::import(&text).unwrap();
+    assert_eq!(imp.format, msccl::Format::MscclppPlan);
+    assert_eq!(imp.protocol, msccl::Protocol::Simple);
+    assert_eq!((imp.thread_blocks, imp.xml_steps), (16, 112));
+    let s = &imp.schedule;
+    assert_eq!(
+        (s.primitive, s.ranks, s.chunks, imp.chunk_factor, s.scratch),
+        (Primitive::AllReduce, 2, 16, 1, 0)
+    );
+    assert_eq!(s.algorithm, "mscclpp:allreduce");
+    // Each rres: the peer's chunk reduced in, then a step later the sum
+    // written back to the peer: 16 reduces, then 16 copies.
+    assert_eq!(s.steps.len(), 2);
+    assert_eq!(net_and_local(s), (32, 0));
+    assert!(s.steps[0]
+        .transfers
+        .iter()
+        .all(|t| t.kind == TransferKind::Reduce && t.first == t.dst_first));
+    assert!(s.steps[1]
+        .transfers
+        .iter()
+        .all(|t| t.kind == TransferKind::Copy));
+    assert_eq!(
+        imp.origins[1][0], "gpu 0 / threadblock 0 / op 3",
+        "{:?}",
+        imp.origins
+    );
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    for dtype in [DType::Fp32, DType::Fp16] {
+        run_and_check(s, dtype, ReduceOp::Sum, s.granule() * 4);
+    }
+}
+
+#[test]
+fn the_ll_packet_plan_verifies_and_costs_as_ll() {
+    let imp = msccl::import(&fixture(PLAN_LL)).unwrap();
+    assert_eq!(imp.protocol, msccl::Protocol::Ll);
+    let s = &imp.schedule;
+    assert_eq!((s.ranks, s.chunks, s.scratch), (2, 4, 8));
+    assert_eq!((s.steps.len(), net_and_local(s)), (4, (6, 6)));
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, s.granule() * 4);
+    // The same transfers with LL: half the bandwidth, NCCL's lower hop
+    // latency; slower for a large message, faster for a small one.
+    let topo = Topology::h100_8();
+    let ll = msccl::protocol_topology(&topo, imp.protocol);
+    let t = |m: &Topology, b: u64| {
+        plan::estimate(s, m, b, DType::Fp32, Slices::Fixed(1))
+            .unwrap()
+            .0
+            .time_us
+    };
+    assert!(t(&ll, 256 << 20) > t(&topo, 256 << 20));
+    assert!(t(&ll, 1 << 10) < t(&topo, 1 << 10));
+}
+
+/// The Simple plan's JSON with `f` applied.
+fn plan_with(f: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&fixture(PLAN_SIMPLE)).unwrap();
+    f(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn plan_errors_name_the_op_its_position_and_what_is_read() {
+    let op = |v: &mut serde_json::Value, g: usize, t: usize, i: usize| -> serde_json::Value {
+        v["gpus"][g]["threadblocks"][t]["ops"][i].clone()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            plan_with(|v| v["gpus"][1]["threadblocks"][2]["ops"][3]["name"] = "pipeline".into()),
+            "gpu 1 / threadblock 2 / op 3: op \"pipeline\" (a pipelined loop over inner ops (iter_context)): the importer does not read it",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][5]["ops"][0]["channel_type"] = "port".into()),
+            "gpu 0 / threadblock 5 / op 0: op \"rlxsignal\" over channel_type \"port\" (port (the proxy's asynchronous puts and signals) channels): the importer does not read it",
+        ),
+        (
+            plan_with(|v| {
+                v["gpus"][0]["threadblocks"][1]["ops"][3]["tbg_info"] =
+                    serde_json::json!({"tb_id": 0, "tbg_size": 2})
+            }),
+            "gpu 0 / threadblock 1 / op 3: op \"rres\" with tbg_info (an operation split across a group of thread blocks): the importer does not read it",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["name"] = "mystery".into()),
+            "gpu 0 / threadblock 0 / op 3: name=\"mystery\": not an executor operation",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["src_buff"][1]["index"] = 16.into()),
+            "gpu 0 / threadblock 0 / op 3 / src_buff[1]: index=16 size=1: chunks 16..17 but gpu 1 declares input_chunks=16",
+        ),
+        (
+            plan_with(|v| v["protocol"] = "LL128".into()),
+            "plan: protocol=\"LL128\": expected Simple or LL",
+        ),
+        (
+            // Every signal gone: the rlxsignal meets the first wait (one
+            // semaphore), nothing meets the second.
+            plan_with(|v| {
+                for g in 0..2 {
+                    for t in 0..8 {
+                        let o = op(v, g, t, 5);
+                        assert_eq!(o["name"], "signal");
+                        v["gpus"][g]["threadblocks"][t]["ops"][5]["name"] = "nop".into();
+                    }
+                }
+            }),
+            "gpu 0 / threadblock 0 / op 6: wait 2 on memory channel 0 (to gpu 1) is never met: gpu 1 signals its paired channel 0 once (signal and rlxsignal count alike: one semaphore)",
+        ),
+        (
+            r#"{"name": "x", "colletive": "allreduce", "protocol": "Simple", "inplace": true, "gpus": [{"id": 0, "inputChunks": 1, "outputChunks": 1, "scratchChunks": 0}]}"#.into(),
+            "gpu 0: inputChunks / chunkGroups: the older MSCCL++ plan schema",
+        ),
+        ("{\"gpus\": [".into(), "file: not valid JSON"),
+    ];
+    for (json, want) in cases {
+        let e = msccl::import(&json)
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.to_string().starts_with(want), "{e}\nwant: {want}");
+    }
+}
+
+#[test]
+fn a_wrong_plan_is_refused_naming_the_chunk_or_the_op() {
+    // gpu 0's thread block 0 keeps the sum of chunk 0 to itself: its rres
+    // no longer writes it back to gpu 1.
+    let json = plan_with(|v| {
+        let dst = v["gpus"][0]["threadblocks"][0]["ops"][3]["dst_buff"]
+            .as_array_mut()
+            .unwrap();
+        dst.truncate(1);
+    });
+    let imp = msccl::import(&json).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert_eq!(
+        imp.explain(&e),
+        "gpu 1 / output chunk 0 (MSCCL chunk 0): after the last step rank 1 chunk 0 holds {1}, but AllReduce requires {0,1}"
+    );
+    // It reads the peer's chunk 1 into its chunk 0.
+    let json =
+        plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["src_buff"][1]["index"] = 1.into());
+    let imp = msccl::import(&json).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert!(
+        imp.explain(&e).starts_with(
+            "gpu 0 / threadblock 0 / op 3: step 0, transfer 0 (rank 1 -> 0, chunks 1+1 to chunk 0)"
+        ),
+        "{}",
+        imp.explain(&e)
+    );
+}

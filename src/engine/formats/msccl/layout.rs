@@ -73,6 +73,9 @@ pub(super) struct Declared<'a> {
     pub in_place: bool,
     /// Per GPU: its id and its `i`, `o`, `s` chunk counts.
     pub gpus: Vec<(usize, [usize; 3])>,
+    /// MSCCL chunks of a packet area kept apart from scratch (MSCCL++ LL
+    /// packets; 0 for MSCCL XML).
+    pub packet_chunks: usize,
 }
 
 /// The buffers laid out.
@@ -91,6 +94,8 @@ pub(super) struct Layout {
     pub m: usize,
     /// `i`, `o`, `s`.
     pub regions: [Region; 3],
+    /// MSCCL chunk of the scratch area where the packet area starts.
+    pub packet_base: usize,
     /// MSCCL chunk of the scratch area where the temporaries start.
     pub temp_base: usize,
     /// A first local step copies the send area into the receive area.
@@ -105,6 +110,17 @@ impl Layout {
     /// The IR chunk of MSCCL chunk `off` of `buf` on `rank`.
     pub fn chunk(&self, rank: usize, buf: Buf, off: usize) -> usize {
         self.region_chunk(self.regions[buf as usize], rank, off)
+    }
+
+    /// The IR chunk of MSCCL chunk `off` of the packet area.
+    pub fn packet_chunk(&self, off: usize) -> usize {
+        self.region_chunk(
+            Region::Extra {
+                base: self.packet_base,
+            },
+            0,
+            off,
+        )
     }
 
     fn region_chunk(&self, r: Region, rank: usize, off: usize) -> usize {
@@ -191,6 +207,8 @@ pub(super) fn of(d: &Declared<'_>, t: &Terms) -> Result<Layout, MscclError> {
     }
     let rs = Region::Extra { base: extra };
     extra += s_size;
+    let packet_base = extra;
+    extra += d.packet_chunks;
     // Declared sizes must fit the collective's buffers.
     for &(id, chunks) in &d.gpus {
         for (b, want) in [(Buf::Input, i_size), (Buf::Output, o_size)] {
@@ -217,6 +235,7 @@ pub(super) fn of(d: &Declared<'_>, t: &Terms) -> Result<Layout, MscclError> {
         primary,
         m,
         regions: [ri, ro, rs],
+        packet_base,
         temp_base: extra,
         pre_copy,
         post_copy,

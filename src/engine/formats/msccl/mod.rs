@@ -81,14 +81,18 @@ mod emit;
 mod export;
 mod graph;
 mod layout;
+pub mod mscclpp;
 mod ops;
 mod order;
 mod parse;
 mod place;
+mod protocol;
 mod temps;
 
+pub use crate::engine::library::nccl::Protocol;
 pub use export::export;
 pub use parse::parse;
+pub use protocol::{protocol_of, protocol_topology, LL128_PAYLOAD, LL_PAYLOAD};
 
 use crate::engine::schedule::Schedule;
 use thiserror::Error;
@@ -300,12 +304,28 @@ pub struct CclAttrs {
     pub phases: Option<Vec<(String, usize)>>,
 }
 
+/// Which format a file was read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// MSCCL algorithm XML.
+    Xml,
+    /// An MSCCL++ execution plan (JSON, [`mscclpp`]).
+    MscclppPlan,
+}
+
 /// An imported program: the schedule and what the summary says about it.
 #[derive(Clone, Debug)]
 pub struct Imported {
     /// The schedule (verify it with [`crate::engine::verify::verify`]).
     pub schedule: Schedule,
-    /// The parsed file.
+    /// The format read.
+    pub format: Format,
+    /// The protocol the file names: how its data moves on the wire
+    /// ([`protocol_topology`] costs it).
+    pub protocol: Protocol,
+    /// The parsed file (for an MSCCL++ plan, its header in MSCCL's terms
+    /// and no `gpus`: `nchannels` is the most memory channels a GPU has,
+    /// `nchunksperloop` the collective buffer's chunks).
     pub program: Program,
     /// `origins[step][transfer]`: the `<step>` each IR transfer comes from
     /// (`gpu 3 / tb 1 / step 4`; the receiving side of a message).
@@ -314,18 +334,31 @@ pub struct Imported {
     pub chunk_factor: usize,
     /// Thread blocks over all GPUs.
     pub thread_blocks: usize,
-    /// `<step>` elements (nops included).
+    /// `<step>` elements (nops included); for an MSCCL++ plan, its
+    /// operations.
     pub xml_steps: usize,
     /// Remarks: out-of-place copies, the runtime's limits, hints ignored.
     pub notes: Vec<String>,
 }
 
 /// Parses and imports an MSCCL algorithm file ([`parse`] then
-/// [`to_schedule`]).
+/// [`to_schedule`]) or, when the text is a JSON object, an MSCCL++
+/// execution plan ([`mscclpp::import`]).
 ///
 /// Errors: [`MscclError`].
-pub fn import(xml: &str) -> Result<Imported, MscclError> {
-    to_schedule(parse(xml)?)
+pub fn import(text: &str) -> Result<Imported, MscclError> {
+    if is_json(text) {
+        mscclpp::import(text)
+    } else {
+        to_schedule(parse(text)?)
+    }
+}
+
+/// The text is a JSON object (an XML file starts with `<`).
+fn is_json(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('{')
 }
 
 /// Turns a parsed program into a Schedule, stage by stage (module doc,
@@ -341,6 +374,7 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
         c: p.nchunksperloop,
         in_place: p.inplace,
         gpus: p.gpus.iter().map(|g| (g.id, g.chunks)).collect(),
+        packet_chunks: 0,
     };
     let layout = layout::of(&declared, &layout::XML_TERMS)?;
     let mut notes = layout.notes.clone();
@@ -371,6 +405,9 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
     let e = emit::emit(g, &layout, &placed, &temps, header, limits, &mut notes);
     Ok(Imported {
         schedule: e.schedule,
+        format: Format::Xml,
+        // The parser accepts only the three names.
+        protocol: protocol_of(&p.proto).unwrap_or(Protocol::Simple),
         origins: e.origins,
         chunk_factor: layout.m,
         thread_blocks: built.thread_blocks,
