@@ -1,8 +1,9 @@
 //! A [`Schedule`] out as MSCCL algorithm XML that [`super::import`] reads
 //! back to the same schedule.
 
+use super::error::{err, MscclError};
 use super::layout::{shape_of, Shape, SUPPORTED};
-use super::{err, Buf, Kind, MscclError, MAX_GPUS, MSCCL_MAX_TBS_PER_CHANNEL};
+use super::model::{Buf, Kind, MAX_GPUS, MSCCL_MAX_TBS_PER_CHANNEL};
 use crate::engine::schedule::{Schedule, TransferKind};
 use std::collections::{BTreeMap, HashMap};
 

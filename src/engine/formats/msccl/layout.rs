@@ -3,7 +3,8 @@
 //! doc, "Chunks"). Shared by the XML and the MSCCL++ plan import: both
 //! cut input, output and scratch into chunks of one size.
 
-use super::{err, Buf, MscclError};
+use super::error::{err, MscclError};
+use super::model::Buf;
 use crate::engine::collective::Primitive;
 
 /// How the collective's MSCCL buffers map onto the IR.

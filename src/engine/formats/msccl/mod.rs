@@ -1,4 +1,5 @@
-//! MSCCL algorithm XML in and out.
+//! MSCCL algorithm XML in and out; MSCCL++ execution plans in
+//! ([`mscclpp`]), through the same stages after their own parse.
 //!
 //! ## The format (what the MSCCL runtime reads)
 //! The runtime's parser (Azure/msccl-executor-nccl
@@ -78,9 +79,12 @@
 //! value and what is allowed.
 
 mod emit;
+mod error;
 mod export;
 mod graph;
+mod imported;
 mod layout;
+mod model;
 pub mod mscclpp;
 mod ops;
 mod order;
@@ -90,256 +94,15 @@ mod protocol;
 mod temps;
 
 pub use crate::engine::library::nccl::Protocol;
+pub use error::MscclError;
 pub use export::export;
+pub use imported::{Format, Imported};
+pub use model::{
+    Buf, CclAttrs, Gpu, Kind, Program, Tb, XStep, MAX_CHUNKS, MAX_GPUS, MAX_STEPS, MSCCL_MAX_COUNT,
+    MSCCL_MAX_TBS_PER_CHANNEL,
+};
 pub use parse::parse;
 pub use protocol::{protocol_of, protocol_topology, LL128_PAYLOAD, LL_PAYLOAD};
-
-use crate::engine::schedule::Schedule;
-use thiserror::Error;
-
-/// Most GPUs an imported program may have (the page's drawn-rank limit).
-pub const MAX_GPUS: usize = 64;
-/// Most `<step>` elements in a file.
-pub const MAX_STEPS: usize = 200_000;
-/// Most chunks per buffer (`nchunksperloop`, `i/o/s_chunks`).
-pub const MAX_CHUNKS: usize = 65_536;
-/// The runtime's limits (msccl_struct.h): `cnt < MSCCL_MAX_COUNT`.
-pub const MSCCL_MAX_COUNT: usize = 72;
-/// Thread blocks per channel with a send (or a receive) peer
-/// (`MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL`).
-pub const MSCCL_MAX_TBS_PER_CHANNEL: usize = 32;
-
-/// An import or export error: where (`gpu 3 / tb 1 / step 4`, `algo`) and
-/// what. Every error of the module has these two parts, so it is one type.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{at}: {what}")]
-pub struct MscclError {
-    /// The element, e.g. `gpu 3 / tb 1 / step 4`.
-    pub at: String,
-    /// What is wrong, with the value and what is allowed.
-    pub what: String,
-}
-
-fn err<T>(at: impl Into<String>, what: impl Into<String>) -> Result<T, MscclError> {
-    Err(MscclError {
-        at: at.into(),
-        what: what.into(),
-    })
-}
-
-/// An MSCCL buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Buf {
-    /// `i`: the input.
-    Input,
-    /// `o`: the output.
-    Output,
-    /// `s`: scratch.
-    Scratch,
-}
-
-impl Buf {
-    fn parse(s: &str) -> Option<Buf> {
-        match s {
-            "i" => Some(Buf::Input),
-            "o" => Some(Buf::Output),
-            "s" => Some(Buf::Scratch),
-            _ => None,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            Buf::Input => "i",
-            Buf::Output => "o",
-            Buf::Scratch => "s",
-        }
-    }
-}
-
-/// A step type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// `s`
-    Send,
-    /// `r`
-    Recv,
-    /// `rcs`
-    RecvCopySend,
-    /// `rrs`
-    RecvReduceSend,
-    /// `rrc`
-    RecvReduceCopy,
-    /// `rrcs`
-    RecvReduceCopySend,
-    /// `cpy`
-    Copy,
-    /// `re`
-    Reduce,
-    /// `nop`
-    Nop,
-}
-
-impl Kind {
-    const ALL: [(&'static str, Kind); 9] = [
-        ("s", Kind::Send),
-        ("r", Kind::Recv),
-        ("rcs", Kind::RecvCopySend),
-        ("rrs", Kind::RecvReduceSend),
-        ("rrc", Kind::RecvReduceCopy),
-        ("rrcs", Kind::RecvReduceCopySend),
-        ("cpy", Kind::Copy),
-        ("re", Kind::Reduce),
-        ("nop", Kind::Nop),
-    ];
-    fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.iter().find(|(n, _)| *n == s).map(|&(_, k)| k)
-    }
-    /// The XML name (`s`, `rrcs`, ...).
-    pub fn name(self) -> &'static str {
-        Kind::ALL
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map_or("?", |(n, _)| n)
-    }
-    fn sends(self) -> bool {
-        matches!(
-            self,
-            Kind::Send | Kind::RecvCopySend | Kind::RecvReduceSend | Kind::RecvReduceCopySend
-        )
-    }
-    fn recvs(self) -> bool {
-        matches!(
-            self,
-            Kind::Recv
-                | Kind::RecvCopySend
-                | Kind::RecvReduceSend
-                | Kind::RecvReduceCopy
-                | Kind::RecvReduceCopySend
-        )
-    }
-}
-
-/// One `<step>`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct XStep {
-    /// `s`: its index in the thread block.
-    pub s: usize,
-    /// `type`.
-    pub kind: Kind,
-    /// `srcbuf`, `srcoff`.
-    pub src: (Buf, i64),
-    /// `dstbuf`, `dstoff`.
-    pub dst: (Buf, i64),
-    /// `cnt`.
-    pub cnt: usize,
-    /// `depid`, `deps` (-1 for none).
-    pub dep: Option<(usize, usize)>,
-    /// `hasdep`.
-    pub hasdep: bool,
-    /// `ccl_step`, `ccl_seq` (written by [`export`]).
-    pub hint: Option<(usize, usize)>,
-}
-
-/// One `<tb>`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tb {
-    /// `id`.
-    pub id: usize,
-    /// `send` peer.
-    pub send: Option<usize>,
-    /// `recv` peer.
-    pub recv: Option<usize>,
-    /// `chan`.
-    pub chan: usize,
-    /// Its steps, in order.
-    pub steps: Vec<XStep>,
-}
-
-/// One `<gpu>`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Gpu {
-    /// `id`.
-    pub id: usize,
-    /// `i_chunks`, `o_chunks`, `s_chunks`.
-    pub chunks: [usize; 3],
-    /// Its thread blocks, by id.
-    pub tbs: Vec<Tb>,
-}
-
-/// A parsed `<algo>`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Program {
-    /// `name`.
-    pub name: String,
-    /// `proto` (Simple, LL, LL128).
-    pub proto: String,
-    /// `nchannels`.
-    pub nchannels: usize,
-    /// `nchunksperloop`.
-    pub nchunksperloop: usize,
-    /// `ngpus`.
-    pub ngpus: usize,
-    /// `coll`.
-    pub coll: String,
-    /// `inplace`.
-    pub inplace: bool,
-    /// `outofplace` (absent in older files).
-    pub outofplace: Option<bool>,
-    /// `minBytes`, `maxBytes` (absent in older files).
-    pub bytes_range: Option<(u64, u64)>,
-    /// `ccl_algorithm`, `ccl_root`, `ccl_phases` (written by [`export`]).
-    pub ccl: CclAttrs,
-    /// The GPUs, by id.
-    pub gpus: Vec<Gpu>,
-}
-
-/// This project's extra `<algo>` attributes (the runtime ignores them).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CclAttrs {
-    /// `ccl_algorithm`: the schedule's algorithm name.
-    pub algorithm: Option<String>,
-    /// `ccl_root`: the root of a rooted collective.
-    pub root: Option<usize>,
-    /// `ccl_phases`: JSON `[[phase, steps], ...]`.
-    pub phases: Option<Vec<(String, usize)>>,
-}
-
-/// Which format a file was read as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// MSCCL algorithm XML.
-    Xml,
-    /// An MSCCL++ execution plan (JSON, [`mscclpp`]).
-    MscclppPlan,
-}
-
-/// An imported program: the schedule and what the summary says about it.
-#[derive(Clone, Debug)]
-pub struct Imported {
-    /// The schedule (verify it with [`crate::engine::verify::verify`]).
-    pub schedule: Schedule,
-    /// The format read.
-    pub format: Format,
-    /// The protocol the file names: how its data moves on the wire
-    /// ([`protocol_topology`] costs it).
-    pub protocol: Protocol,
-    /// The parsed file (for an MSCCL++ plan, its header in MSCCL's terms
-    /// and no `gpus`: `nchannels` is the most memory channels a GPU has,
-    /// `nchunksperloop` the collective buffer's chunks).
-    pub program: Program,
-    /// `origins[step][transfer]`: the `<step>` each IR transfer comes from
-    /// (`gpu 3 / tb 1 / step 4`; the receiving side of a message).
-    pub origins: Vec<Vec<String>>,
-    /// IR chunks per MSCCL chunk.
-    pub chunk_factor: usize,
-    /// Thread blocks over all GPUs.
-    pub thread_blocks: usize,
-    /// `<step>` elements (nops included); for an MSCCL++ plan, its
-    /// operations.
-    pub xml_steps: usize,
-    /// Remarks: out-of-place copies, the runtime's limits, hints ignored.
-    pub notes: Vec<String>,
-}
 
 /// Parses and imports an MSCCL algorithm file ([`parse`] then
 /// [`to_schedule`]) or, when the text is a JSON object, an MSCCL++
@@ -415,33 +178,4 @@ pub fn to_schedule(p: Program) -> Result<Imported, MscclError> {
         notes,
         program: p,
     })
-}
-
-impl Imported {
-    /// A verifier error in the file's terms: the `<step>` that made the
-    /// failing IR transfer, or the GPU and output chunk that ends wrong.
-    pub fn explain(&self, e: &crate::engine::verify::VerifyError) -> String {
-        use crate::engine::verify::VerifyError as V;
-        let at = |step: usize, transfer: usize| {
-            self.origins
-                .get(step)
-                .and_then(|v| v.get(transfer))
-                .cloned()
-                .unwrap_or_else(|| format!("step {step}"))
-        };
-        let m = self.chunk_factor.max(1);
-        match e {
-            V::BadTransfer(b) => format!("{}: {e}", at(b.step, b.index)),
-            V::SendsNothing { step, transfer, .. }
-            | V::DuplicateContribution { step, transfer, .. }
-            | V::MixedOrigins { step, transfer, .. } => format!("{}: {e}", at(*step, *transfer)),
-            V::WriteConflict { step, second, .. } => format!("{}: {e}", at(*step, *second)),
-            V::WrongResult { rank, chunk, .. } => format!(
-                "gpu {rank} / output chunk {} (MSCCL chunk {}): {e}",
-                chunk,
-                chunk / m
-            ),
-            V::BadShape { .. } => format!("algo: {e}"),
-        }
-    }
 }

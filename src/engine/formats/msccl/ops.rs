@@ -3,9 +3,10 @@
 //! are one message; each message and local copy / reduce is an action with
 //! its sides; thread-block order, `depid` waits and messages are the edges.
 
+use super::error::{err, MscclError};
 use super::graph::{Action, Graph, Loc, Part, Side, Temp};
 use super::layout::Layout;
-use super::{err, Buf, Kind, MscclError, Program};
+use super::model::{Buf, Kind, Program, Tb};
 use crate::engine::schedule::TransferKind;
 use std::collections::{BTreeMap, HashMap};
 
@@ -178,7 +179,7 @@ fn collect(p: &Program, layout: &Layout, g: &mut Graph) -> Result<Collected, Msc
 
 /// Registers a thread block's connections: each (peer, channel) pair is one
 /// connection with one thread block on each side.
-fn open_connections(c: &mut Collected, gpu: usize, t: &super::Tb) -> Result<(), MscclError> {
+fn open_connections(c: &mut Collected, gpu: usize, t: &Tb) -> Result<(), MscclError> {
     if let Some(peer) = t.send {
         if let Some((other, _)) = c.sends.get(&(gpu, peer, t.chan)) {
             return err(
@@ -203,7 +204,7 @@ fn open_connections(c: &mut Collected, gpu: usize, t: &super::Tb) -> Result<(), 
 fn queue_recv(
     c: &mut Collected,
     gpu: usize,
-    t: &super::Tb,
+    t: &Tb,
     s: usize,
     r: PendingRecv,
 ) -> Result<(), MscclError> {
@@ -222,7 +223,7 @@ fn queue_recv(
 fn queue_send(
     c: &mut Collected,
     gpu: usize,
-    t: &super::Tb,
+    t: &Tb,
     s: usize,
     x: PendingSend,
 ) -> Result<(), MscclError> {

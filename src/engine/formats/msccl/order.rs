@@ -11,8 +11,8 @@
 //! operations (a thread block receives chunk 1, then chunk 2, then sends
 //! chunk 1) still puts the send after the receive it reads.
 
+use super::error::{err, MscclError};
 use super::graph::Graph;
-use super::{err, MscclError};
 use crate::engine::schedule::TransferKind;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -3,9 +3,8 @@
 //! (Azure/msccl-executor-nccl `src/misc/msccl/msccl_parser.cc`,
 //! `mscclGetAlgoFromXmlFile`).
 
-use super::{
-    err, Buf, CclAttrs, Gpu, Kind, MscclError, Program, Tb, XStep, MAX_CHUNKS, MAX_GPUS, MAX_STEPS,
-};
+use super::error::{err, MscclError};
+use super::model::{Buf, CclAttrs, Gpu, Kind, Program, Tb, XStep, MAX_CHUNKS, MAX_GPUS, MAX_STEPS};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 

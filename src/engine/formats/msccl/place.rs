@@ -2,9 +2,9 @@
 //! when every action has them and they respect every edge (an exported
 //! schedule comes back exactly), else as early as the edges allow.
 
+use super::error::{err, MscclError};
 use super::graph::Graph;
 use super::order::Ordered;
-use super::{err, MscclError};
 
 /// Each action's step and the order of the actions.
 pub(super) struct Placed {

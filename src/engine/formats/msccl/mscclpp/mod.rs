@@ -70,15 +70,17 @@ mod ops;
 mod parse;
 
 use super::emit::{self, Header};
+use super::error::MscclError;
+use super::imported::{Format, Imported};
 use super::layout::{self, Layout, Shape, Terms};
+use super::model::{CclAttrs, Program};
 use super::{order, place, temps};
-use super::{CclAttrs, Format, Imported, MscclError, Program};
 use crate::engine::library::nccl::Protocol;
 
 pub use parse::parse;
 
 /// An MSCCL++ buffer kind (`type`): input, output, scratch.
-pub use super::Buf;
+pub use super::model::Buf;
 
 /// A parsed execution plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -313,7 +315,7 @@ fn collective_chunks(p: &Plan, shape: Shape) -> usize {
 }
 
 /// Turns a parsed plan into a Schedule: the layout, the plan's ops as a
-/// graph of actions and waits ([`ops`]), then the stages MSCCL XML shares.
+/// graph of actions and waits (`ops`), then the stages MSCCL XML shares.
 ///
 /// Errors: [`MscclError`] naming the element: an op the importer does not
 /// read, a wait no signal meets, packets nobody writes, a deadlock.

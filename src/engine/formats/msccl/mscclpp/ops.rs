@@ -4,9 +4,10 @@
 //! edges (module doc, "How it runs").
 
 use super::{OpKind, Plan, PlanOp, Ref};
+use crate::engine::formats::msccl::error::{err, MscclError};
 use crate::engine::formats::msccl::graph::{Action, Graph, Loc, Part, Side};
 use crate::engine::formats::msccl::layout::Layout;
-use crate::engine::formats::msccl::{err, Buf, MscclError};
+use crate::engine::formats::msccl::model::Buf;
 use crate::engine::library::nccl::Protocol;
 use crate::engine::schedule::TransferKind;
 use std::collections::{BTreeMap, HashMap};

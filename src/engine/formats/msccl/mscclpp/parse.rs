@@ -3,9 +3,10 @@
 //! `src/core/executor/execution_plan.cc`), every reference resolved to the
 //! GPU and buffer it names.
 
-use super::{Buf, Channel, OpKind, Plan, PlanGpu, PlanOp, PlanTb, Ref};
+use super::{Channel, OpKind, Plan, PlanGpu, PlanOp, PlanTb, Ref};
+use crate::engine::formats::msccl::error::{err, MscclError};
+use crate::engine::formats::msccl::model::{Buf, MAX_CHUNKS, MAX_GPUS, MAX_STEPS};
 use crate::engine::formats::msccl::protocol::protocol_of;
-use crate::engine::formats::msccl::{err, MscclError, MAX_CHUNKS, MAX_GPUS, MAX_STEPS};
 use crate::engine::library::nccl::Protocol;
 use serde_json::{Map, Value};
 
