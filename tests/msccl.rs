@@ -42,6 +42,23 @@ fn run_and_check(s: &Schedule, dtype: DType, op: ReduceOp, elems: usize) {
     }
 }
 
+/// Network transfers and local copies / reduces of a schedule.
+fn net_and_local(s: &Schedule) -> (usize, usize) {
+    let all: Vec<_> = s.steps.iter().flat_map(|x| &x.transfers).collect();
+    let net = all.iter().filter(|t| t.src != t.dst).count();
+    (net, all.len() - net)
+}
+
+/// `depid`, `deps` of a step that waits for nothing.
+const NO_DEP: &str = r#"depid="-1" deps="-1""#;
+
+/// A `<step>` moving chunk `off` of the input (`dep`: its depid / deps).
+fn xstep(s: usize, ty: &str, off: usize, dep: &str, hasdep: u8) -> String {
+    format!(
+        r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" {dep} hasdep="{hasdep}"/>"#
+    )
+}
+
 #[test]
 fn the_three_real_files_import_verify_run_and_estimate() {
     let want = [
@@ -365,16 +382,7 @@ fn the_64_gpu_hierarchical_tree_imports_and_runs_right() {
     );
     assert_eq!((imp.thread_blocks, imp.xml_steps), (440, 792));
     assert_eq!(imp.program.nchannels, 4);
-    let net = s
-        .steps
-        .iter()
-        .flat_map(|x| &x.transfers)
-        .filter(|t| t.src != t.dst)
-        .count();
-    assert_eq!(
-        (s.steps.len(), net, s.transfer_count() - net),
-        (17, 504, 188)
-    );
+    assert_eq!((s.steps.len(), net_and_local(s)), (17, (504, 188)));
     verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
     run_and_check(s, DType::Fp32, ReduceOp::Sum, s.granule() * 2);
 }
@@ -382,11 +390,7 @@ fn the_64_gpu_hierarchical_tree_imports_and_runs_right() {
 /// Two GPUs, two chunks: gpu 0 sends both, gpu 1 reduces both and sends
 /// them back. `back` is gpu 1's thread block after its two receives.
 fn reduce_then_send_back(back: &str) -> String {
-    let step = |s: usize, ty: &str, off: usize| {
-        format!(
-            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#
-        )
-    };
+    let step = |s: usize, ty: &str, off: usize| xstep(s, ty, off, NO_DEP, 0);
     format!(
         r#"<algo name="back" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
   <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
@@ -405,19 +409,17 @@ fn reduce_then_send_back(back: &str) -> String {
 
 #[test]
 fn a_send_after_another_receive_reads_the_earlier_receive() {
-    let step = |s: usize, ty: &str, off: usize| {
-        format!(
-            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" depid="-1" deps="-1" hasdep="0"/>"#
-        )
+    // gpu 1's thread block: (type, chunk) per step.
+    let back = |steps: [(&str, usize); 4]| {
+        let xml: String = steps
+            .iter()
+            .enumerate()
+            .map(|(s, &(ty, off))| xstep(s, ty, off, NO_DEP, 0))
+            .collect();
+        reduce_then_send_back(&xml)
     };
     // gpu 1 reduces chunk 0, reduces chunk 1, then sends chunk 0: right.
-    let right = reduce_then_send_back(&format!(
-        "{}{}{}{}",
-        step(0, "rrc", 0),
-        step(1, "rrc", 1),
-        step(2, "s", 0),
-        step(3, "s", 1)
-    ));
+    let right = back([("rrc", 0), ("rrc", 1), ("s", 0), ("s", 1)]);
     let imp = msccl::import(&right).unwrap();
     verify(&imp.schedule).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
     // The send of chunk 0 comes a step after the receive it reads.
@@ -425,13 +427,7 @@ fn a_send_after_another_receive_reads_the_earlier_receive() {
     run_and_check(&imp.schedule, DType::Fp32, ReduceOp::Sum, 8);
     // gpu 1 sends chunk 1 before it has reduced it: gpu 0 ends with gpu
     // 1's part alone, and the error names gpu 0's chunk 1.
-    let wrong = reduce_then_send_back(&format!(
-        "{}{}{}{}",
-        step(0, "rrc", 0),
-        step(1, "s", 0),
-        step(2, "s", 1),
-        step(3, "rrc", 1)
-    ));
+    let wrong = back([("rrc", 0), ("s", 0), ("s", 1), ("rrc", 1)]);
     let imp = msccl::import(&wrong).unwrap();
     let e = verify(&imp.schedule).unwrap_err();
     assert_eq!(
@@ -442,12 +438,7 @@ fn a_send_after_another_receive_reads_the_earlier_receive() {
 
 #[test]
 fn a_wait_on_its_own_thread_block_is_met_by_its_earlier_steps_or_never() {
-    let step = |s: usize, ty: &str, off: usize, dep: &str, has: u8| {
-        format!(
-            r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" {dep} hasdep="{has}"/>"#
-        )
-    };
-    let none = r#"depid="-1" deps="-1""#;
+    let (step, none) = (xstep, NO_DEP);
     // Step 1 waits for its own step 0, which set the flag: already met.
     let met = reduce_then_send_back(&format!(
         "{}{}{}{}",
@@ -469,12 +460,6 @@ fn a_wait_on_its_own_thread_block_is_met_by_its_earlier_steps_or_never() {
 
 const PLAN_SIMPLE: &str = "mscclpp_plan_allreduce_2gpu_simple.json";
 const PLAN_LL: &str = "mscclpp_plan_allreduce_packet_2gpu_ll.json";
-
-fn net_and_local(s: &Schedule) -> (usize, usize) {
-    let all: Vec<_> = s.steps.iter().flat_map(|x| &x.transfers).collect();
-    let net = all.iter().filter(|t| t.src != t.dst).count();
-    (net, all.len() - net)
-}
 
 #[test]
 fn the_mscclpp_allreduce_plan_imports_op_for_op_and_verifies() {

@@ -78,14 +78,11 @@ impl Kind {
         ("nop", Kind::Nop),
     ];
     pub(super) fn parse(s: &str) -> Option<Kind> {
-        Kind::ALL.iter().find(|(n, _)| *n == s).map(|&(_, k)| k)
+        by_name(&Kind::ALL, s)
     }
     /// The XML name (`s`, `rrcs`, ...).
     pub fn name(self) -> &'static str {
-        Kind::ALL
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map_or("?", |(n, _)| n)
+        name_of(&Kind::ALL, self)
     }
     pub(super) fn sends(self) -> bool {
         matches!(
@@ -188,4 +185,14 @@ pub struct CclAttrs {
     pub root: Option<usize>,
     /// `ccl_phases`: JSON `[[phase, steps], ...]`.
     pub phases: Option<Vec<(String, usize)>>,
+}
+
+/// The value a name table gives `s`.
+pub(super) fn by_name<K: Copy>(table: &[(&'static str, K)], s: &str) -> Option<K> {
+    table.iter().find(|(n, _)| *n == s).map(|&(_, k)| k)
+}
+
+/// The name a table gives `k` (`?` if none).
+pub(super) fn name_of<K: PartialEq>(table: &[(&'static str, K)], k: K) -> &'static str {
+    table.iter().find(|(_, x)| *x == k).map_or("?", |(n, _)| n)
 }

@@ -156,7 +156,10 @@ fn collect(p: &Program, layout: &Layout, g: &mut Graph) -> Result<Collected, Msc
                                 (d, TransferKind::Reduce, (s != d).then_some(s))
                             }
                         };
-                        queue_recv(&mut c, gpu.id, t, st.s, (id, to, kind, pre, st.cnt))?;
+                        let conn = t.recv.map(|peer| (peer, gpu.id, t.chan));
+                        let at = g.ops[id].clone();
+                        let what = ("receive", "recv");
+                        queue(&mut c.recvs, conn, at, what, (id, to, kind, pre, st.cnt))?;
                     }
                     if st.kind.sends() {
                         let from = match st.kind {
@@ -164,7 +167,9 @@ fn collect(p: &Program, layout: &Layout, g: &mut Graph) -> Result<Collected, Msc
                             Kind::RecvReduceSend => temp,
                             _ => chunk(st.dst),
                         };
-                        queue_send(&mut c, gpu.id, t, st.s, (id, from, st.cnt))?;
+                        let conn = t.send.map(|peer| (gpu.id, peer, t.chan));
+                        let at = g.ops[id].clone();
+                        queue(&mut c.sends, conn, at, ("send", "send"), (id, from, st.cnt))?;
                     }
                 }
                 per_step.push(Some(id));
@@ -201,41 +206,26 @@ fn open_connections(c: &mut Collected, gpu: usize, t: &Tb) -> Result<(), MscclEr
     Ok(())
 }
 
-fn queue_recv(
-    c: &mut Collected,
-    gpu: usize,
-    t: &Tb,
-    s: usize,
-    r: PendingRecv,
+/// Queues a send or receive of step `s` on its thread block's connection
+/// (`conn`: None when the thread block has no peer that way).
+fn queue<T>(
+    q: &mut BTreeMap<Conn, (usize, Vec<T>)>,
+    conn: Option<Conn>,
+    at: String,
+    (what, peer): (&str, &str),
+    item: T,
 ) -> Result<(), MscclError> {
-    let at = || format!("gpu {gpu} / tb {} / step {s}", t.id);
-    let Some(peer) = t.recv else {
-        return err(at(), "a receiving step in a thread block with no recv peer");
+    let Some(conn) = conn else {
+        return err(
+            at,
+            format!("a {what} step in a thread block with no {peer} peer"),
+        );
     };
-    // Inserted by `open_connections` for every thread block with a recv peer.
-    let Some((_, q)) = c.recvs.get_mut(&(peer, gpu, t.chan)) else {
-        return err(at(), "a receive with no connection (an importer bug)");
+    // Inserted by `open_connections` for every thread block with that peer.
+    let Some((_, list)) = q.get_mut(&conn) else {
+        return err(at, format!("a {what} with no connection (an importer bug)"));
     };
-    q.push(r);
-    Ok(())
-}
-
-fn queue_send(
-    c: &mut Collected,
-    gpu: usize,
-    t: &Tb,
-    s: usize,
-    x: PendingSend,
-) -> Result<(), MscclError> {
-    let at = || format!("gpu {gpu} / tb {} / step {s}", t.id);
-    let Some(peer) = t.send else {
-        return err(at(), "a sending step in a thread block with no send peer");
-    };
-    // Inserted by `open_connections` for every thread block with a send peer.
-    let Some((_, q)) = c.sends.get_mut(&(gpu, peer, t.chan)) else {
-        return err(at(), "a send with no connection (an importer bug)");
-    };
-    q.push(x);
+    list.push(item);
     Ok(())
 }
 

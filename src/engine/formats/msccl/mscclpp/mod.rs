@@ -73,7 +73,7 @@ use super::emit::{self, Header};
 use super::error::MscclError;
 use super::imported::{Format, Imported};
 use super::layout::{self, Layout, Shape, Terms};
-use super::model::{CclAttrs, Program};
+use super::model::{by_name, name_of, CclAttrs, Program};
 use super::{order, place, temps};
 use crate::engine::library::nccl::Protocol;
 
@@ -241,14 +241,11 @@ impl OpKind {
 
     /// The plan's name for it.
     pub fn name(self) -> &'static str {
-        OpKind::ALL
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map_or("?", |(n, _)| n)
+        name_of(&OpKind::ALL, self)
     }
 
     fn parse(s: &str) -> Option<OpKind> {
-        OpKind::ALL.iter().find(|(n, _)| *n == s).map(|&(_, k)| k)
+        by_name(&OpKind::ALL, s)
     }
 }
 
