@@ -643,3 +643,92 @@ fn a_wrong_plan_is_refused_naming_the_chunk_or_the_op() {
         imp.explain(&e)
     );
 }
+
+/// gpu 0 sends chunk 0 on channel 0, then reduces gpu 1's chunk 1 into its
+/// own and sends the sum on channel 1; gpu 1 receives chunk 0 only after
+/// that sum (a depid wait), then sends its sum of chunk 0 back. The first
+/// send has to wait in the connection's buffer while gpu 0 goes on.
+const RUN_AHEAD: &str = r#"<algo name="ahead" proto="Simple" nchannels="2" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="rrc" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+      <step s="2" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="1" send="1" recv="-1" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="0" deps="1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="rrc" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="1" deps="0" hasdep="0"/>
+      <step s="2" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="1">
+      <step s="0" type="r" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+  </gpu>
+</algo>"#;
+
+#[test]
+fn a_send_waits_in_its_connections_buffer_while_its_sender_goes_on() {
+    let imp = msccl::import(RUN_AHEAD).unwrap();
+    let s = &imp.schedule;
+    assert_eq!(
+        imp.notes,
+        ["1 message(s) wait in their connection's buffer: each send runs in an earlier step than its receive (a local copy into a temporary), as the runtime lets it while the sender goes on"]
+    );
+    // The early send is a local copy of gpu 0's chunk 0 into scratch.
+    assert_eq!((s.steps.len(), net_and_local(s), s.scratch), (3, (4, 1), 1));
+    assert_eq!(
+        s.steps[0]
+            .transfers
+            .last()
+            .map(|t| (t.src, t.dst, t.first, t.dst_first)),
+        Some((0, 0, 0, 2))
+    );
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, 8);
+    // gpu 0 sends the sum only after gpu 1's answer, which waits for it.
+    let dead = RUN_AHEAD.replace(r#"depid="0" deps="1""#, r#"depid="0" deps="2""#);
+    assert_eq!(
+        msccl::import(&dead).unwrap_err().to_string(),
+        "gpu 1 / tb 0 / step 1: waits in a cycle (thread-block order, depid waits, receives that wait for sends that come after them, sends that wait for room in a connection's buffer): the program deadlocks"
+    );
+}
+
+/// gpu 0 sends three messages on one connection; gpu 1 takes the first
+/// only after a message gpu 0 sends after the third.
+const THREE_IN_FLIGHT: &str = r#"<algo name="fifo" proto="Simple" nchannels="2" nchunksperloop="3" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="3" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="-1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="2" type="s" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="1" send="1" recv="-1" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="1" depid="0" deps="2" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="3" o_chunks="0" s_chunks="1">
+    <tb id="0" send="-1" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="1" deps="0" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="2" type="r" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="1">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+  </gpu>
+</algo>"#;
+
+#[test]
+fn a_connection_holds_two_simple_messages_and_eight_ll_ones() {
+    assert_eq!(
+        msccl::import(THREE_IN_FLIGHT).unwrap_err().to_string(),
+        "gpu 1 / tb 0 / step 0: waits in a cycle (thread-block order, depid waits, receives that wait for sends that come after them, sends that wait for room in a connection's buffer): the program deadlocks"
+    );
+    let ll = THREE_IN_FLIGHT.replace(r#"proto="Simple""#, r#"proto="LL""#);
+    assert_eq!(msccl::import(&ll).unwrap().schedule.steps.len(), 1);
+}

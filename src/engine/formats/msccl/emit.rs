@@ -51,6 +51,9 @@ pub(super) fn emit(
         })
         .collect();
     let mut origins: Vec<Vec<String>> = vec![Vec::new(); steps_n];
+    // Sends that run ahead: a local copy into their temporary, in their
+    // own step, after that step's actions (it touches nothing else).
+    let mut early: Vec<(usize, String, Transfer)> = Vec::new();
     for &i in &placed.order {
         let a = &g.actions[i];
         let label = g
@@ -59,17 +62,40 @@ pub(super) fn emit(
             .cloned()
             .unwrap_or_else(|| "algo".into());
         let l = placed.level[i];
-        for pt in &a.parts {
+        let held = placed.ahead[i].zip(temps.ahead[i]);
+        let last = a.parts.len().saturating_sub(1);
+        for (k, pt) in a.parts.iter().enumerate() {
+            let mut first = resolve(pt.from);
+            if let (Some((ls, temp)), true) = (held, k == last) {
+                let send = g.action_sides[i].first().copied().unwrap_or(0);
+                early.push((
+                    ls,
+                    g.describe(send),
+                    Transfer {
+                        src: pt.src,
+                        dst: pt.src,
+                        first,
+                        count: pt.count,
+                        kind: TransferKind::Copy,
+                        dst_first: temp,
+                    },
+                ));
+                first = temp;
+            }
             origins[l].push(label.clone());
             steps[l].transfers.push(Transfer {
                 src: pt.src,
                 dst: pt.dst,
-                first: resolve(pt.from),
+                first,
                 count: pt.count,
                 kind: pt.kind,
                 dst_first: resolve(pt.to),
             });
         }
+    }
+    for (ls, label, t) in early {
+        origins[ls].push(label);
+        steps[ls].transfers.push(t);
     }
     if let Some(ph) = header.phases {
         name_phases(&mut steps, ph, notes);

@@ -32,6 +32,9 @@ pub(super) struct Action {
     pub origin: usize,
     /// Where the file puts it (`ccl_step`, `ccl_seq`), if it says.
     pub hint: Option<(usize, usize)>,
+    /// A message through a connection's buffer: its send (first side) may
+    /// run ahead of its receive ([`super::place`]).
+    pub buffered: bool,
 }
 
 /// What one GPU's memory sees of an action, or a point the runtime

@@ -50,14 +50,19 @@
 //!   block's steps run in order, each to its end (`mscclRunInterpreter`
 //!   loops over them; a step's dependencies are waited for at its start),
 //!   a `depid` wait orders steps of two thread blocks of one GPU, a
-//!   receive waits for its send. Data decides which of those orders need
+//!   receive waits for its send, and a send waits for room in its
+//!   connection's buffer (two Simple messages, eight LL or LL128 ones).
+//!   Data decides which of those orders need
 //!   a later IR step: along one causal order, every read of a chunk after
 //!   the write it reads, however many other operations lie between them,
 //!   and two writes the verifier does not allow in one step. Every other
 //!   operation goes in the same step as what it waits for (sends read the
 //!   state at the step's start, receives apply in listed order), so
-//!   operations are placed as early as that allows. A cycle of waits is a
-//!   deadlock and an error. A file written by [`export`] carries each
+//!   operations are placed as early as that allows, a message in one
+//!   step; where its receive must come later than its send (the sender
+//!   goes on to what the receive waits for), the send copies into a
+//!   temporary in its own step, as the buffer holds it. A cycle of waits
+//!   is a deadlock and an error. A file written by [`export`] carries each
 //!   step's IR step and position (`ccl_step`, `ccl_seq`, attributes the
 //!   runtime ignores: its parser keeps up to 16 attributes per element)
 //!   and the schedule's phases on `<algo>`; those are used when every

@@ -52,6 +52,8 @@ struct Collected {
     temps: usize,
     /// The sending op of each message action.
     senders: HashMap<usize, usize>,
+    /// Per connection, its message actions in order.
+    conn_actions: Vec<Vec<usize>>,
 }
 
 /// Builds the graph of a parsed program laid out by `layout`.
@@ -135,6 +137,7 @@ fn collect(p: &Program, layout: &Layout, g: &mut Graph) -> Result<Collected, Msc
                         }],
                         origin: id,
                         hint: st.hint,
+                        buffered: false,
                     }));
                 } else {
                     // An rrs holds its reduced data in a temporary, made
@@ -241,6 +244,7 @@ fn connect(
     let mut recv_action: HashMap<usize, usize> = HashMap::new();
     let mut send_action: HashMap<usize, usize> = HashMap::new();
     let mut senders: HashMap<usize, usize> = HashMap::new();
+    let mut conn_actions = Vec::new();
     for (&(a, b, ch), (tb_a, list)) in &c.sends {
         let Some((tb_b, rl)) = c.recvs.get(&(a, b, ch)) else {
             return err(
@@ -258,6 +262,7 @@ fn connect(
                 ),
             );
         }
+        let mut on_conn = Vec::with_capacity(list.len());
         for (&(sop, from, scnt), &(rop, to, kind, pre, rcnt)) in list.iter().zip(rl) {
             if scnt != rcnt {
                 return err(
@@ -301,11 +306,14 @@ fn connect(
                 parts,
                 origin: rop,
                 hint: hs.or(hr),
+                buffered: true,
             });
             send_action.insert(sop, id);
             recv_action.insert(rop, id);
             senders.insert(id, sop);
+            on_conn.push(id);
         }
+        conn_actions.push(on_conn);
     }
     for (&(a, b, ch), (tb_b, rl)) in &c.recvs {
         if !c.sends.contains_key(&(a, b, ch)) && !rl.is_empty() {
@@ -316,6 +324,7 @@ fn connect(
         }
     }
     c.senders = senders;
+    c.conn_actions = conn_actions;
     for (i, o) in c.ops.iter_mut().enumerate() {
         if let Some(&x) = recv_action.get(&i) {
             o.actions.push(x);
@@ -406,11 +415,27 @@ fn add_sides(g: &mut Graph, ops: &[Op], senders: &HashMap<usize, usize>) -> Vec<
         .collect()
 }
 
+/// Messages a connection holds between a send and its receive: the
+/// interpreter moves a Simple chunk as `MSCCL_CHUNKSTEPS` (`NCCL_STEPS` /
+/// 2) of the connection's `NCCL_STEPS` (8) slots and an LL or LL128 chunk
+/// as one (Azure/msccl-executor-nccl `src/device/msccl_kernel.cu`,
+/// `chunkSize`; `src/include/msccl/msccl_struct.h`; `src/include/device.h`),
+/// and a send waits for a free slot.
+fn fifo_messages(proto: &str) -> usize {
+    const NCCL_STEPS: usize = 8;
+    if proto == "Simple" {
+        NCCL_STEPS / (NCCL_STEPS / 2)
+    } else {
+        NCCL_STEPS
+    }
+}
+
 /// The runtime's waits as edges: a message's receive after its send, an
 /// op's forward after what it received, each op after the previous one of
 /// its thread block (the interpreter runs a thread block's steps in order,
 /// each to its end: Azure/msccl-executor-nccl `src/device/msccl_kernel.cu`,
-/// `mscclRunInterpreter`), and after the step each `depid` names. These
+/// `mscclRunInterpreter`), after the step each `depid` names, and a send
+/// after the receive that frees its slot in the connection's buffer. These
 /// say only what runs after what; which of them carry data, and so need a
 /// later step, [`super::order`] finds chunk by chunk.
 fn add_waits(
@@ -423,6 +448,24 @@ fn add_waits(
         if let [send, recv] = v.as_slice() {
             // The message: the send is read before the receive applies.
             g.edge(*send, *recv, 0, false);
+        }
+    }
+    // A step that sends starts once its connection's buffer has room: the
+    // receive `slots` messages earlier has emptied it. A step that also
+    // receives holds what it receives until then (the primitives wait for
+    // the receive and the send slot together, slice by slice).
+    let slots = fifo_messages(&p.proto);
+    for acts in &c.conn_actions {
+        for (k, &a) in acts.iter().enumerate().skip(slots) {
+            let freed = g.action_sides[acts[k - slots]].get(1).copied();
+            let start = c
+                .senders
+                .get(&a)
+                .and_then(|&op| op_sides.get(op))
+                .and_then(|v| v.first().copied());
+            if let (Some(freed), Some(start)) = (freed, start) {
+                g.edge(freed, start, 0, false);
+            }
         }
     }
     for o in op_sides {

@@ -66,7 +66,7 @@ fn causal(g: &Graph) -> Result<Ordered, MscclError> {
         let stuck = (0..ns).find(|&i| indeg[i] > 0).unwrap_or(0);
         return err(
             g.describe(stuck),
-            "waits in a cycle (thread-block order, depid waits and receives that wait for sends that come after them): the program deadlocks",
+            "waits in a cycle (thread-block order, depid waits, receives that wait for sends that come after them, sends that wait for room in a connection's buffer): the program deadlocks",
         );
     }
     Ok(Ordered { pos, by_pos })

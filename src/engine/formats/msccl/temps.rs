@@ -11,6 +11,9 @@ use std::collections::HashMap;
 pub(super) struct Temps {
     /// Per temporary, its first IR chunk.
     pub at: Vec<usize>,
+    /// Per action whose send runs ahead, the first IR chunk of the
+    /// temporary that holds its data until the receive.
+    pub ahead: Vec<Option<usize>>,
     /// MSCCL chunks of scratch they take, after [`Layout::temp_base`].
     pub size: usize,
 }
@@ -19,20 +22,33 @@ pub(super) struct Temps {
 pub(super) fn assign(g: &Graph, placed: &Placed, layout: &Layout) -> Temps {
     let mut at = vec![0usize; g.temps.len()];
     let mut size_all = 0usize;
-    // (temp, from level, to level)
+    let nt = g.temps.len();
+    // (temp, from level, to level); a send that runs ahead is temporary
+    // `nt + action`, on the sender's GPU, of the message's size.
     let mut live: Vec<(usize, usize, usize)> = g
         .temps
         .iter()
         .enumerate()
         .map(|(i, t)| (i, placed.level[t.write], placed.level[t.read]))
         .collect();
+    let mut held: Vec<(usize, usize)> = vec![(0, 0); placed.ahead.len()];
+    for (a, l) in placed.ahead.iter().enumerate() {
+        let (Some(l), Some(net)) = (l, g.actions[a].parts.last()) else {
+            continue;
+        };
+        held[a] = (net.src, net.count / layout.m.max(1));
+        live.push((nt + a, *l, placed.level[a]));
+    }
     live.sort_by_key(|x| (x.1, x.0));
+    let mut ahead = vec![None; placed.ahead.len()];
     // Per rank: slots (offset, size, busy until level).
     let mut slots: HashMap<usize, Vec<(usize, usize, usize)>> = HashMap::new();
     for (t, from, to) in live {
-        let temp = g.temps[t];
-        let size = temp.size;
-        let v = slots.entry(temp.gpu).or_default();
+        let (gpu, size) = match g.temps.get(t) {
+            Some(temp) => (temp.gpu, temp.size),
+            None => held[t - nt],
+        };
+        let v = slots.entry(gpu).or_default();
         let off = match v.iter_mut().find(|s| s.1 == size && s.2 <= from) {
             Some(s) => {
                 s.2 = to;
@@ -45,7 +61,15 @@ pub(super) fn assign(g: &Graph, placed: &Placed, layout: &Layout) -> Temps {
             }
         };
         size_all = size_all.max(off + size);
-        at[t] = (layout.primary + layout.temp_base + off) * layout.m;
+        let chunk = (layout.primary + layout.temp_base + off) * layout.m;
+        match at.get_mut(t) {
+            Some(x) => *x = chunk,
+            None => ahead[t - nt] = Some(chunk),
+        }
     }
-    Temps { at, size: size_all }
+    Temps {
+        at,
+        ahead,
+        size: size_all,
+    }
 }

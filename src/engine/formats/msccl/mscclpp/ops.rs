@@ -258,6 +258,7 @@ impl Builder<'_> {
             parts: parts.clone(),
             origin: op,
             hint: None,
+            buffered: false,
         });
         let local = parts.iter().all(|p| p.src == p.dst);
         let mut gpus: Vec<usize> = Vec::new();
