@@ -1,7 +1,7 @@
 //! What an import gives: the schedule and what the summary says about it.
 
 use super::model::Program;
-use crate::engine::library::nccl::Protocol;
+use super::protocol::Protocol;
 use crate::engine::schedule::Schedule;
 
 /// Which format a file was read as.

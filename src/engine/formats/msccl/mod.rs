@@ -98,7 +98,6 @@ mod place;
 mod protocol;
 mod temps;
 
-pub use crate::engine::library::nccl::Protocol;
 pub use error::MscclError;
 pub use export::export;
 pub use imported::{Format, Imported};
@@ -107,7 +106,7 @@ pub use model::{
     MSCCL_MAX_TBS_PER_CHANNEL,
 };
 pub use parse::parse;
-pub use protocol::{protocol_of, protocol_topology, LL128_PAYLOAD, LL_PAYLOAD};
+pub use protocol::{protocol_of, protocol_topology, Protocol, LL128_PAYLOAD, LL_PAYLOAD};
 
 /// Parses and imports an MSCCL algorithm file ([`parse`] then
 /// [`to_schedule`]) or, when the text is a JSON object, an MSCCL++

@@ -3,8 +3,35 @@
 //! copies with fences, or packets that carry their own flags) changes the
 //! bandwidth each byte of data gets and the latency of each message.
 
-use crate::engine::library::nccl::Protocol;
 use crate::engine::topology::{LinkKind, Topology};
+
+/// How a file's data moves: NCCL's protocols, which MSCCL runs
+/// (Azure/msccl-executor-nccl `msccl_kernel.cu`, one interpreter per
+/// protocol) and of which MSCCL++ plans name Simple and LL (microsoft/mscclpp
+/// `execution_plan.cc`: LL means packets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Bulk copies with fences.
+    Simple,
+    /// Low-latency: 8-byte stores of 4 bytes of data and a flag.
+    Ll,
+    /// Low-latency 128-byte lines.
+    Ll128,
+}
+
+impl Protocol {
+    /// All three.
+    pub const ALL: [Protocol; 3] = [Protocol::Simple, Protocol::Ll, Protocol::Ll128];
+
+    /// The files' name (`Simple`, `LL`, `LL128`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Simple => "Simple",
+            Protocol::Ll => "LL",
+            Protocol::Ll128 => "LL128",
+        }
+    }
+}
 
 /// The share of each LL store that is data: NCCL's LL line holds two
 /// 4-byte words of data, each beside a 4-byte flag (NVIDIA/nccl

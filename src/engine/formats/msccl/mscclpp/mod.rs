@@ -75,7 +75,7 @@ use super::imported::{Format, Imported};
 use super::layout::{self, Layout, Shape, Terms};
 use super::model::{by_name, name_of, CclAttrs, Program};
 use super::{order, place, temps};
-use crate::engine::library::nccl::Protocol;
+use crate::engine::formats::msccl::protocol::Protocol;
 
 pub use parse::parse;
 

@@ -8,7 +8,7 @@ use crate::engine::formats::msccl::error::{err, MscclError};
 use crate::engine::formats::msccl::graph::{Action, Graph, Loc, Part, Side};
 use crate::engine::formats::msccl::layout::Layout;
 use crate::engine::formats::msccl::model::Buf;
-use crate::engine::library::nccl::Protocol;
+use crate::engine::formats::msccl::protocol::Protocol;
 use crate::engine::schedule::TransferKind;
 use std::collections::{BTreeMap, HashMap};
 
@@ -75,8 +75,8 @@ struct Builder<'a> {
     packet_reads: Vec<(usize, std::ops::Range<usize>, usize)>,
     /// Scratch chunks read or written as plain data and as packets, per
     /// gpu, with the first op that does.
-    plain_scratch: HashMap<(usize, usize), usize>,
-    packet_scratch: HashMap<(usize, usize), usize>,
+    plain_scratch: BTreeMap<(usize, usize), usize>,
+    packet_scratch: BTreeMap<(usize, usize), usize>,
     notes: Vec<String>,
 }
 
@@ -95,8 +95,8 @@ pub(super) fn build(plan: &Plan, layout: &Layout) -> Result<Built, MscclError> {
         barriers: BTreeMap::new(),
         packets: HashMap::new(),
         packet_reads: Vec::new(),
-        plain_scratch: HashMap::new(),
-        packet_scratch: HashMap::new(),
+        plain_scratch: BTreeMap::new(),
+        packet_scratch: BTreeMap::new(),
         notes: Vec::new(),
     };
     for gpu in &plan.gpus {

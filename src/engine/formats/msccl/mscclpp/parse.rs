@@ -7,7 +7,7 @@ use super::{Channel, OpKind, Plan, PlanGpu, PlanOp, PlanTb, Ref};
 use crate::engine::formats::msccl::error::{err, MscclError};
 use crate::engine::formats::msccl::model::{Buf, MAX_CHUNKS, MAX_GPUS, MAX_STEPS};
 use crate::engine::formats::msccl::protocol::protocol_of;
-use crate::engine::library::nccl::Protocol;
+use crate::engine::formats::msccl::protocol::Protocol;
 use serde_json::{Map, Value};
 
 /// A JSON object with where it is, for the errors.
