@@ -613,6 +613,51 @@ fn msccl_imports_verifies_predicts_and_names_the_broken_element() {
 }
 
 #[test]
+fn msccl_reads_mscclpp_plans_by_content_and_costs_ll_as_ll() {
+    let (code, out, err) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/mscclpp_plan_allreduce_2gpu_simple.json"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(
+        (
+            &v["format"],
+            &v["proto"],
+            &v["verified"],
+            &v["steps"],
+            &v["transfers"]
+        ),
+        (
+            &serde_json::json!("mscclpp-plan"),
+            &serde_json::json!("Simple"),
+            &serde_json::json!(true),
+            &serde_json::json!(2),
+            &serde_json::json!(32)
+        )
+    );
+    assert_eq!(
+        (&v["thread_blocks"], &v["xml_steps"]),
+        (&16.into(), &112.into())
+    );
+    let (code, out, err) = cclsim(&[
+        "msccl",
+        &fixture("../msccl/mscclpp_plan_allreduce_packet_2gpu_ll.json"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("MSCCL++ plan, allreduce on 2 GPUs, proto LL"),
+        "{out}"
+    );
+    assert!(out.contains("8 ops in the plan"), "{out}");
+    assert!(
+        out.contains("predicted on h100-8 with LL at 1 MiB fp32"),
+        "{out}"
+    );
+}
+
+#[test]
 fn tune_outputs_parse_as_each_librarys_documented_syntax() {
     use ccl_playground::engine::tune::{parse_hccl_algo, parse_nccl_list, parse_tuner_csv, LABEL};
     let (code, out, err) = cclsim(&[

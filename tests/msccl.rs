@@ -42,6 +42,23 @@ fn run_and_check(s: &Schedule, dtype: DType, op: ReduceOp, elems: usize) {
     }
 }
 
+/// Network transfers and local copies / reduces of a schedule.
+fn net_and_local(s: &Schedule) -> (usize, usize) {
+    let all: Vec<_> = s.steps.iter().flat_map(|x| &x.transfers).collect();
+    let net = all.iter().filter(|t| t.src != t.dst).count();
+    (net, all.len() - net)
+}
+
+/// `depid`, `deps` of a step that waits for nothing.
+const NO_DEP: &str = r#"depid="-1" deps="-1""#;
+
+/// A `<step>` moving chunk `off` of the input (`dep`: its depid / deps).
+fn xstep(s: usize, ty: &str, off: usize, dep: &str, hasdep: u8) -> String {
+    format!(
+        r#"<step s="{s}" type="{ty}" srcbuf="i" srcoff="{off}" dstbuf="i" dstoff="{off}" cnt="1" {dep} hasdep="{hasdep}"/>"#
+    )
+}
+
 #[test]
 fn the_three_real_files_import_verify_run_and_estimate() {
     let want = [
@@ -345,4 +362,373 @@ fn imported_schedules_export_and_come_back() {
     let xml = msccl::export(&s).unwrap();
     assert!(xml.contains("nchannels=\"2\""));
     assert_eq!(msccl::import(&xml).unwrap().schedule, s);
+}
+
+/// The public 64-GPU hierarchical binary-tree AllReduce: in thread block 3
+/// of gpu 11 a receive of chunk 1 is followed by a receive of chunk 2 and
+/// then the send of chunk 1, so the send reads what the receive two steps
+/// earlier wrote. The interpreter runs a thread block's steps in order,
+/// each to its end, so that send carries the reduced chunk.
+#[test]
+fn the_64_gpu_hierarchical_tree_imports_and_runs_right() {
+    let imp = msccl::import(&fixture(
+        "msccl_allreduce_binarytree_hierarchical_64gpu_4ch_simple.xml",
+    ))
+    .unwrap();
+    let s = &imp.schedule;
+    assert_eq!(
+        (s.primitive, s.ranks, s.chunks, imp.chunk_factor, s.scratch),
+        (Primitive::AllReduce, 64, 64, 16, 16)
+    );
+    assert_eq!((imp.thread_blocks, imp.xml_steps), (440, 792));
+    assert_eq!(imp.program.nchannels, 4);
+    assert_eq!((s.steps.len(), net_and_local(s)), (17, (504, 188)));
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, s.granule() * 2);
+}
+
+/// Two GPUs, two chunks: gpu 0 sends both, gpu 1 reduces both and sends
+/// them back. `back` is gpu 1's thread block after its two receives.
+fn reduce_then_send_back(back: &str) -> String {
+    let step = |s: usize, ty: &str, off: usize| xstep(s, ty, off, NO_DEP, 0);
+    format!(
+        r#"<algo name="back" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">{}{}{}{}</tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">{back}</tb>
+  </gpu>
+</algo>"#,
+        step(0, "s", 0),
+        step(1, "s", 1),
+        step(2, "r", 0),
+        step(3, "r", 1),
+    )
+}
+
+#[test]
+fn a_send_after_another_receive_reads_the_earlier_receive() {
+    // gpu 1's thread block: (type, chunk) per step.
+    let back = |steps: [(&str, usize); 4]| {
+        let xml: String = steps
+            .iter()
+            .enumerate()
+            .map(|(s, &(ty, off))| xstep(s, ty, off, NO_DEP, 0))
+            .collect();
+        reduce_then_send_back(&xml)
+    };
+    // gpu 1 reduces chunk 0, reduces chunk 1, then sends chunk 0: right.
+    let right = back([("rrc", 0), ("rrc", 1), ("s", 0), ("s", 1)]);
+    let imp = msccl::import(&right).unwrap();
+    verify(&imp.schedule).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    // The send of chunk 0 comes a step after the receive it reads.
+    assert_eq!(imp.schedule.steps.len(), 2);
+    run_and_check(&imp.schedule, DType::Fp32, ReduceOp::Sum, 8);
+    // gpu 1 sends chunk 1 before it has reduced it: gpu 0 ends with gpu
+    // 1's part alone, and the error names gpu 0's chunk 1.
+    let wrong = back([("rrc", 0), ("s", 0), ("s", 1), ("rrc", 1)]);
+    let imp = msccl::import(&wrong).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert_eq!(
+        imp.explain(&e),
+        "gpu 0 / output chunk 1 (MSCCL chunk 1): after the last step rank 0 chunk 1 holds {1}, but AllReduce requires {0,1}"
+    );
+}
+
+#[test]
+fn a_wait_on_its_own_thread_block_is_met_by_its_earlier_steps_or_never() {
+    let (step, none) = (xstep, NO_DEP);
+    // Step 1 waits for its own step 0, which set the flag: already met.
+    let met = reduce_then_send_back(&format!(
+        "{}{}{}{}",
+        step(0, "rrc", 0, none, 1),
+        step(1, "rrc", 1, r#"depid="0" deps="0""#, 0),
+        step(2, "s", 0, none, 0),
+        step(3, "s", 1, none, 0)
+    ));
+    let imp = msccl::import(&met).unwrap();
+    verify(&imp.schedule).unwrap();
+    // Step 0 waits for its own step >= 0: nothing before it sets the flag.
+    let never = tiny(&step(0, "s", 0, r#"depid="0" deps="0""#, 1));
+    let e = msccl::import(&never).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"gpu 0 / tb 0 / step 0: depid="0" deps="0": its own thread block has run no step >= 0 with hasdep="1" before this one, so the wait never ends"#
+    );
+}
+
+const PLAN_SIMPLE: &str = "mscclpp_plan_allreduce_2gpu_simple.json";
+const PLAN_LL: &str = "mscclpp_plan_allreduce_packet_2gpu_ll.json";
+
+#[test]
+fn the_mscclpp_allreduce_plan_imports_op_for_op_and_verifies() {
+    use ccl_playground::engine::formats::msccl::mscclpp;
+    let text = fixture(PLAN_SIMPLE);
+    let plan = mscclpp::parse(&text).unwrap();
+    assert_eq!(plan.gpus.len(), 2);
+    for g in &plan.gpus {
+        assert_eq!(g.threadblocks.len(), 8);
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for t in &g.threadblocks {
+            for o in &t.ops {
+                *counts.entry(o.kind.name()).or_default() += 1;
+            }
+        }
+        assert_eq!(
+            counts.into_iter().collect::<Vec<_>>(),
+            [
+                ("nop", 16),
+                ("rlxsignal", 8),
+                ("rlxwait", 8),
+                ("rres", 8),
+                ("signal", 8),
+                ("wait", 8)
+            ],
+            "gpu {}",
+            g.id
+        );
+    }
+    // The page and cclsim read it through the same entry as MSCCL XML.
+    let imp = msccl::import(&text).unwrap();
+    assert_eq!(imp.format, msccl::Format::MscclppPlan);
+    assert_eq!(imp.protocol, msccl::Protocol::Simple);
+    assert_eq!((imp.thread_blocks, imp.xml_steps), (16, 112));
+    let s = &imp.schedule;
+    assert_eq!(
+        (s.primitive, s.ranks, s.chunks, imp.chunk_factor, s.scratch),
+        (Primitive::AllReduce, 2, 16, 1, 0)
+    );
+    assert_eq!(s.algorithm, "mscclpp:allreduce");
+    // Each rres: the peer's chunk reduced in, then a step later the sum
+    // written back to the peer: 16 reduces, then 16 copies.
+    assert_eq!(s.steps.len(), 2);
+    assert_eq!(net_and_local(s), (32, 0));
+    assert!(s.steps[0]
+        .transfers
+        .iter()
+        .all(|t| t.kind == TransferKind::Reduce && t.first == t.dst_first));
+    assert!(s.steps[1]
+        .transfers
+        .iter()
+        .all(|t| t.kind == TransferKind::Copy));
+    assert_eq!(
+        imp.origins[1][0], "gpu 0 / threadblock 0 / op 3",
+        "{:?}",
+        imp.origins
+    );
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    for dtype in [DType::Fp32, DType::Fp16] {
+        run_and_check(s, dtype, ReduceOp::Sum, s.granule() * 4);
+    }
+}
+
+#[test]
+fn the_ll_packet_plan_verifies_and_costs_as_ll() {
+    let imp = msccl::import(&fixture(PLAN_LL)).unwrap();
+    assert_eq!(imp.protocol, msccl::Protocol::Ll);
+    let s = &imp.schedule;
+    assert_eq!((s.ranks, s.chunks, s.scratch), (2, 4, 8));
+    assert_eq!((s.steps.len(), net_and_local(s)), (4, (6, 6)));
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, s.granule() * 4);
+    // The same transfers with LL: half the bandwidth, NCCL's lower hop
+    // latency; slower for a large message, faster for a small one.
+    let topo = Topology::h100_8();
+    let ll = msccl::protocol_topology(&topo, imp.protocol);
+    let t = |m: &Topology, b: u64| {
+        plan::estimate(s, m, b, DType::Fp32, Slices::Fixed(1))
+            .unwrap()
+            .0
+            .time_us
+    };
+    assert!(t(&ll, 256 << 20) > t(&topo, 256 << 20));
+    assert!(t(&ll, 1 << 10) < t(&topo, 1 << 10));
+}
+
+/// The Simple plan's JSON with `f` applied.
+fn plan_with(f: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&fixture(PLAN_SIMPLE)).unwrap();
+    f(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn plan_errors_name_the_op_its_position_and_what_is_read() {
+    let op = |v: &mut serde_json::Value, g: usize, t: usize, i: usize| -> serde_json::Value {
+        v["gpus"][g]["threadblocks"][t]["ops"][i].clone()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            plan_with(|v| v["gpus"][1]["threadblocks"][2]["ops"][3]["name"] = "pipeline".into()),
+            "gpu 1 / threadblock 2 / op 3: op \"pipeline\" (a pipelined loop over inner ops (iter_context)): the importer does not read it",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][5]["ops"][0]["channel_type"] = "port".into()),
+            "gpu 0 / threadblock 5 / op 0: op \"rlxsignal\" over channel_type \"port\" (port (the proxy's asynchronous puts and signals) channels): the importer does not read it",
+        ),
+        (
+            plan_with(|v| {
+                v["gpus"][0]["threadblocks"][1]["ops"][3]["tbg_info"] =
+                    serde_json::json!({"tb_id": 0, "tbg_size": 2})
+            }),
+            "gpu 0 / threadblock 1 / op 3: op \"rres\" with tbg_info (an operation split across a group of thread blocks): the importer does not read it",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["name"] = "mystery".into()),
+            "gpu 0 / threadblock 0 / op 3: name=\"mystery\": not an executor operation",
+        ),
+        (
+            plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["src_buff"][1]["index"] = 16.into()),
+            "gpu 0 / threadblock 0 / op 3 / src_buff[1]: index=16 size=1: chunks 16..17 but gpu 1 declares input_chunks=16",
+        ),
+        (
+            plan_with(|v| v["protocol"] = "LL128".into()),
+            "plan: protocol=\"LL128\": expected Simple or LL",
+        ),
+        (
+            // Every signal gone: the rlxsignal meets the first wait (one
+            // semaphore), nothing meets the second.
+            plan_with(|v| {
+                for g in 0..2 {
+                    for t in 0..8 {
+                        let o = op(v, g, t, 5);
+                        assert_eq!(o["name"], "signal");
+                        v["gpus"][g]["threadblocks"][t]["ops"][5]["name"] = "nop".into();
+                    }
+                }
+            }),
+            "gpu 0 / threadblock 0 / op 6: wait 2 on memory channel 0 (to gpu 1) is never met: gpu 1 signals its paired channel 0 once (signal and rlxsignal count alike: one semaphore)",
+        ),
+        (
+            r#"{"name": "x", "colletive": "allreduce", "protocol": "Simple", "inplace": true, "gpus": [{"id": 0, "inputChunks": 1, "outputChunks": 1, "scratchChunks": 0}]}"#.into(),
+            "gpu 0: inputChunks / chunkGroups: the older MSCCL++ plan schema",
+        ),
+        ("{\"gpus\": [".into(), "file: not valid JSON"),
+    ];
+    for (json, want) in cases {
+        let e = msccl::import(&json)
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.to_string().starts_with(want), "{e}\nwant: {want}");
+    }
+}
+
+#[test]
+fn a_wrong_plan_is_refused_naming_the_chunk_or_the_op() {
+    // gpu 0's thread block 0 keeps the sum of chunk 0 to itself: its rres
+    // no longer writes it back to gpu 1.
+    let json = plan_with(|v| {
+        let dst = v["gpus"][0]["threadblocks"][0]["ops"][3]["dst_buff"]
+            .as_array_mut()
+            .unwrap();
+        dst.truncate(1);
+    });
+    let imp = msccl::import(&json).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert_eq!(
+        imp.explain(&e),
+        "gpu 1 / output chunk 0 (MSCCL chunk 0): after the last step rank 1 chunk 0 holds {1}, but AllReduce requires {0,1}"
+    );
+    // It reads the peer's chunk 1 into its chunk 0.
+    let json =
+        plan_with(|v| v["gpus"][0]["threadblocks"][0]["ops"][3]["src_buff"][1]["index"] = 1.into());
+    let imp = msccl::import(&json).unwrap();
+    let e = verify(&imp.schedule).unwrap_err();
+    assert!(
+        imp.explain(&e).starts_with(
+            "gpu 0 / threadblock 0 / op 3: step 0, transfer 0 (rank 1 -> 0, chunks 1+1 to chunk 0)"
+        ),
+        "{}",
+        imp.explain(&e)
+    );
+}
+
+/// gpu 0 sends chunk 0 on channel 0, then reduces gpu 1's chunk 1 into its
+/// own and sends the sum on channel 1; gpu 1 receives chunk 0 only after
+/// that sum (a depid wait), then sends its sum of chunk 0 back. The first
+/// send has to wait in the connection's buffer while gpu 0 goes on.
+const RUN_AHEAD: &str = r#"<algo name="ahead" proto="Simple" nchannels="2" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="rrc" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+      <step s="2" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="1" send="1" recv="-1" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="0" deps="1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="0" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="rrc" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="1" deps="0" hasdep="0"/>
+      <step s="2" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="1">
+      <step s="0" type="r" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+  </gpu>
+</algo>"#;
+
+#[test]
+fn a_send_waits_in_its_connections_buffer_while_its_sender_goes_on() {
+    let imp = msccl::import(RUN_AHEAD).unwrap();
+    let s = &imp.schedule;
+    assert_eq!(
+        imp.notes,
+        ["1 message(s) wait in their connection's buffer: each send runs in an earlier step than its receive (a local copy into a temporary), as the runtime lets it while the sender goes on"]
+    );
+    // The early send is a local copy of gpu 0's chunk 0 into scratch.
+    assert_eq!((s.steps.len(), net_and_local(s), s.scratch), (3, (4, 1), 1));
+    assert_eq!(
+        s.steps[0]
+            .transfers
+            .last()
+            .map(|t| (t.src, t.dst, t.first, t.dst_first)),
+        Some((0, 0, 0, 2))
+    );
+    verify(s).unwrap_or_else(|e| panic!("{}", imp.explain(&e)));
+    run_and_check(s, DType::Fp32, ReduceOp::Sum, 8);
+    // gpu 0 sends the sum only after gpu 1's answer, which waits for it.
+    let dead = RUN_AHEAD.replace(r#"depid="0" deps="1""#, r#"depid="0" deps="2""#);
+    assert_eq!(
+        msccl::import(&dead).unwrap_err().to_string(),
+        "gpu 1 / tb 0 / step 1: waits in a cycle (thread-block order, depid waits, receives that wait for sends that come after them, sends that wait for room in a connection's buffer): the program deadlocks"
+    );
+}
+
+/// gpu 0 sends three messages on one connection; gpu 1 takes the first
+/// only after a message gpu 0 sends after the third.
+const THREE_IN_FLIGHT: &str = r#"<algo name="fifo" proto="Simple" nchannels="2" nchunksperloop="3" ngpus="2" coll="allreduce" inplace="1">
+  <gpu id="0" i_chunks="3" o_chunks="0" s_chunks="0">
+    <tb id="0" send="1" recv="-1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="s" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="2" type="s" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="1" send="1" recv="-1" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="1" depid="0" deps="2" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="3" o_chunks="0" s_chunks="1">
+    <tb id="0" send="-1" recv="0" chan="0">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="1" deps="0" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="i" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="2" type="r" srcbuf="i" srcoff="2" dstbuf="i" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="0" chan="1">
+      <step s="0" type="r" srcbuf="i" srcoff="0" dstbuf="s" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+  </gpu>
+</algo>"#;
+
+#[test]
+fn a_connection_holds_two_simple_messages_and_eight_ll_ones() {
+    assert_eq!(
+        msccl::import(THREE_IN_FLIGHT).unwrap_err().to_string(),
+        "gpu 1 / tb 0 / step 0: waits in a cycle (thread-block order, depid waits, receives that wait for sends that come after them, sends that wait for room in a connection's buffer): the program deadlocks"
+    );
+    let ll = THREE_IN_FLIGHT.replace(r#"proto="Simple""#, r#"proto="LL""#);
+    assert_eq!(msccl::import(&ll).unwrap().schedule.steps.len(), 1);
 }

@@ -304,11 +304,13 @@ mod cli {
             #[arg(long)]
             json: bool,
         },
-        /// Import an MSCCL algorithm XML file: verify it, predict its time on
-        /// a machine, print a summary (exit 2 naming the element when it
+        /// Import an MSCCL algorithm XML file or an MSCCL++ execution plan
+        /// (JSON): verify it, predict its time on a machine with its
+        /// protocol, print a summary (exit 2 naming the element when it
         /// cannot be imported or does not implement its collective).
         Msccl {
-            /// The MSCCL XML file (<algo> <gpu> <tb> <step>).
+            /// The MSCCL XML file (<algo> <gpu> <tb> <step>) or MSCCL++
+            /// plan (JSON: gpus / threadblocks / ops).
             file: PathBuf,
             /// Topology preset (default: h100-8 up to 8 GPUs, else
             /// 910b-{S}x8 with enough servers).
@@ -1245,7 +1247,9 @@ mod cli {
         };
         let machine =
             Topology::preset(&topo_name).map_err(|e| format!("--topo {topo_name:?}: {e}"))?;
-        let (e, method, _) = plan::estimate(s, &machine, b, dtype, Slices::Auto)
+        // The file's data moves with its protocol (LL: packets with flags).
+        let wire = msccl::protocol_topology(&machine, imp.protocol);
+        let (e, method, _) = plan::estimate(s, &wire, b, dtype, Slices::Auto)
             .map_err(|e| format!("--topo {topo_name:?}: {e}"))?;
         // The machine's own choice for the same call, for comparison.
         let q = format!(
@@ -1274,6 +1278,7 @@ mod cli {
             let v = serde_json::json!({
                 "name": p.name, "coll": p.coll, "proto": p.proto, "ngpus": p.ngpus,
                 "nchannels": p.nchannels, "nchunksperloop": p.nchunksperloop,
+                "format": match imp.format { msccl::Format::Xml => "msccl-xml", msccl::Format::MscclppPlan => "mscclpp-plan" },
                 "thread_blocks": imp.thread_blocks, "xml_steps": imp.xml_steps,
                 "verified": true, "primitive": s.primitive.name(), "chunks": s.chunks,
                 "chunk_factor": imp.chunk_factor, "scratch_chunks": s.scratch,
@@ -1289,9 +1294,17 @@ mod cli {
             return out(&format!("{v}\n"));
         }
         let mut t = String::new();
+        let (kind, steps) = match imp.format {
+            msccl::Format::Xml => ("", "steps in the file"),
+            msccl::Format::MscclppPlan => ("MSCCL++ plan, ", "ops in the plan"),
+        };
         t.push_str(&format!(
-            "{} ({}, {} on {} GPUs, proto {}, {} channels, {} thread blocks, {} steps in the file)\n",
-            if p.name.is_empty() { "(unnamed)" } else { &p.name },
+            "{} ({}, {kind}{} on {} GPUs, proto {}, {} channels, {} thread blocks, {} {steps})\n",
+            if p.name.is_empty() {
+                "(unnamed)"
+            } else {
+                &p.name
+            },
             file.display(),
             p.coll,
             p.ngpus,
@@ -1316,7 +1329,12 @@ mod cli {
             s.primitive.title()
         ));
         t.push_str(&format!(
-            "predicted on {topo_name} at {} {}: {:.2} us, algbw {:.2} GB/s, busbw {:.2} GB/s ({})\n",
+            "predicted on {topo_name}{} at {} {}: {:.2} us, algbw {:.2} GB/s, busbw {:.2} GB/s ({})\n",
+            if imp.protocol == msccl::Protocol::Simple {
+                String::new()
+            } else {
+                format!(" with {}", imp.protocol.name())
+            },
             format_bytes(b),
             dtype.name(),
             e.time_us,
@@ -1332,8 +1350,12 @@ mod cli {
             ));
         }
         if let (Some(false), Some((lo, hi))) = (in_range, p.bytes_range) {
+            let who = match imp.format {
+                msccl::Format::Xml => "the MSCCL runtime would not pick it",
+                msccl::Format::MscclppPlan => "the MSCCL++ executor refuses it",
+            };
             t.push_str(&format!(
-                "note: the file is for {lo}..={hi} bytes; the MSCCL runtime would not pick it at {b}\n"
+                "note: the file is for {lo}..={hi} bytes; {who} at {b}\n"
             ));
         }
         for n in &imp.notes {

@@ -1,6 +1,8 @@
-//! The "MSCCL" card: paste or load an MSCCL algorithm XML file
-//! ([`crate::engine::formats::msccl`]), see it verified and estimated on the
-//! page's machine (h100-8 or a 910B cluster if it has too few devices),
+//! The "MSCCL" card: paste or load an MSCCL algorithm XML file or an
+//! MSCCL++ execution plan ([`crate::engine::formats::msccl`], which tells
+//! them apart by content), see it verified and estimated with its protocol
+//! on the page's machine (h100-8 or a 910B cluster if it has too few
+//! devices),
 //! run it on the rank workers with every rank checked bit for bit; and
 //! download the page's current schedule as MSCCL XML.
 //!
@@ -98,7 +100,7 @@ fn import_text(text: &str, plan: Option<&Plan>) -> Status {
     };
     let (e, _, _) = match plan::estimate(
         &imp.schedule,
-        &topo,
+        &msccl::protocol_topology(&topo, imp.protocol),
         ESTIMATE_BYTES,
         DType::Fp32,
         Slices::Auto,
@@ -263,7 +265,7 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
     let (state, body) = match &*status {
         Status::Empty => (
             "idle",
-            html! { <p class="hint">{"Paste an MSCCL algorithm file (<algo> <gpu> <tb> <step>, as msccl-tools writes and the MSCCL runtime reads) or load one; up to 64 GPUs. Read: allreduce, reducescatter, allgather, broadcast, reduce, scatter, gather, alltoall."}</p> },
+            html! { <p class="hint">{"Paste an MSCCL algorithm file (<algo> <gpu> <tb> <step>, as msccl-tools writes and the MSCCL runtime reads) or an MSCCL++ execution plan (JSON, as the MSCCL++ DSL writes), or load one; up to 64 GPUs. Read: allreduce, reducescatter, allgather, broadcast, reduce, scatter, gather, alltoall."}</p> },
         ),
         Status::Error(e) => (
             "error",
@@ -285,7 +287,7 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
                 html! {
                     <div class="msccl-summary">
                         <p><strong>{if pr.name.is_empty() { "(unnamed)".to_string() } else { pr.name.clone() }}</strong>
-                            {format!(" — {} on {} GPUs, proto {}, {} channel(s), {} thread blocks, {} steps in the file", pr.coll, pr.ngpus, pr.proto, pr.nchannels, imp.thread_blocks, imp.xml_steps)}</p>
+                            {format!(" — {}{} on {} GPUs, proto {}, {} channel(s), {} thread blocks, {} {}", if imp.format == msccl::Format::MscclppPlan { "MSCCL++ plan, " } else { "" }, pr.coll, pr.ngpus, pr.proto, pr.nchannels, imp.thread_blocks, imp.xml_steps, if imp.format == msccl::Format::MscclppPlan { "ops in the plan" } else { "steps in the file" })}</p>
                         <p id="msccl-verified">{format!("✓ verified: every output chunk holds what {} requires ({} IR steps, {} transfers, {} local copies/reduces, {} chunks + {} scratch)", s.primitive.title(), s.steps.len(), net, local, s.chunks, s.scratch)}</p>
                         <p id="msccl-estimate">{format!("Model on {}: {} in {:.2} µs, busbw {:.1} GB/s", d.topo, format_bytes(ESTIMATE_BYTES), d.time_us, d.busbw)}
                             { if let Some((a, t)) = &d.auto { format!(" · the machine's own choice ({a}): {t:.2} µs") } else { String::new() } }</p>
@@ -312,20 +314,20 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
     };
     let can_run = matches!(&*status, Status::Ok(_)) && *run != RunStatus::Running;
     html! {
-        <section class="card msccl" id="msccl" aria-label="MSCCL algorithm XML: import and export" data-state={state}>
+        <section class="card msccl" id="msccl" aria-label="MSCCL XML and MSCCL++ plans: import; MSCCL XML: export" data-state={state}>
             <div class="card-head">
                 <h2>{"MSCCL"}</h2>
                 <span class="muted">{"algorithm XML in and out"}</span>
             </div>
-            <label class="sr-only" for="msccl-input">{"MSCCL XML"}</label>
+            <label class="sr-only" for="msccl-input">{"MSCCL XML or MSCCL++ plan"}</label>
             <textarea id="msccl-input" class="log-input" rows="6" spellcheck="false" value={(*text).clone()} oninput={on_input}
                 placeholder={"<algo name=… proto=\"Simple\" nchannels=… nchunksperloop=… ngpus=… coll=\"allreduce\" inplace=\"1\">\n  <gpu id=\"0\" …><tb id=\"0\" send=… recv=… chan=…><step s=\"0\" type=\"s\" …/>"} />
             {body}
             {run_view}
             <div class="fit-actions">
-                <button id="msccl-import" class="primary" onclick={on_import} title="Import, verify and estimate the pasted XML">{"Import & verify"}</button>
-                <input id="msccl-file" class="sr-only" type="file" accept=".xml,application/xml,text/xml" onchange={on_file} />
-                <label class="secondary-button" for="msccl-file" title="Read an .xml file and import it">{"Load file…"}</label>
+                <button id="msccl-import" class="primary" onclick={on_import} title="Import, verify and estimate the pasted XML or JSON">{"Import & verify"}</button>
+                <input id="msccl-file" class="sr-only" type="file" accept=".xml,.json,application/xml,text/xml,application/json" onchange={on_file} />
+                <label class="secondary-button" for="msccl-file" title="Read an .xml or .json file and import it">{"Load file…"}</label>
                 <button id="msccl-run" class="secondary-button" onclick={on_run} disabled={!can_run} title="Run the imported schedule on the rank workers and check every rank">{"Run on workers"}</button>
                 <button id="msccl-export" class="secondary-button" onclick={on_export} disabled={p.plan.is_none()} title="Download the page's current schedule as MSCCL XML (re-imports to the same schedule)">{"Export current as MSCCL XML"}</button>
             </div>

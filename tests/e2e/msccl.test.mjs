@@ -1,5 +1,5 @@
-// End-to-end: the MSCCL card (ui/msccl_card.rs, engine/formats/msccl.rs).
-// - each of the three real MSCCL files in tests/fixtures/msccl loads from a
+// End-to-end: the MSCCL card (ui/msccl_card.rs, engine/formats/msccl/).
+// - each of the real MSCCL files and an MSCCL++ plan in tests/fixtures/msccl loads from a
 //   file, is verified and estimated, and runs on the rank workers with
 //   every rank equal to the reference bit for bit;
 // - a broken file shows an error naming gpu / tb / step;
@@ -14,6 +14,7 @@ const FILES = [
   ['msccl_allreduce_binarytree_4gpu_simple.xml', 'AllReduce', 'allreduce_binary_tree'],
   ['msccl_allreduce_ring_4gpu_4ch_simple.xml', 'AllReduce', 'allreduce_ring_4channelsperring'],
   ['msccl_ndv4_alltoall_allpairs_8gpu_ll_2ch.xml', 'AlltoAll', 'alltoall_allpairs'],
+  ['mscclpp_plan_allreduce_2gpu_simple.json', 'AllReduce', 'allreduce'],
 ];
 
 let browser;
