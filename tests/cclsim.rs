@@ -1190,3 +1190,79 @@ fn tune_output_reads_back_as_the_same_table() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The user's path end to end: fit two public 2-node Polaris logs (they
+/// name no collective: the rows tell), then ask the binary about 540 nodes.
+#[test]
+fn a_fit_of_two_logs_predicts_540_nodes_through_the_binary() {
+    let dir = std::env::temp_dir().join(format!("cclsim-polaris-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prof = dir.join("polaris.json");
+    let polaris = |f: &str| {
+        format!(
+            "{}/tests/fixtures/polaris-2.18/{f}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let (code, out, err) = cclsim(&[
+        "fit",
+        &polaris("n2_all_reduce.txt"),
+        &polaris("n2_all_gather.txt"),
+        "--out",
+        prof.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("2 node(s) of 4 × NVIDIA A100-SXM4-40GB"),
+        "{out}"
+    );
+    assert!(out.contains("2 NIC(s) of 25 GB/s per node"), "{out}");
+    let (code, out, err) = cclsim(&[
+        "predict",
+        "--profile",
+        prof.to_str().unwrap(),
+        "--op",
+        "allreduce",
+        "--ranks",
+        "2160",
+        "--bytes",
+        "1KiB",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["method"], "predicted");
+    assert_eq!(v["prediction"]["runs"], "Tree/LL");
+    assert_eq!(v["prediction"]["nodes"], 540);
+    let (t, lo, hi) = (
+        v["time_us"].as_f64().unwrap(),
+        v["prediction"]["low_us"].as_f64().unwrap(),
+        v["prediction"]["high_us"].as_f64().unwrap(),
+    );
+    assert!(lo < t && t < hi, "{v}");
+    // Measured at 540 nodes (n540_all_reduce.txt): 280.4 µs.
+    assert!(lo < 280.4 && 280.4 < hi, "{v}");
+    assert!(
+        v["prediction"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("540 nodes"),
+        "{v}"
+    );
+    // The text output carries the note.
+    let (_, text, _) = cclsim(&[
+        "predict",
+        "--profile",
+        prof.to_str().unwrap(),
+        "--op",
+        "all_gather",
+        "--ranks",
+        "2160",
+        "--bytes",
+        "64MiB",
+    ]);
+    assert!(
+        text.contains("measured at allreduce on 8 ranks (2 nodes)"),
+        "{text}"
+    );
+}

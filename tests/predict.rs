@@ -8,7 +8,7 @@
 use ccl_playground::engine::calibrate::Profile;
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::config::{AlgoChoice, Config, MEASURED};
-use ccl_playground::engine::dtype::DType;
+use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::formats::{parse_log, Collective, Log};
 use ccl_playground::engine::hardware::Hardware;
 use ccl_playground::engine::library::nccl::{Func, NcclAlgo, Protocol, Tuning};
@@ -251,4 +251,56 @@ fn a_fitted_machine_travels_in_a_link_at_another_scale() {
     // Without ranks, the measured machine has the profile's 8.
     let bare = q.replace("&ranks=2160", "");
     assert_eq!(Config::from_query(&bare).0.ranks, 8);
+}
+
+fn h100(primitive: Primitive, bytes: u64, dtype: DType, redop: ReduceOp) -> Plan {
+    let c = Config {
+        primitive,
+        algo: AlgoChoice::Auto,
+        topo: "h100-8".into(),
+        bytes,
+        dtype,
+        redop,
+        ranks: 8,
+        ..Config::default()
+    };
+    Plan::headline(&c).unwrap()
+}
+
+#[test]
+fn nvls_only_for_the_types_and_ops_nccl_runs_on_it() {
+    // device.h ncclNvlsSupported: sum of fp32/fp16/bf16/int32; never int8,
+    // products or averages.
+    let runs = |d, op| {
+        h100(Primitive::AllReduce, 64 << 20, d, op)
+            .prediction
+            .unwrap()
+            .runs
+    };
+    assert_eq!(runs(DType::Fp32, ReduceOp::Sum), "NVLS/Simple");
+    assert_eq!(runs(DType::Bf16, ReduceOp::Max), "NVLS/Simple");
+    assert_ne!(runs(DType::Int8, ReduceOp::Sum), "NVLS/Simple");
+    assert_ne!(runs(DType::Fp32, ReduceOp::Prod), "NVLS/Simple");
+    assert_ne!(runs(DType::Fp32, ReduceOp::Max), "NVLS/Simple");
+}
+
+#[test]
+fn a_barrier_is_a_four_byte_allreduce_whatever_the_size_asked() {
+    // One H100 node: Ring/LL, 15.0 µs + 4 B on one of 12 channels.
+    let p = h100(Primitive::Barrier, 64 << 20, DType::Fp32, ReduceOp::Sum);
+    let a = p.prediction.unwrap();
+    assert_eq!(a.runs, "Ring/LL");
+    // Latency 6.6 + 14 · 0.6 = 15.0 µs; LL bandwidth 141 · 8/14 GB/s on 1
+    // of 12 channels, × 367.5/360 (the preset's measured ring busbw).
+    let want = 15.0 + 4.0 / (1000.0 * 141.0 * 8.0 / 14.0 / 12.0 * 367.5 / 360.0);
+    assert!((a.time_us - want).abs() < 1e-6, "{} vs {want}", a.time_us);
+}
+
+#[test]
+fn an_mi300x_node_is_an_xgmi_mesh_without_nvls() {
+    let hw = Hardware::of_accelerator("AMD Instinct MI300X", 8, 8, 50.0);
+    assert!(!hw.nvswitch);
+    assert_eq!(hw.pair_gbps, 64.0);
+    let t = Tuning::new(&hw, Func::AllReduce, 8, 1);
+    assert!(t.entries.iter().all(|e| e.algo != NcclAlgo::Nvls));
 }

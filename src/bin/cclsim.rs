@@ -630,6 +630,16 @@ mod cli {
                 "faults": faults_json(&c),
                 "healthy_time_us": p.healthy.as_ref().map(|h| h.time_us),
                 "slowdown": p.slowdown(),
+                "prediction": p.prediction.as_ref().map(|a| serde_json::json!({
+                    "low_us": a.low_us,
+                    "high_us": a.high_us,
+                    "runs": a.runs,
+                    "channels": a.channels,
+                    "library_us": a.library_us,
+                    "nodes": a.shape.nodes,
+                    "why": a.why,
+                    "note": a.note,
+                })),
             });
             return out(&format!("{v}\n"));
         }
@@ -637,7 +647,7 @@ mod cli {
             out(&format!("note: {n}\n"))?;
         }
         out(&format!(
-            "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s\n{}\nslices: {} ({})\n",
+            "{} {} of {} on {} ranks of {}: {:.2} µs, algbw {:.2} GB/s, busbw {:.2} GB/s\n{}\n",
             p.algorithm.name(),
             c.primitive.title(),
             format_bytes(c.bytes),
@@ -647,9 +657,15 @@ mod cli {
             e.algbw_gbps,
             e.busbw_gbps,
             p.verdict,
-            e.slicing.slices,
-            e.slicing.why
-        ))
+        ))?;
+        match &p.prediction {
+            // The calibrated model: no slices of ours, a range and its reach.
+            Some(a) => out(&format!("{}\n", a.note)),
+            None => out(&format!(
+                "slices: {} ({})\n",
+                e.slicing.slices, e.slicing.why
+            )),
+        }
     }
 
     /// The degradation of `c` as JSON (`null` when healthy): each key's

@@ -36,6 +36,7 @@
 //! AllReduce `2(n-1)`). A ring on a topology with those link figures then
 //! reproduces the fitted line exactly.
 
+use super::collective::Primitive;
 use super::formats::{Collective, FormatError, Log, Row, Table, Tool};
 use super::hardware::{Accelerator, Arch, Hardware};
 use super::library::Library;
@@ -173,6 +174,9 @@ pub enum CalibrateError {
     /// A profile whose numbers are not finite or positive.
     #[error("profile field `{field}` is {value}; must be a positive finite number")]
     BadProfile { field: &'static str, value: f64 },
+    /// A library-model correction out of range.
+    #[error("profile field `physical.fitted` holds {value}; a correction (or its variance) must be finite, within ±20 (±400)")]
+    BadCorrection { value: f64 },
 }
 
 /// A measured point `(bytes, µs)`.
@@ -956,7 +960,9 @@ impl Profile {
     /// ([`Collective::from_file_name`]), else `collective`; tables with none
     /// of these, or of another tool than nccl-tests / rccl-tests, are left
     /// out of the library model. The machine's link classes come from the
-    /// table with the most nodes.
+    /// multi-node table with the fewest nodes that is not an AlltoAll (its
+    /// busbw says how many NICs a node has before a large network's taper
+    /// or an AlltoAll's per-peer costs hide it), else from the first table.
     ///
     /// Errors: those of [`Profile::fit_log`] on the first log;
     /// [`CalibrateError::NoUsableTable`] without logs.
@@ -976,7 +982,8 @@ impl Profile {
             return Ok(p);
         }
         let mut tables = Vec::new();
-        let mut widest: Option<(usize, Hardware)> = None;
+        // (rank of preference, hardware): lower is better.
+        let mut best: Option<((usize, usize), Hardware)> = None;
         for (log, source) in logs {
             let hint = Collective::from_file_name(source);
             for t in log.usable() {
@@ -993,8 +1000,13 @@ impl Profile {
                 let points = points_of(&rows);
                 let hw = hardware_of_table(t, n, coll, &points);
                 let nodes = hw.nodes_for(n);
-                if widest.as_ref().is_none_or(|(k, _)| nodes > *k) {
-                    widest = Some((nodes, hw));
+                let rank = match (nodes > 1, primitive == Primitive::AlltoAll) {
+                    (true, false) => (0, nodes),
+                    (true, true) => (1, nodes),
+                    (false, _) => (2, 0),
+                };
+                if best.as_ref().is_none_or(|(r, _)| rank < *r) {
+                    best = Some((rank, hw));
                 }
                 tables.push(MeasuredTable {
                     source: format!("{source} (table at line {})", t.line),
@@ -1005,7 +1017,7 @@ impl Profile {
                 });
             }
         }
-        if let Some((_, hw)) = widest {
+        if let Some((_, hw)) = best {
             p.physical = Some(Calibration::fit(hw, &tables));
         }
         Ok(p)
@@ -1062,6 +1074,34 @@ impl Profile {
     pub fn validate(&self) -> Result<(), CalibrateError> {
         if self.ranks < 2 {
             return Err(CalibrateError::BadRanks(self.ranks));
+        }
+        if let Some(c) = &self.physical {
+            let hw = &c.hardware;
+            for (field, value) in [
+                ("physical.hardware.gpu_gbps", hw.gpu_gbps),
+                ("physical.hardware.pair_gbps", hw.pair_gbps),
+                ("physical.hardware.nic_gbps", hw.nic_gbps),
+                ("physical.hardware.gpus_per_node", hw.gpus_per_node as f64),
+                ("physical.hardware.nics_per_node", hw.nics_per_node as f64),
+                ("physical.fitted.sigma", c.fitted.sigma.max(1e-9)),
+            ] {
+                if !(value.is_finite() && value > 0.0) {
+                    return Err(CalibrateError::BadProfile { field, value });
+                }
+            }
+            // A correction is a natural log: beyond ±20 it is no machine.
+            if let Some(&v) = c
+                .fitted
+                .params
+                .iter()
+                .chain(&c.fitted.covariance)
+                .find(|v| !v.is_finite() || v.abs() > 20.0 * 20.0)
+            {
+                return Err(CalibrateError::BadCorrection { value: v });
+            }
+            if let Some(&v) = c.fitted.params.iter().find(|v| v.abs() > 20.0) {
+                return Err(CalibrateError::BadCorrection { value: v });
+            }
         }
         if self.segments.is_empty() {
             return Err(CalibrateError::BadProfile {

@@ -120,6 +120,11 @@ pub struct Accelerator {
     /// (`SM70_NVLINK_BW` 20, `SM80` 20, `SM90` 20.6, `SM100` 40.1;
     /// nccl `src/graph/topo.h`).
     pub link_gbps: f64,
+    /// How its nodes join it: `Some(true)` always through a switch
+    /// (Blackwell NVL domains, GB200's 4-GPU trays included), `Some(false)`
+    /// never (AMD's xGMI is a direct mesh), `None`: an NVSwitch with 8 per
+    /// node (HGX/DGX), direct pairs below.
+    pub switched: Option<bool>,
 }
 
 /// NCCL's `PCI_BW` (PCIe Gen3 x16), GB/s (nccl `src/graph/topo.h`); a
@@ -141,15 +146,24 @@ impl Accelerator {
             fabric: Fabric::Nvlink,
             nvlinks,
             link_gbps,
+            switched: if arch == Arch::Blackwell {
+                Some(true)
+            } else {
+                None
+            },
         };
         let pci = |arch| Accelerator {
             arch,
             fabric: Fabric::Pcie,
             nvlinks: 0,
             link_gbps: 0.0,
+            switched: Some(false),
         };
         let part = if n.contains("MI300") || n.contains("MI325") {
-            nv(Arch::Hopper, 7, 64.0)
+            Accelerator {
+                switched: Some(false),
+                ..nv(Arch::Hopper, 7, 64.0)
+            }
         } else if n.contains("B200") || n.contains("GB200") || n.contains("B300") {
             nv(Arch::Blackwell, 18, 40.1)
         } else if n.contains("H100") || n.contains("H200") || n.contains("H800") {
@@ -204,6 +218,7 @@ impl Hardware {
                 fabric: Fabric::Nvlink,
                 nvlinks: 12,
                 link_gbps: 20.0,
+                switched: None,
             }
         });
         let g = gpus_per_node.max(1);
@@ -211,8 +226,11 @@ impl Hardware {
             Fabric::Pcie => (PCI_GEN4_GBPS, PCI_GEN4_GBPS, false),
             Fabric::Nvlink => {
                 let total = part.nvlinks as f64 * part.link_gbps;
-                if g >= 8 {
+                if part.switched.unwrap_or(g >= 8) {
                     (total, total, true)
+                } else if part.switched == Some(false) {
+                    // A direct mesh: one link bundle to each peer.
+                    (total, part.link_gbps, false)
                 } else {
                     let peers = (g - 1).max(1) as f64;
                     (total, (total / peers).max(part.link_gbps), false)

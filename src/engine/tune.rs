@@ -108,10 +108,13 @@ pub fn sweep(config: &Config, sizes: &[u64]) -> Result<Vec<Choice>, String> {
                     primitive: c.primitive,
                     ranks: c.ranks,
                     bytes: b,
+                    nvls_ok: nccl::nvls_supported(c.primitive, c.dtype, c.redop),
                 };
                 let hw = nccl::hardware_of_call(&call);
                 Func::of(c.primitive)
-                    .and_then(|f| Tuning::new(&hw, f, c.ranks, call.nodes().len()).pick(b))
+                    .and_then(|f| {
+                        Tuning::with(&hw, f, c.ranks, call.nodes().len(), call.nvls_ok).pick(b)
+                    })
                     .map_or((None, None), |(e, _)| (Some(e.algo), Some(e.protocol)))
             }
             None => (None, None),

@@ -43,6 +43,9 @@ pub struct Call<'a> {
     pub ranks: usize,
     /// Message size S, bytes (nccl-tests' size).
     pub bytes: u64,
+    /// Can NCCL run it on NVLS (its data type and reduce op,
+    /// [`nccl::nvls_supported`])?
+    pub nvls_ok: bool,
 }
 
 impl Call<'_> {

@@ -24,6 +24,7 @@
 use super::{log2i, Call, Choice};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
+use crate::engine::dtype::{DType, ReduceOp};
 use crate::engine::hardware::{Arch, Cpu, Fabric, Hardware};
 use crate::engine::topology::{LinkKind, Topology};
 use serde::{Deserialize, Serialize};
@@ -354,11 +355,13 @@ pub fn graph(hw: &Hardware, nodes: usize) -> Graph {
 /// many channels fit in `gpu_gbps × g / (g − 1)` (search.cc lifts the
 /// total for non-ring patterns); between nodes, the node's NICs shared by
 /// the channels.
-pub fn nvls_graph(hw: &Hardware, nodes: usize) -> Option<Graph> {
-    if !hw.nvswitch || hw.arch.compute_capability() < 90 || hw.gpus_per_node < 2 {
+pub fn nvls_graph(hw: &Hardware, nodes: usize, ppn: usize) -> Option<Graph> {
+    // The communicator's GPUs of a node, not the node's (search.cc sizes
+    // the NVLS graph by the system it searched).
+    let g = ppn.min(hw.gpus_per_node);
+    if !hw.nvswitch || hw.arch.compute_capability() < 90 || g < 2 {
         return None;
     }
-    let g = hw.gpus_per_node;
     let ch = g.min(MAX_NVLS_ARITY);
     let total = hw.gpu_gbps * g as f64 / (g - 1) as f64;
     let s = speeds(hw.arch, false)
@@ -441,6 +444,26 @@ pub struct Tuning {
     pub channels: usize,
 }
 
+/// Can NCCL run `primitive` of `dtype` with `op` on NVLS? `enqueue.cc`
+/// enables NVLS for AllGather always, and for the reductions only where
+/// `ncclNvlsSupported` (`src/include/device.h`) holds: sum of 32/64-bit
+/// integers, fp16, bf16, fp32, fp64; min and max of the integers, fp16 and
+/// bf16. Never for 8-bit types, products or averages (`ncclAvg` is a
+/// pre-multiplied sum NVLS does not run).
+pub fn nvls_supported(primitive: Primitive, dtype: DType, op: ReduceOp) -> bool {
+    if primitive == Primitive::AllGather {
+        return true;
+    }
+    match op {
+        ReduceOp::Sum => matches!(
+            dtype,
+            DType::Int32 | DType::Fp16 | DType::Bf16 | DType::Fp32
+        ),
+        ReduceOp::Max | ReduceOp::Min => matches!(dtype, DType::Int32 | DType::Fp16 | DType::Bf16),
+        ReduceOp::Prod | ReduceOp::Avg => false,
+    }
+}
+
 /// The LL128 rule of `ncclTopoTuneModel`: on by default over NVLink inside
 /// the node (`typeIntra <= PATH_NVB`) on SM70+; never over PCIe.
 fn ll128_enabled(hw: &Hardware) -> bool {
@@ -457,9 +480,16 @@ impl Tuning {
     /// nodes (module doc). NVLS runs on one node only (on several it needs
     /// CollNet, disabled by default); NVLSTree on several.
     pub fn new(hw: &Hardware, func: Func, ranks: usize, nodes: usize) -> Tuning {
+        Tuning::with(hw, func, ranks, nodes, true)
+    }
+
+    /// [`Tuning::new`], without NVLS / NVLSTree when `nvls_ok` is false
+    /// (a data type or reduce op NVLS does not run, [`nvls_supported`]).
+    pub fn with(hw: &Hardware, func: Func, ranks: usize, nodes: usize, nvls_ok: bool) -> Tuning {
         let nodes = nodes.clamp(1, ranks.max(1));
         let ring = graph(hw, nodes);
-        let nvls = nvls_graph(hw, nodes);
+        let ppn = (ranks / nodes).max(1);
+        let nvls = nvls_graph(hw, nodes, ppn).filter(|_| nvls_ok);
         let mut entries = Vec::new();
         for algo in [
             NcclAlgo::Tree,
@@ -534,8 +564,13 @@ impl Tuning {
     /// `treeCorrectionFactor` for a tree AllReduce of `bytes` (1 otherwise).
     pub fn bw_correction(&self, e: &Entry, bytes: u64) -> f64 {
         let log = (bytes >> 6).checked_ilog2();
+        let nvls_tree = e.algo == NcclAlgo::NvlsTree && self.hw.arch.compute_capability() >= 100;
         match log {
             Some(k) if k < 23 && e.algo == NcclAlgo::Tree && self.func == Func::AllReduce => {
+                TREE_CORRECTION[e.protocol.index()][k as usize]
+            }
+            // NVLSTree on SM100+ (x86), up to log 23 (tuning.cc).
+            Some(k) if k < 24 && nvls_tree && self.func == Func::AllReduce => {
                 TREE_CORRECTION[e.protocol.index()][k as usize]
             }
             _ => 1.0,
@@ -668,6 +703,11 @@ fn bandwidth(
             Protocol::Simple => {}
         }
     }
+    // One GPU per node: the search's pattern is TREE (search.cc), and
+    // tuning.cc takes 15 % off a tree's bandwidth for it.
+    if algo == NcclAlgo::Tree && ppn <= 1.0 {
+        bus *= 0.85;
+    }
     if algo == NcclAlgo::Pat {
         bus *= 0.75;
     }
@@ -719,11 +759,19 @@ fn latency(
     let log_nodes = log2i(nodes) as f64;
     match algo {
         NcclAlgo::Ring if matches!(func, Func::Broadcast | Func::Reduce) => {
-            // `graphs[a]->sameChannels` is the search's default: one hop.
-            let hop = if nodes > 1 { HW_NET[a][pi] } else { intra };
-            Latency {
-                extra_us: hop,
-                ..zero
+            // `graphs[a]->sameChannels` is the search's default: one hop,
+            // a network hop across nodes, an in-node one on one node.
+            if nodes > 1 {
+                Latency {
+                    inter_hops: 1.0,
+                    inter_us: HW_NET[a][pi],
+                    ..zero
+                }
+            } else {
+                Latency {
+                    intra_hops: 1.0,
+                    ..zero
+                }
             }
         }
         NcclAlgo::Ring => {
@@ -845,12 +893,18 @@ pub fn choose(call: &Call) -> Option<Choice> {
     let nodes = call.nodes().len().max(1);
     let (algorithm, why) = match Func::of(call.primitive) {
         Some(func) => {
-            let t = Tuning::new(&hw, func, call.ranks, nodes);
+            let t = Tuning::with(&hw, func, call.ranks, nodes, call.nvls_ok);
             // A Barrier is a tiny AllReduce standing in.
             let bytes = if call.primitive == Barrier { 4 } else { call.bytes };
             let (e, time) = t.pick(bytes)?;
+            // Our schedules have no Barrier tree: a ring stands in.
+            let drawn = if call.primitive == Barrier {
+                Algorithm::Ring
+            } else {
+                e.algo.drawn_as()
+            };
             (
-                e.algo.drawn_as(),
+                drawn,
                 format!(
                     "NCCL's tuning model (2.30.7 tuning.cc) picks {}/{} ({:.1} µs by its own constants; {} node{}, {} channels){}",
                     e.algo.name(),
@@ -907,7 +961,7 @@ mod tests {
         let g = graph(&h100(), 1);
         assert_eq!((g.channels, g.bw_intra), (12, 30.0));
         // NVLS: 8 channels; 60 × 8 = 480 > 370.8 × 8/7 = 423.8, 50 × 8 = 400 fits.
-        let n = nvls_graph(&h100(), 1).unwrap();
+        let n = nvls_graph(&h100(), 1, 8).unwrap();
         assert_eq!((n.channels, n.bw_intra), (8, 50.0));
     }
 

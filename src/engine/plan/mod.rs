@@ -728,6 +728,7 @@ fn call<'a>(config: &Config, topo: &'a Topology) -> Call<'a> {
         primitive: config.primitive,
         ranks: config.ranks,
         bytes: config.bytes,
+        nvls_ok: super::library::nccl::nvls_supported(config.primitive, config.dtype, config.redop),
     }
 }
 
@@ -750,8 +751,8 @@ fn measured_curve(config: &Config) -> Option<&Profile> {
 
 /// The calibrated library model of `config`'s machine, where one applies:
 /// a fitted profile's physical fit on the measured machine, or the
-/// preset's own ([`Calibration::preset`]) on an NCCL machine whose
-/// topology names its link classes. HCCL and MPI machines: `None` (their
+/// preset's own ([`Calibration::preset`]) on an NCCL machine (a preset's
+/// link classes, or those read from a custom topology's links). HCCL and MPI machines: `None` (their
 /// time is the schedule's simulation).
 pub fn calibration(config: &Config, topo: &Topology) -> Option<Calibration> {
     if topo.library != Library::Nccl {
@@ -763,7 +764,12 @@ pub fn calibration(config: &Config, topo: &Topology) -> Option<Calibration> {
     if config.profile.is_some() {
         return None;
     }
-    topo.hardware.clone().map(Calibration::preset)
+    // A custom NCCL machine: its link classes read from its links.
+    Some(Calibration::preset(
+        topo.hardware
+            .clone()
+            .unwrap_or_else(|| super::library::nccl::hardware_of(topo)),
+    ))
 }
 
 /// The calibrated model's answer for an `auto` decision by the library's
@@ -776,7 +782,9 @@ fn predicted(config: &Config, topo: &Topology, decision: &Decision) -> Option<An
         return None;
     }
     let cal = calibration(config, topo)?;
-    Some(cal.answer(config.primitive, config.ranks, config.bytes))
+    let nvls_ok =
+        super::library::nccl::nvls_supported(config.primitive, config.dtype, config.redop);
+    Some(cal.answer_with(config.primitive, config.ranks, config.bytes, nvls_ok))
 }
 
 /// The segment of `p` whose fit `bytes` uses (the nearest one outside

@@ -117,6 +117,7 @@ impl Calibration {
                 primitive: t.primitive,
                 ranks: t.ranks,
                 nodes: t.nodes.clamp(1, t.ranks.max(1)),
+                nvls_ok: true,
             };
             let used: Vec<&(u64, f64)> = t
                 .rows
@@ -198,6 +199,21 @@ impl Calibration {
     /// node by node.
     pub fn answer(&self, primitive: Primitive, ranks: usize, bytes: u64) -> Answer {
         answer(self, Shape::on(&self.hardware, primitive, ranks), bytes)
+    }
+
+    /// [`Calibration::answer`] for a call NCCL may not run on NVLS
+    /// (`nvls_ok` false: its data type or reduce op,
+    /// [`crate::engine::library::nccl::nvls_supported`]).
+    pub fn answer_with(
+        &self,
+        primitive: Primitive,
+        ranks: usize,
+        bytes: u64,
+        nvls_ok: bool,
+    ) -> Answer {
+        let mut s = Shape::on(&self.hardware, primitive, ranks);
+        s.nvls_ok = nvls_ok;
+        answer(self, s, bytes)
     }
 }
 
@@ -288,11 +304,12 @@ fn reach(cal: &Calibration, s: &Shape, bytes: u64) -> String {
         "another collective at another scale"
     };
     format!(
-        "measured at {}; predicted for {} on {} ranks ({} nodes), {}: {how}",
+        "measured at {}; predicted for {} on {} ranks ({} node{}), {}: {how}",
         at.join("; "),
         s.primitive.name(),
         s.ranks,
         s.nodes,
+        if s.nodes == 1 { "" } else { "s" },
         format_bytes(bytes)
     )
 }
@@ -341,6 +358,12 @@ fn dominant(cal: &Calibration, shares: &[(Param, f64)], sigma2: f64, s: &Shape) 
 /// The prediction for `s` (module doc).
 pub fn answer(cal: &Calibration, s: Shape, bytes: u64) -> Answer {
     let hw = &cal.hardware;
+    // A Barrier is a tiny AllReduce standing in (NCCL has none).
+    let bytes = if s.primitive == Primitive::Barrier {
+        4
+    } else {
+        bytes
+    };
     let (run, tuned) = model::what_runs(hw, &s, bytes);
     let tuning = tuned.as_ref().map(|(t, _)| t);
     let p = cal.fitted.params();

@@ -156,6 +156,13 @@ pub struct Shape {
     pub ranks: usize,
     /// Nodes they run on.
     pub nodes: usize,
+    /// Can NCCL run it on NVLS (its data type and reduce op)?
+    #[serde(default = "yes")]
+    pub nvls_ok: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Shape {
@@ -165,6 +172,7 @@ impl Shape {
             primitive,
             ranks,
             nodes: hw.nodes_for(ranks).min(ranks.max(1)),
+            nvls_ok: true,
         }
     }
 
@@ -285,13 +293,11 @@ pub fn p2p_time_us(hw: &Hardware, s: &Shape, bytes: u64, p: &Params, measured_no
     let ppn = s.ppn() as f64;
     let bytes = bytes as f64;
     let (peers, per_node_out, per_gpu_intra) = match s.primitive {
+        // nccl-tests' sendrecv: rank r to r + 1; across nodes only the last
+        // rank of a node sends off the node, the others stay inside.
         Primitive::SendRecv => {
             let crosses = s.nodes > 1;
-            (
-                1.0,
-                if crosses { bytes * ppn } else { 0.0 },
-                if crosses { 0.0 } else { bytes },
-            )
+            (1.0, if crosses { bytes } else { 0.0 }, bytes)
         }
         Primitive::Scatter | Primitive::Gather => {
             (n - 1.0, bytes * (n - ppn) / n, bytes * (ppn - 1.0) / n)
@@ -327,7 +333,7 @@ pub fn what_runs(hw: &Hardware, s: &Shape, bytes: u64) -> (Run, Option<(Tuning, 
     };
     match Func::of(s.primitive) {
         Some(f) => {
-            let t = Tuning::new(hw, f, s.ranks, s.nodes);
+            let t = Tuning::with(hw, f, s.ranks, s.nodes, s.nvls_ok);
             match t.pick(bytes) {
                 Some((e, own)) => (Run::Tuned(e), Some((t, own))),
                 None => (Run::P2p, None),
