@@ -13,9 +13,9 @@
 //! the corrections.
 //!
 //! The uncertainty is the linearised posterior: `Σ = (Jᵀ J / s² +
-//! diag(1 / σ²))⁻¹` with `s` the robust scale of the log residuals
-//! (1.4826 × their median absolute deviation, at least
-//! [`MIN_SIGMA`]). A correction the rows do not constrain keeps its
+//! diag(1 / σ²))⁻¹` with `s` the scale of the log residuals: 1.4826 × their
+//! median absolute deviation, or their 80 % quantile / 1.2816 where that is
+//! wider (heavy tails), at least [`MIN_SIGMA`]. A correction the rows do not constrain keeps its
 //! prior's spread, so a prediction that leans on it gets a wide range.
 
 use super::model::{self, Param, Params, Run, Shape, N_PARAMS};
@@ -316,7 +316,18 @@ pub fn fit(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> Fitted
         }
     }
     let med = median(r.clone());
-    let sigma = (1.4826 * median(r.iter().map(|x| (x - med).abs()).collect())).max(MIN_SIGMA);
+    let mut dev: Vec<f64> = r.iter().map(|x| (x - med).abs()).collect();
+    dev.sort_by(f64::total_cmp);
+    // The residuals' own 80 % quantile, where it is wider than the normal
+    // scale their median deviation implies: a log whose mid sizes stray
+    // from every model (a protocol switch elsewhere, a congested run) makes
+    // a range as wide as its own scatter.
+    let q80 = dev
+        .get(((dev.len() as f64 * 0.8).ceil() as usize).saturating_sub(1))
+        .copied()
+        .unwrap_or(0.0)
+        / super::Z80;
+    let sigma = (1.4826 * median(dev.clone())).max(q80).max(MIN_SIGMA);
     let j = jacobian(&f, &p, &r);
     let mut h = [[0.0; N_PARAMS]; N_PARAMS];
     for row in &j {
