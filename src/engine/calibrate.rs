@@ -672,17 +672,8 @@ pub fn params_at(segments: &[Segment], bytes: u64) -> (f64, f64) {
     (last.alpha_us, last.algbw_gbps)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
+fn median(v: Vec<f64>) -> f64 {
+    super::stats::median(v).unwrap_or(0.0)
 }
 
 /// Usable points of rows: non-empty, positive finite time; sorted by size,

@@ -40,6 +40,7 @@ pub mod quantization;
 pub mod schedule;
 #[cfg(all(target_arch = "wasm32", feature = "simd"))]
 pub mod simd128;
+pub mod stats;
 pub mod topology;
 pub mod tune;
 pub mod units;

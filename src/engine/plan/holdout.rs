@@ -36,17 +36,7 @@ impl Holdout {
 
     /// Median relative error (0 without rows).
     pub fn median(&self) -> f64 {
-        let mut e = self.errors();
-        if e.is_empty() {
-            return 0.0;
-        }
-        e.sort_by(f64::total_cmp);
-        let m = e.len() / 2;
-        if e.len() % 2 == 1 {
-            e[m]
-        } else {
-            0.5 * (e[m - 1] + e[m])
-        }
+        crate::engine::stats::median(self.errors()).unwrap_or(0.0)
     }
 
     /// Largest relative error (0 without rows).

@@ -22,6 +22,7 @@ use crate::engine::config::{AlgoChoice, Config, MEASURED};
 use crate::engine::dtype::DType;
 use crate::engine::formats::{self, Collective, Log, Table};
 use crate::engine::plan::{holdout, Plan};
+use crate::engine::stats;
 use crate::engine::units::{format_bytes, MAX_MESSAGE_BYTES};
 
 /// Smallest size counted, bytes.
@@ -99,17 +100,7 @@ impl Line {
 
     /// Median relative error.
     pub fn median(&self) -> f64 {
-        let mut e = self.errors();
-        if e.is_empty() {
-            return f64::NAN;
-        }
-        e.sort_by(f64::total_cmp);
-        let m = e.len() / 2;
-        if e.len() % 2 == 1 {
-            e[m]
-        } else {
-            0.5 * (e[m - 1] + e[m])
-        }
+        stats::median(self.errors()).unwrap_or(f64::NAN)
     }
 
     /// Largest relative error.
@@ -353,20 +344,13 @@ pub fn render_summary(lines: &[Line]) -> String {
                 .iter()
                 .filter(|l| l.kind == kind && l.set == set)
                 .collect();
-            let mut meds: Vec<f64> = of
+            let meds: Vec<f64> = of
                 .iter()
                 .map(|l| l.median())
                 .filter(|m| m.is_finite())
                 .collect();
-            meds.sort_by(f64::total_cmp);
-            let mid = if meds.is_empty() {
-                f64::NAN
-            } else if meds.len() % 2 == 1 {
-                meds[meds.len() / 2]
-            } else {
-                0.5 * (meds[meds.len() / 2 - 1] + meds[meds.len() / 2])
-            };
-            let worst = meds.last().copied().unwrap_or(f64::NAN);
+            let worst = meds.iter().copied().fold(f64::NAN, f64::max);
+            let mid = stats::median(meds).unwrap_or(f64::NAN);
             let ranged: Vec<bool> = of
                 .iter()
                 .flat_map(|l| l.rows.iter().filter_map(|r| r.3))

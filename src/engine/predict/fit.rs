@@ -223,17 +223,8 @@ fn huber(r: f64) -> f64 {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        0.5 * (v[m - 1] + v[m])
-    }
+fn median(v: Vec<f64>) -> f64 {
+    crate::engine::stats::median(v).unwrap_or(f64::NAN)
 }
 
 /// Prior residuals of `p`.
