@@ -12,6 +12,7 @@ use ccl_playground::engine::topology::Library;
 use ccl_playground::engine::tune::{
     self, compare_tuner, Apart, CompareError, Format, Run, TunerComparison, TunerQuery,
 };
+use ccl_playground::runtime::planner::{answer, decode, encode, Answer, Job, Lane, Request};
 
 fn readers(name: &str) -> String {
     let p = format!(
@@ -298,4 +299,44 @@ fn a_file_that_cannot_be_read_says_where_what_and_what_is_allowed() {
             }
         }
     }
+}
+
+/// The page asks the planner worker (the model's side is a sweep: seconds
+/// at thousands of ranks); the answer crosses to the page whole.
+#[test]
+fn the_planner_worker_answers_with_the_same_comparison() {
+    let json = readers("hccl_tuner_config.json");
+    let q = "v=1&topo=910b-8&op=allgather";
+    let job = Job::Tuner {
+        text: json.clone(),
+        sizes: chart_sizes(),
+    };
+    assert_eq!(job.lane(), Lane::Tuner);
+    assert_eq!(job.lane().worker(), 1);
+    let req: Request = decode(&encode(&Request {
+        id: 3,
+        config: config(q),
+        job,
+    }))
+    .unwrap();
+    let mut got = Vec::new();
+    answer(&req, &mut |r| got.push(encode(&r)));
+    assert_eq!(got.len(), 1);
+    let r: ccl_playground::runtime::planner::Response = decode(&got[0]).unwrap();
+    let Ok(Answer::Tuner(t)) = r.answer else {
+        panic!("{:?}", r.answer)
+    };
+    assert_eq!(*t, modelled(&json, q));
+    // A file that cannot be read: the engine's words.
+    let mut got = Vec::new();
+    let bad = Request {
+        id: 4,
+        config: config(q),
+        job: Job::Tuner {
+            text: "allreduce,0".into(),
+            sizes: chart_sizes(),
+        },
+    };
+    answer(&bad, &mut |r| got.push(r));
+    assert!(matches!(&got[0].answer, Err(e) if e.starts_with("not a tuner file")));
 }

@@ -77,7 +77,7 @@ impl Format {
 }
 
 /// The model's choice at one size.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Choice {
     /// Message size S, bytes.
     pub bytes: u64,
@@ -468,7 +468,7 @@ impl<'a> TunerQuery<'a> {
 
 /// Why the file's choices and the model's are shown side by side but not
 /// compared name for name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Apart {
     /// No model: only the file's side.
     NoModel,
@@ -485,7 +485,7 @@ pub enum Apart {
 }
 
 /// One size of a [`TunerComparison`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TunerRow {
     /// Message size, bytes.
     pub bytes: u64,
@@ -504,7 +504,7 @@ pub struct TunerRow {
 
 /// What a tuner file makes the library run at each size, beside the
 /// model's own recommendation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TunerComparison {
     /// The file read.
     pub table: TunerTable,
