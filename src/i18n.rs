@@ -77,11 +77,13 @@ pub fn sources(lang: Lang) -> &'static [(&'static str, &'static str)] {
             ("page.ftl", include_str!("../locales/en/page.ftl")),
             ("narration.ftl", include_str!("../locales/en/narration.ftl")),
             ("lessons.ftl", include_str!("../locales/en/lessons.ftl")),
+            ("tuner.ftl", include_str!("../locales/en/tuner.ftl")),
         ],
         Lang::Zh => &[
             ("page.ftl", include_str!("../locales/zh/page.ftl")),
             ("narration.ftl", include_str!("../locales/zh/narration.ftl")),
             ("lessons.ftl", include_str!("../locales/zh/lessons.ftl")),
+            ("tuner.ftl", include_str!("../locales/zh/tuner.ftl")),
         ],
     }
 }

@@ -1422,14 +1422,9 @@ mod cli {
         sizes: &'a TuneSizes,
     }
 
-    /// The model's side of `cclsim tuner --topo`: the Config a link gives,
-    /// its machine's node count, and the model's choice at each size.
-    fn tuner_model(
-        a: &TunerArgs,
-        topo: &str,
-        op: &str,
-        sizes: &[u64],
-    ) -> Res<(Config, u64, Vec<ccl_playground::engine::tune::Choice>)> {
+    /// The model's side of `cclsim tuner --topo`: the Config of the
+    /// preset with the command's collective, ranks and element type.
+    fn tuner_model(a: &TunerArgs, topo: &str, op: &str) -> Res<Config> {
         let m = Machine {
             topo: Some(topo.to_string()),
             topology: None,
@@ -1445,16 +1440,12 @@ mod cli {
             late: None,
             down: None,
         };
-        let c = config(&m, &a.sizes.min, "-b")?;
-        let machine = ccl_playground::engine::plan::machine(&c).map_err(|e| e.to_string())?;
-        let nodes = machine.nodes_of(c.ranks).len() as u64;
-        let choices = ccl_playground::engine::tune::sweep(&c, sizes)?;
-        Ok((c, nodes, choices))
+        config(&m, &a.sizes.min, "-b")
     }
 
     fn tuner_cmd(a: &TunerArgs) -> Res<()> {
-        use ccl_playground::engine::formats::tuner::{self, Call};
-        use ccl_playground::engine::tune;
+        use ccl_playground::engine::formats::tuner;
+        use ccl_playground::engine::tune::{self, CompareError, TunerQuery};
         let text = read_capped(a.file, tuner::MAX_TUNER_BYTES, "tuner file")?;
         let table = tuner::parse(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
         let mut t = table.render();
@@ -1470,59 +1461,22 @@ mod cli {
         let sizes = sweep_sizes(a.sizes)?;
         let model = match a.topo {
             None => None,
-            Some(topo) => Some(tuner_model(a, topo, op, &sizes)?),
+            Some(topo) => Some(tuner_model(a, topo, op)?),
         };
-        let ranks = a
-            .ranks
-            .or(model.as_ref().map(|m| m.0.ranks))
-            .ok_or("--ranks N: the file's rules depend on the rank count (or give --topo)")?;
-        let nodes = a.nodes.or(model.as_ref().map(|m| m.1));
-        // HCCL's names of our element types (plugin.cpp g_dataTypeMap).
-        let dtype = match a.dtype {
-            "bf16" => "bfloat16",
-            d => d,
+        let query = TunerQuery {
+            op: primitive,
+            ranks: a.ranks,
+            nodes: a.nodes,
+            dtype: a.dtype,
+            model: model.as_ref(),
         };
-        t.push_str(&format!(
-            "# per size: {} on {ranks} ranks ({} node(s)), {}: the file's rule{}\n",
-            primitive.name(),
-            nodes.map_or("?".to_string(), |n| n.to_string()),
-            a.dtype,
-            model
-                .as_ref()
-                .map(|m| format!(" beside {} for {}", tune::LABEL, m.0.topo))
-                .unwrap_or_default()
-        ));
-        t.push_str(&format!(
-            "# {:>10}  {:<30} {:<16} {}\n",
-            "size", "file (line)", "model", "same"
-        ));
-        for (k, &bytes) in sizes.iter().enumerate() {
-            let call = Call {
-                op: primitive,
-                bytes,
-                ranks: ranks as u64,
-                nodes,
-                dtype: Some(dtype),
-            };
-            let rule = table.choice(&call);
-            let file = rule.map_or("no rule: the library's own choice".to_string(), |r| {
-                format!("{} (line {})", r.choice, r.line)
-            });
-            let (theirs, same) = match model.as_ref().and_then(|m| m.2.get(k)) {
-                None => (String::new(), String::new()),
-                Some(c) => {
-                    let name = c
-                        .tuner_name()
-                        .unwrap_or_else(|| c.algorithm.name().to_string());
-                    let same = rule.is_some_and(|r| r.choice == name);
-                    (name, if same { "yes".into() } else { "no".into() })
-                }
-            };
-            t.push_str(&format!(
-                "{:>12}  {file:<30} {theirs:<16} {same}\n",
-                format_bytes(bytes)
-            ));
-        }
+        let compared = tune::compare_table(&table, &query, &sizes).map_err(|e| match e {
+            CompareError::NoRanks => {
+                "--ranks N: the file's rules depend on the rank count (or give --topo)".to_string()
+            }
+            e => e.to_string(),
+        })?;
+        t.push_str(&compared.render());
         out(&t)
     }
 

@@ -28,13 +28,21 @@
 //!   level1 (between servers) `ring, H-D_R, NHR, NHR_V1, NB, AHC, pipeline,
 //!   pairwise`; level0 (inside a server) only `NA`. One algorithm per op,
 //!   no size ranges, and nothing to set on one server.
+//!
+//! The other way round, [`compare_tuner`] reads a tuner file someone has
+//! (NCCL's example tuner config or performance data, HCCL's tuner-plugin
+//! rules: [`tuner`]) as what it makes the library run at each size, beside
+//! the model's recommendation: `cclsim tuner --op` and the page's tuner
+//! card.
 
 use super::algorithm::Algorithm;
 use super::collective::Primitive;
 use super::config::{AlgoChoice, Config};
+use super::formats::tuner::{self, Bounds, Rule, Source, TunerError, TunerTable};
 use super::library::nccl::{self, Func, NcclAlgo, Protocol, Tuning};
 use super::library::{Call, Library};
 use super::plan::Plan;
+use super::topology::Topology;
 use super::units::format_bytes;
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +77,7 @@ impl Format {
 }
 
 /// The model's choice at one size.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Choice {
     /// Message size S, bytes.
     pub bytes: u64,
@@ -412,6 +420,323 @@ pub fn render(
         }
     }
     Ok(t)
+}
+
+// ------------------------------------------------- a tuner file compared
+
+/// Whom a tuner file is asked about: one collective on one communicator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TunerQuery<'a> {
+    /// The collective.
+    pub op: Primitive,
+    /// Ranks of the communicator; `None`: the model configuration's.
+    pub ranks: Option<usize>,
+    /// Nodes (HCCL: servers); `None`: the model machine's, else unknown
+    /// (a rule bounding them then does not match).
+    pub nodes: Option<u64>,
+    /// Element type, our name or HCCL's (`fp32`, `bf16`, `bfloat16`, ...).
+    pub dtype: &'a str,
+    /// The configuration whose model's recommendation is shown beside;
+    /// its collective is the query's `op`.
+    pub model: Option<&'a Config>,
+}
+
+impl<'a> TunerQuery<'a> {
+    /// `config`'s collective, ranks and element type, beside the model's
+    /// recommendation for its machine (a [`sweep`]: at thousands of ranks,
+    /// seconds).
+    pub fn modelled(config: &'a Config) -> TunerQuery<'a> {
+        TunerQuery {
+            op: config.primitive,
+            ranks: None,
+            nodes: None,
+            dtype: config.dtype.name(),
+            model: Some(config),
+        }
+    }
+
+    /// `config`'s collective, ranks and element type on `machine` (its
+    /// node count), without the model: the file's side alone, as cheap as
+    /// matching its rules.
+    pub fn file_only(config: &'a Config, machine: &Topology) -> TunerQuery<'a> {
+        TunerQuery {
+            op: config.primitive,
+            ranks: Some(config.ranks),
+            nodes: Some(machine.nodes_of(config.ranks).len() as u64),
+            dtype: config.dtype.name(),
+            model: None,
+        }
+    }
+}
+
+/// Why the file's choices and the model's are shown side by side but not
+/// compared name for name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Apart {
+    /// No model: only the file's side.
+    NoModel,
+    /// The file is read by one library, the modelled machine runs another.
+    OtherLibrary {
+        /// The library that reads the file.
+        file: Library,
+        /// The library the machine runs.
+        machine: Library,
+    },
+    /// HCCL's rules name an engine, an executor and a template; the model
+    /// names one of our algorithms.
+    HcclNames,
+}
+
+/// One size of a [`TunerComparison`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunerRow {
+    /// Message size, bytes.
+    pub bytes: u64,
+    /// The rule the library applies at this size (`None`: no rule
+    /// matches, the library makes its own choice).
+    pub rule: Option<Rule>,
+    /// The model's choice at this size, if a model was asked.
+    pub model: Option<Choice>,
+    /// The model's choice in the file's spelling ([`Choice::tuner_name`]),
+    /// else our algorithm's name.
+    pub model_name: Option<String>,
+    /// Does the rule name exactly the model's choice? `None` without a
+    /// model; `Some(false)` where no rule matches.
+    pub same: Option<bool>,
+}
+
+/// What a tuner file makes the library run at each size, beside the
+/// model's own recommendation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TunerComparison {
+    /// The file read.
+    pub table: TunerTable,
+    /// The collective.
+    pub op: Primitive,
+    /// Ranks matched against the rules.
+    pub ranks: usize,
+    /// Nodes (servers) matched against the rules, if known.
+    pub nodes: Option<u64>,
+    /// Element type matched against the rules, as asked.
+    pub dtype: String,
+    /// The modelled machine (its topology name) and its library, if a
+    /// model was asked.
+    pub machine: Option<(String, Library)>,
+    /// Why the rows' `same` is not a verdict, if it is not.
+    pub apart: Option<Apart>,
+    /// One row per size, in the order asked.
+    pub rows: Vec<TunerRow>,
+}
+
+/// Why a tuner file cannot be compared.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CompareError {
+    /// The file cannot be read ([`tuner::parse`]).
+    #[error(transparent)]
+    File(#[from] TunerError),
+    /// Neither the query nor a model configuration gives the rank count.
+    #[error("the file's rules depend on the rank count: give it, or a machine to model")]
+    NoRanks,
+    /// The model's side failed (its machine or a plan), as a sentence.
+    #[error("{0}")]
+    Model(String),
+}
+
+/// The library that reads a tuner file of `source`.
+pub fn tuner_library(source: Source) -> Library {
+    match source {
+        Source::HcclRules => Library::Hccl,
+        Source::NcclConfig | Source::NcclPerformance => Library::Nccl,
+    }
+}
+
+/// HCCL's name of our element type where it differs (`plugin.cpp`
+/// `g_dataTypeMap` has `bfloat16`/`bfp16`, not `bf16`); other names as
+/// given.
+fn hccl_dtype(dtype: &str) -> &str {
+    match dtype {
+        "bf16" => "bfloat16",
+        d => d,
+    }
+}
+
+/// [`compare_table`] of the tuner file `text` ([`tuner::parse`]): what
+/// the page's tuner card shows.
+///
+/// Errors: [`CompareError`].
+pub fn compare_tuner(
+    text: &str,
+    query: &TunerQuery,
+    sizes: &[u64],
+) -> Result<TunerComparison, CompareError> {
+    let table = tuner::parse(text)?;
+    compare_table(&table, query, sizes)
+}
+
+/// What `table` makes the library run at each of `sizes` for `query`
+/// ([`TunerTable::choice`]), beside the model's recommendation ([`sweep`]
+/// of the query's model configuration with `algo=auto`), with whether the
+/// two name the same thing. What `cclsim tuner --op` prints
+/// ([`TunerComparison::render`]) and the page's tuner card shows.
+///
+/// Errors: [`CompareError::NoRanks`], [`CompareError::Model`].
+pub fn compare_table(
+    table: &TunerTable,
+    query: &TunerQuery,
+    sizes: &[u64],
+) -> Result<TunerComparison, CompareError> {
+    let model = match query.model {
+        None => None,
+        Some(c) => {
+            let machine =
+                super::plan::machine(c).map_err(|e| CompareError::Model(e.to_string()))?;
+            let nodes = machine.nodes_of(c.ranks).len() as u64;
+            let choices = sweep(c, sizes).map_err(CompareError::Model)?;
+            Some((c, machine.library, nodes, choices))
+        }
+    };
+    let ranks = query
+        .ranks
+        .or(model.as_ref().map(|m| m.0.ranks))
+        .ok_or(CompareError::NoRanks)?;
+    let nodes = query.nodes.or(model.as_ref().map(|m| m.2));
+    let file_library = tuner_library(table.source);
+    let apart = match &model {
+        None => Some(Apart::NoModel),
+        Some((_, lib, _, _)) if *lib != file_library => Some(Apart::OtherLibrary {
+            file: file_library,
+            machine: *lib,
+        }),
+        Some(_) if table.source == Source::HcclRules => Some(Apart::HcclNames),
+        Some(_) => None,
+    };
+    let rows = sizes
+        .iter()
+        .enumerate()
+        .map(|(k, &bytes)| {
+            let rule = table
+                .choice(&tuner::Call {
+                    op: query.op,
+                    bytes,
+                    ranks: ranks as u64,
+                    nodes,
+                    dtype: Some(hccl_dtype(query.dtype)),
+                })
+                .cloned();
+            let choice = model.as_ref().and_then(|m| m.3.get(k)).cloned();
+            let model_name = choice.as_ref().map(|c| {
+                c.tuner_name()
+                    .unwrap_or_else(|| c.algorithm.name().to_string())
+            });
+            let same = model_name
+                .as_ref()
+                .map(|n| rule.as_ref().is_some_and(|r| &r.choice == n));
+            TunerRow {
+                bytes,
+                rule,
+                model: choice,
+                model_name,
+                same,
+            }
+        })
+        .collect();
+    Ok(TunerComparison {
+        table: table.clone(),
+        op: query.op,
+        ranks,
+        nodes,
+        dtype: query.dtype.to_string(),
+        machine: model.map(|m| (m.0.topo.clone(), m.1)),
+        apart,
+        rows,
+    })
+}
+
+/// Sizes next to one another that read the same: `rows[first..=last]`
+/// all match the same rule (or none) and the model picks the same there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Index of its first row.
+    pub first: usize,
+    /// Index of its last row.
+    pub last: usize,
+}
+
+impl TunerComparison {
+    /// The rows as runs of sizes that read the same (one per row when
+    /// every size differs from the next), in order.
+    pub fn runs(&self) -> Vec<Run> {
+        let mut out: Vec<Run> = Vec::new();
+        for (k, r) in self.rows.iter().enumerate() {
+            match out.last_mut() {
+                Some(run)
+                    if {
+                        let p = &self.rows[run.last];
+                        p.rule.as_ref().map(|x| x.line) == r.rule.as_ref().map(|x| x.line)
+                            && p.model_name == r.model_name
+                    } =>
+                {
+                    run.last = k
+                }
+                _ => out.push(Run { first: k, last: k }),
+            }
+        }
+        out
+    }
+
+    /// The communicators the file has rules for, `(collective, ranks,
+    /// nodes)` once each in file order: what to set the page to when no
+    /// rule matches.
+    pub fn scopes(&self) -> Vec<(Primitive, Bounds, Bounds)> {
+        let mut out: Vec<(Primitive, Bounds, Bounds)> = Vec::new();
+        for r in &self.table.rules {
+            let s = (r.op, r.ranks, r.nodes);
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// The per-size view as text: a header naming the call and the model,
+    /// then one line per size with the file's rule (and its line), the
+    /// model's choice and whether they are the same.
+    pub fn render(&self) -> String {
+        let mut t = format!(
+            "# per size: {} on {} ranks ({} node(s)), {}: the file's rule{}\n",
+            self.op.name(),
+            self.ranks,
+            self.nodes.map_or("?".to_string(), |n| n.to_string()),
+            self.dtype,
+            self.machine
+                .as_ref()
+                .map(|(topo, _)| format!(" beside {LABEL} for {topo}"))
+                .unwrap_or_default()
+        );
+        t.push_str(&format!(
+            "# {:>10}  {:<30} {:<16} {}\n",
+            "size", "file (line)", "model", "same"
+        ));
+        for r in &self.rows {
+            let file = r
+                .rule
+                .as_ref()
+                .map_or("no rule: the library's own choice".to_string(), |r| {
+                    format!("{} (line {})", r.choice, r.line)
+                });
+            let theirs = r.model_name.clone().unwrap_or_default();
+            let same = match r.same {
+                None => "",
+                Some(true) => "yes",
+                Some(false) => "no",
+            };
+            t.push_str(&format!(
+                "{:>12}  {file:<30} {theirs:<16} {same}\n",
+                format_bytes(r.bytes)
+            ));
+        }
+        t
+    }
 }
 
 // ------------------------------------------------------------- validators

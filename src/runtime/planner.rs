@@ -1,6 +1,6 @@
 //! The planner worker's jobs: the engine's slow answers the page needs
 //! (a model-only plan, the chart's busbw sweep, the tuning text, the
-//! determinism comparison), made in a web worker of their own so that no
+//! determinism comparison, a tuner file beside the model), made in a web worker of their own so that no
 //! main-thread task runs them (the page's bound: no main-thread task over
 //! 100 ms for any valid link). Pure Rust on every target: [`answer`] only calls
 //! the engine's own functions, the same ones `cclsim` calls, and is tested
@@ -20,7 +20,7 @@ use crate::engine::config::Config;
 use crate::engine::determinism::{self, Comparison, Versus};
 use crate::engine::plan::{self, Curve, Plan, MAX_DRAWN_RANKS};
 use crate::engine::topology::Topology;
-use crate::engine::tune::{self, Format};
+use crate::engine::tune::{self, Format, TunerComparison, TunerQuery};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +72,16 @@ pub enum Job {
         /// The element whose two reduction orders are shown.
         element: usize,
     },
+    /// [`tune::compare_tuner`] of the tuner file `text` for the
+    /// configuration ([`TunerQuery::modelled`]) at `sizes` (bytes):
+    /// [`Answer::Tuner`]. The model's side is a sweep: seconds at
+    /// thousands of ranks.
+    Tuner {
+        /// The tuner file.
+        text: String,
+        /// Message sizes, bytes.
+        sizes: Vec<u64>,
+    },
 }
 
 /// Which queue a [`Job`] waits in: one job per lane at a time, and a
@@ -88,6 +98,8 @@ pub enum Lane {
     Tune,
     /// [`Job::Determinism`].
     Determinism,
+    /// [`Job::Tuner`].
+    Tuner,
 }
 
 /// How many planner workers the page keeps ([`Lane::worker`]).
@@ -107,7 +119,7 @@ impl Lane {
     pub fn worker(self) -> usize {
         match self {
             Lane::Headline => 0,
-            Lane::Full | Lane::Curves | Lane::Tune | Lane::Determinism => 1,
+            Lane::Full | Lane::Curves | Lane::Tune | Lane::Determinism | Lane::Tuner => 1,
         }
     }
 }
@@ -121,6 +133,7 @@ impl Job {
             Job::Curves { .. } => Lane::Curves,
             Job::Tune { .. } => Lane::Tune,
             Job::Determinism { .. } => Lane::Determinism,
+            Job::Tuner { .. } => Lane::Tuner,
         }
     }
 }
@@ -188,6 +201,8 @@ pub enum Answer {
     Tune(String),
     /// The determinism comparison.
     Determinism(Box<Comparison>),
+    /// A tuner file beside the model's recommendation.
+    Tuner(Box<TunerComparison>),
 }
 
 /// One message from the worker: an answer (or the job's error, in words)
@@ -251,6 +266,11 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
         } => emit(done(
             determinism::compare(c, *algorithm, *versus, *fixed, *element)
                 .map(|x| Answer::Determinism(Box::new(x))),
+        )),
+        Job::Tuner { text, sizes } => emit(done(
+            tune::compare_tuner(text, &TunerQuery::modelled(c), sizes)
+                .map(|x| Answer::Tuner(Box::new(x)))
+                .map_err(|e| e.to_string()),
         )),
     }
 }

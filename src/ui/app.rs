@@ -28,6 +28,7 @@ use super::run::{self, RunState, RunView};
 use super::step_log::StepLog;
 use super::topology_view::TopologyView;
 use super::tune_card::TuneCard;
+use super::tuner_card::TunerCard;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
@@ -1558,6 +1559,7 @@ impl Component for App {
                             on_use={cb.use_topo.clone()} />
                         <MscclCard plan={plan.clone()} />
                         <TuneCard plan={plan.clone()} />
+                        <TunerCard plan={plan.clone()} />
                         <DeterminismCard plan={plan.clone()} />
                         <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}

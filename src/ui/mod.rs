@@ -32,6 +32,7 @@
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
 //! | [`planned`] | the cards' hook onto the planner worker (`use_planned`) |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
+//! | [`tuner_card`] | paste / drop a tuner file, what it makes the library run at each size beside the model |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
 //! | [`learn`] | learn mode: the lesson list, a stop's narration, look, question |
 //! | [`lang`] | the page's language as a context (`use_lang`) |
@@ -68,6 +69,7 @@ pub mod topologies;
 pub mod topology_layout;
 pub mod topology_view;
 pub mod tune_card;
+pub mod tuner_card;
 pub mod url;
 pub mod what_if;
 

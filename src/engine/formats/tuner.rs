@@ -40,6 +40,7 @@
 use super::columns::unquote;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write as _;
 use thiserror::Error;
@@ -49,7 +50,7 @@ use thiserror::Error;
 pub const MAX_TUNER_BYTES: usize = 4 << 20;
 
 /// Which file a table was read from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Source {
     /// NCCL's example tuner config (CSV lines).
     NcclConfig,
@@ -75,7 +76,7 @@ impl Source {
 }
 
 /// An inclusive range of a count; `None` bounds are open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bounds {
     /// Smallest value that matches.
     pub min: Option<u64>,
@@ -121,7 +122,7 @@ impl Bounds {
 }
 
 /// One line or rule: where it applies and what it makes the library run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rule {
     /// 1-based line of the rule (HCCL: of its `match` key; the
     /// performance data: of the row chosen).
@@ -167,7 +168,7 @@ impl Rule {
 }
 
 /// A tuner file as its table of choices.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TunerTable {
     /// The file's kind.
     pub source: Source,
