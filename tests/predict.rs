@@ -287,3 +287,30 @@ fn validate_tables_come_from_the_fixture_sets() {
         "{text}"
     );
 }
+
+#[test]
+fn a_fitted_machine_travels_in_a_link_at_another_scale() {
+    // The page's link: the profile without its rows, on the measured
+    // machine at 540 nodes. The library model's fit (its covariance
+    // alone is 169 numbers) must come back bit for bit, or the link
+    // would predict something else.
+    let mut p = profile("n2_all_reduce.txt", Collective::AllReduce);
+    p.rows.clear();
+    let c = ask(&p, Primitive::AllReduce, 2160, 1024).config;
+    let q = c.to_query();
+    assert!(
+        q.contains("topo=measured") && q.contains("ranks=2160"),
+        "{q}"
+    );
+    let (back, errors) = Config::from_query(&q);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(back.topo, MEASURED);
+    assert_eq!(back.ranks, 2160);
+    assert_eq!(back.profile.as_ref().unwrap().physical, p.physical);
+    let (a, b) = (Plan::headline(&c).unwrap(), Plan::headline(&back).unwrap());
+    assert_eq!(a.prediction, b.prediction);
+    assert_eq!(a.prediction.unwrap().runs, "Tree/LL");
+    // Without ranks, the measured machine has the profile's 8.
+    let bare = q.replace("&ranks=2160", "");
+    assert_eq!(Config::from_query(&bare).0.ranks, 8);
+}

@@ -129,8 +129,12 @@ pub const MAX_EXECUTED_COMPRESSED_TOTAL_BYTES: u64 = 256 << 20;
 pub const MAX_TOPOLOGY_PARAM_CHARS: usize = super::custom_topology::MAX_COMPACT_CHARS;
 /// Longest `profile=` value (JSON, after percent-decoding), characters. A
 /// profile without rows is about 300 characters plus 100 per segment
-/// ([`super::calibrate::MAX_SEGMENTS`] at most).
-pub const MAX_PROFILE_PARAM_CHARS: usize = 4096;
+/// ([`super::calibrate::MAX_SEGMENTS`] at most) and its knots, plus, when
+/// the library model was fitted too ([`Profile::physical`]), about 2 700
+/// for the machine, the corrections and their 13 × 13 covariance (a
+/// 2-node Polaris fit: 4 244 in all). As for `topology=`, 16 KiB: the
+/// percent-encoded link stays far below browsers' URL limits.
+pub const MAX_PROFILE_PARAM_CHARS: usize = 16 * 1024;
 /// Most ranks the measured machine (`topo=measured`) is modelled with
 /// (the rank count of a 512-node run of 8 GPUs).
 pub const MAX_MEASURED_RANKS: usize = 4096;
@@ -971,7 +975,7 @@ mod tests {
             ("topology=%7B%7D".into(), "topology", "read only with topo=custom", "910b-8"),
             ("topo=910a-8&topology=%7B%7D".into(), "topology", "read only with topo=custom (topo is 910a-8)", "910a-8"),
             ("profile=%7B".into(), "profile", "a fitted profile as JSON", "910b-8"),
-            (format!("profile={}", "y".repeat(5000)), "profile", "at most 4096 characters (this one has 5000)", "910b-8"),
+            (format!("profile={}", "y".repeat(16385)), "profile", "at most 16384 characters (this one has 16385)", "910b-8"),
         ];
         for (q, key, allowed, topo) in cases {
             let (c, e) = Config::from_query(&format!("{q}&redop=max"));
