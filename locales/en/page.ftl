@@ -379,9 +379,9 @@ li-tables = { $n ->
 li-fit-table = Fit table
 li-no-fit = No profile fitted:
 li-use = Use this profile for the model
-li-use-title = Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)
-li-back-preset = Back to the preset's figures
-li-back-topology = Back to the topology's own figures
+li-use-title = Model the machine the log measured (topology “measured”: its nodes, accelerators and library) on the log's rank count; change ranks or nodes to predict other scales
+li-back-preset = Back to the previous topology
+li-back-topology = Stop using this profile
 li-model-uses = Model uses:
 li-line = line
 li-size = size
@@ -435,3 +435,13 @@ topo-down-title = Link { $a }–{ $b } is down: traffic routes around it
 topo-slow-title = rank { $r } is a slow card: it sends and computes at ×{ $f }
 topo-late-title = rank { $r } starts { $us } µs late
 drawing-faults = This machine is degraded: { $faults }. Failed links are drawn dashed red; slow ranks have a red dashed ring.
+f-nodes = Nodes (× { $g })
+f-nodes-title = Nodes of the measured machine, { $g } ranks each: sets the rank count
+nodes-bad = nodes “{ $text }” is not allowed: an integer { $least }..={ $most } (× { $g } ranks a node).
+topo-measured = measured — { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} × { $g } { $accelerator } (your log, { $ranks } ranks)
+topo-measured-links = measured — your log's { $ranks } ranks ({ $tool })
+topo-collapsed-nodes = { $servers } nodes drawn as one box each ({ $g } GPUs); a line is a node's link to the network. Hover a box or a line for figures and load.
+topo-nodes = Numbers are ranks. The boxes are the measured machine's nodes; the lines to the bar carry the figures fitted to your log. Hover a link for its bandwidth and load.

@@ -255,10 +255,18 @@ fn server_piece(p: &ServerPieceProps) -> Html {
                         <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
                         <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
                         <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
-                        <title>{format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
-                            &b.label[1..], b.devices.start, b.devices.end - 1,
-                            topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
-                            if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })}</title>
+                        <title>{
+                            if super::topology_layout::server_word(topo) == "node" {
+                                format!("node {}: {} GPUs (devices {}–{}); {}",
+                                    &b.label[1..], b.devices.len(), b.devices.start, b.devices.end - 1,
+                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
+                            } else {
+                                format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
+                                    &b.label[1..], b.devices.start, b.devices.end - 1,
+                                    topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
+                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
+                            }
+                        }</title>
                     </g>
                 }
             }
@@ -634,13 +642,22 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     } else {
         "—"
     };
-    let note = if layout.collapsed {
+    let of_nodes = super::topology_layout::server_word(topo) == "node";
+    let note = if layout.collapsed && of_nodes {
+        Some(t!(
+            "topo-collapsed-nodes",
+            servers = layout.boxes.len(),
+            g = layout.boxes.first().map_or(0, |b| b.devices.len())
+        ))
+    } else if layout.collapsed {
         Some(t!("topo-collapsed", servers = layout.boxes.len()))
     } else if too_many {
         Some(t!(
             "topo-too-many",
             n = step.map_or(0, |s| s.transfers.len())
         ))
+    } else if layout.multi_server && of_nodes {
+        Some(t!("topo-nodes"))
     } else if layout.multi_server {
         Some(t!("topo-servers"))
     } else {
