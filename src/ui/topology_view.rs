@@ -362,6 +362,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let topo = &plan.topology;
+    // The measured machine's nodes (a fitted NCCL machine), not 910B servers.
+    let of_nodes = super::topology_layout::server_word(topo) == "node";
     // Link indices shift when a link is down: key on the link count too.
     let layout = use_memo((topo.name.clone(), topo.links.len()), |_| Layout::of(topo));
     let n_dev = topo.devices.len();
@@ -616,7 +618,13 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 <g class="node switch bar">
                     <rect x={f(bar.x)} y={f(bar.y)} width={f(bar.w)} height={f(bar.h)} rx="6" />
                     <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
-                        {format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))}
+                        { if of_nodes {
+                            // The measured machine: every rank's link carries the fitted figures.
+                            let l = topo.links.first();
+                            format!("network — fitted: {} GB/s, {} µs a rank's link", l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)), l.map_or("–".into(), |l| format::us(l.latency_us)))
+                        } else {
+                            format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))
+                        } }
                     </text>
                     <title>{format!("{}: a switch (hosts no rank); contention is modelled at the {} ports only (an assumption)", sw.label, plan.library.device_word())}</title>
                 </g>
@@ -642,7 +650,6 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     } else {
         "—"
     };
-    let of_nodes = super::topology_layout::server_word(topo) == "node";
     let note = if layout.collapsed && of_nodes {
         Some(t!(
             "topo-collapsed-nodes",
