@@ -435,16 +435,8 @@ topo-down-title = Link { $a }–{ $b } is down: traffic routes around it
 topo-slow-title = rank { $r } is a slow card: it sends and computes at ×{ $f }
 topo-late-title = rank { $r } starts { $us } µs late
 drawing-faults = This machine is degraded: { $faults }. Failed links are drawn dashed red; slow ranks have a red dashed ring.
-f-nodes = Nodes (× { $g })
-f-nodes-title = Nodes of the measured machine, { $g } ranks each: sets the rank count
-nodes-bad = nodes “{ $text }” is not allowed: an integer { $least }..={ $most } (× { $g } ranks a node).
-topo-measured = measured — { $nodes ->
-    [one] 1 node
-   *[other] { $nodes } nodes
-} × { $g } { $accelerator } (your log, { $ranks } ranks)
-topo-measured-links = measured — your log's { $ranks } ranks ({ $tool })
-topo-collapsed-nodes = { $servers } nodes drawn as one box each ({ $g } GPUs); a line is a node's link to the network. Hover a box or a line for figures and load.
-topo-nodes = Numbers are ranks. The boxes are the measured machine's nodes; the lines to the bar carry the figures fitted to your log. Hover a link for its bandwidth and load.
+
+# The calibrated library model's answer (ui/prediction.rs) and its band on the chart.
 estimate-sub-calibrated = NCCL's tuning model, calibrated to the machine
 pred-range-tag = 80 % range
 pred-busbw = busbw
@@ -500,3 +492,18 @@ assume-scatter-short = the measurements' own scatter (±{ $pct } %)
 assume-scatter = The measurements' own scatter around the model (±{ $pct } %).
 pred-runner-up = By NCCL's own model { $runs } is within { $x }× of its pick: another NCCL version or a tuner plugin may run it, so the range includes its calibrated time ({ $t } µs).
 pred-engine-words = The model's own words:
+chart-pred = NCCL (calibrated) — 80 % range
+chart-pred-own = NCCL's own model
+chart-pred-hint = The shaded band is the calibrated NCCL model's 80 % range at each size; the dashed line is what NCCL's own tuning model believes.
+f-nodes = Nodes (× { $g })
+f-nodes-title = Nodes of the measured machine, { $g } ranks each: sets the rank count
+nodes-bad = nodes “{ $text }” is not allowed: an integer { $least }..={ $most } (× { $g } ranks a node).
+topo-measured = measured — { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} × { $g } { $accelerator } (your log, { $ranks } ranks)
+topo-measured-links = measured — your log's { $ranks } ranks ({ $tool })
+chart-measured-at = measured on { $ranks } ranks (your log; the chart is of another rank count)
+chart-fitted-at = fitted profile ({ $ranks } ranks)
+topo-collapsed-nodes = { $servers } nodes drawn as one box each ({ $g } GPUs); a line is a node's link to the network. Hover a box or a line for figures and load.
+topo-nodes = Numbers are ranks. The boxes are the measured machine's nodes; the lines to the bar carry the figures fitted to your log. Hover a link for its bandwidth and load.

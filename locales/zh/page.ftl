@@ -427,13 +427,8 @@ topo-down-title = 链路 { $a }–{ $b } 故障：流量绕行
 topo-slow-title = rank { $r } 是慢卡：收发和计算速度 ×{ $f }
 topo-late-title = rank { $r } 晚 { $us } µs 启动
 drawing-faults = 这台机器已降级：{ $faults }。故障链路画成红色虚线；慢卡带红色虚线圈。
-f-nodes = 节点数（× { $g }）
-f-nodes-title = 实测机器的节点数，每节点 { $g } 个 rank：据此设置 rank 数
-nodes-bad = 节点数“{ $text }”不合法：应为 { $least }..={ $most } 的整数（每节点 { $g } 个 rank）。
-topo-measured = measured — { $nodes } 节点 × { $g } { $accelerator }（你的日志，{ $ranks } 个 rank）
-topo-measured-links = measured — 你的日志，{ $ranks } 个 rank（{ $tool }）
-topo-collapsed-nodes = { $servers } 个节点各画成一个方框（每个 { $g } 张 GPU）；一条线代表一个节点到网络的连接。悬停在方框或线上可查看参数和负载。
-topo-nodes = 数字是 rank。方框是实测机器的节点；连到横条的线使用由你的日志拟合出的参数。悬停在链路上可查看其带宽和负载。
+
+# 校准后的通信库模型给出的预测（ui/prediction.rs）及其在图表上的区间带。
 estimate-sub-calibrated = NCCL 调优模型，按本机校准
 pred-range-tag = 80 % 范围
 pred-busbw = busbw
@@ -480,3 +475,15 @@ assume-scatter-short = 实测数据自身的离散（±{ $pct } %）
 assume-scatter = 实测数据相对模型的离散（±{ $pct } %）。
 pred-runner-up = 按 NCCL 自身模型，{ $runs } 与其选择相差不到 { $x } 倍：其他 NCCL 版本或调优插件可能改用它，因此范围包含它校准后的时间（{ $t } µs）。
 pred-engine-words = 模型的原文说明（英文）：
+chart-pred = NCCL（已校准）— 80 % 范围
+chart-pred-own = NCCL 自身模型
+chart-pred-hint = 阴影带是校准后的 NCCL 模型在每个数据量上的 80 % 范围；虚线是 NCCL 自身调优模型的判断。
+f-nodes = 节点数（× { $g }）
+f-nodes-title = 实测机器的节点数，每节点 { $g } 个 rank：据此设置 rank 数
+nodes-bad = 节点数“{ $text }”不合法：应为 { $least }..={ $most } 的整数（每节点 { $g } 个 rank）。
+topo-measured = measured — { $nodes } 节点 × { $g } { $accelerator }（你的日志，{ $ranks } 个 rank）
+topo-measured-links = measured — 你的日志，{ $ranks } 个 rank（{ $tool }）
+chart-measured-at = 实测于 { $ranks } 个 rank（你的日志；图表是另一个 rank 数）
+chart-fitted-at = 拟合曲线（{ $ranks } 个 rank）
+topo-collapsed-nodes = { $servers } 个节点各画成一个方框（每个 { $g } 张 GPU）；一条线代表一个节点到网络的连接。悬停在方框或线上可查看参数和负载。
+topo-nodes = 数字是 rank。方框是实测机器的节点；连到横条的线使用由你的日志拟合出的参数。悬停在链路上可查看其带宽和负载。
