@@ -615,6 +615,14 @@ mod tests {
         assert!(a.low_us < a.time_us && a.time_us < a.high_us);
         assert!((a.busbw_gbps - 480.0).abs() < 1.0, "{}", a.busbw_gbps);
         assert_eq!(a.reach, Reach::NotMeasured);
+        // A Barrier is NCCL's tiny AllReduce at any size the call names.
+        let b1 = cal.answer(Primitive::Barrier, 8, 1 << 20);
+        let b2 = cal.answer(Primitive::Barrier, 8, 1 << 30);
+        assert_eq!(
+            (b1.runs.as_str(), b1.time_us),
+            (b2.runs.as_str(), b2.time_us)
+        );
+        assert!(b2.time_us < 50.0, "{}", b2.time_us);
         assert!(a
             .note
             .starts_with("not measured: no measurement of this machine"));
