@@ -494,7 +494,7 @@ pred-runner-up = By NCCL's own model { $runs } is within { $x }× of its pick: a
 pred-engine-words = The model's own words:
 chart-pred = NCCL (calibrated) — 80 % range
 chart-pred-own = NCCL's own model
-chart-pred-hint = The shaded band is the calibrated NCCL model's 80 % range at each size; the dashed line is what NCCL's own tuning model believes.
+chart-pred-hint = The teal line is the estimate, the calibrated NCCL model, and the shaded band its 80 % range at each size; the dashed line is what NCCL's own tuning model believes. The algorithm curves simulate each schedule link by link on the machine's link figures: a cruder model of the same machine.
 f-nodes = Nodes (× { $g })
 f-nodes-title = Nodes of the measured machine, { $g } ranks each: sets the rank count
 nodes-bad = nodes “{ $text }” is not allowed: an integer { $least }..={ $most } (× { $g } ranks a node).

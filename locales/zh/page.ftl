@@ -477,7 +477,7 @@ pred-runner-up = 按 NCCL 自身模型，{ $runs } 与其选择相差不到 { $x
 pred-engine-words = 模型的原文说明（英文）：
 chart-pred = NCCL（已校准）— 80 % 范围
 chart-pred-own = NCCL 自身模型
-chart-pred-hint = 阴影带是校准后的 NCCL 模型在每个数据量上的 80 % 范围；虚线是 NCCL 自身调优模型的判断。
+chart-pred-hint = 青色线是预估值，即校准后的 NCCL 模型，阴影带是它在每个数据量上的 80 % 范围；虚线是 NCCL 自身调优模型的判断。各算法曲线按机器的链路参数逐链路仿真各自的调度：是同一台机器的更粗略的模型。
 f-nodes = 节点数（× { $g }）
 f-nodes-title = 实测机器的节点数，每节点 { $g } 个 rank：据此设置 rank 数
 nodes-bad = 节点数“{ $text }”不合法：应为 { $least }..={ $most } 的整数（每节点 { $g } 个 rank）。
