@@ -314,3 +314,25 @@ fn a_fitted_machine_travels_in_a_link_at_another_scale() {
     let bare = q.replace("&ranks=2160", "");
     assert_eq!(Config::from_query(&bare).0.ranks, 8);
 }
+
+#[test]
+fn the_figures_readme_quotes_beside_its_screenshot() {
+    // README: a 2-node Polaris fit asked about 540 nodes, AllReduce 16 MiB:
+    // 4 011 µs, 80 % in 2 357–6 825 µs, NCCL's own model 1 292 µs; the
+    // 540-node log measured 3 536.8 µs, inside the range.
+    let p = profile("n2_all_reduce.txt", Collective::AllReduce);
+    let a = ask(&p, Primitive::AllReduce, 2160, 16 << 20)
+        .prediction
+        .unwrap();
+    assert_eq!(a.runs, "Tree/LL128");
+    assert_eq!(a.channels, Some(2));
+    assert_eq!(format!("{:.0}", a.time_us), "4011");
+    assert_eq!(
+        (format!("{:.0}", a.low_us), format!("{:.0}", a.high_us)),
+        ("2357".into(), "6825".into())
+    );
+    assert_eq!(format!("{:.0}", a.library_us.unwrap()), "1292");
+    let m = measured("n540_all_reduce.txt", 16 << 20);
+    assert_eq!(m, 3536.8);
+    assert!(a.low_us < m && m < a.high_us);
+}
