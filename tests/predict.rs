@@ -12,7 +12,9 @@ use ccl_playground::engine::dtype::{DType, ReduceOp};
 use ccl_playground::engine::formats::{parse_log, Collective, Log};
 use ccl_playground::engine::hardware::Hardware;
 use ccl_playground::engine::library::nccl::{Func, NcclAlgo, Protocol, Tuning};
-use ccl_playground::engine::plan::{validate, Method, Plan};
+use ccl_playground::engine::plan::{
+    chart_sizes, prediction_curve, prediction_curve_on, validate, Method, Plan,
+};
 
 const POLARIS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/polaris-2.18");
 
@@ -179,6 +181,81 @@ fn h100_preset_small_and_large_allreduce_match_the_public_p5_log() {
 }
 
 #[test]
+fn the_chart_curve_is_the_headline_prediction_at_every_size() {
+    // A 2-node fit asked about 540 nodes, as the page's chart asks it.
+    let p = profile("n2_all_reduce.txt", Collective::AllReduce);
+    let c = ask(&p, Primitive::AllReduce, 2160, 1024).config;
+    let sizes = chart_sizes();
+    let curve = prediction_curve(&c, &sizes).unwrap();
+    assert_eq!(curve.len(), 21);
+    let factor = 2.0 * 2159.0 / 2160.0;
+    for (pt, &bytes) in curve.iter().zip(&sizes) {
+        assert_eq!(pt.bytes, bytes);
+        // The same numbers as the headline at that size, as busbw.
+        let a = ask(&p, Primitive::AllReduce, 2160, bytes)
+            .prediction
+            .unwrap();
+        let bw = |us: f64| bytes as f64 / (us * 1e3) * factor;
+        assert!((pt.busbw_gbps - bw(a.time_us)).abs() < 1e-9 * pt.busbw_gbps);
+        assert!((pt.low_gbps - bw(a.high_us)).abs() < 1e-9 * pt.busbw_gbps);
+        assert!((pt.high_gbps - bw(a.low_us)).abs() < 1e-9 * pt.busbw_gbps);
+        assert!(pt.low_gbps < pt.busbw_gbps && pt.busbw_gbps < pt.high_gbps);
+        assert_eq!(pt.library_gbps, a.library_us.map(bw));
+        assert_eq!(pt.runs, a.runs);
+    }
+    // 1 KiB: NCCL's tree with LL (its own model: 100.4 µs of latency plus
+    // the bytes, so its busbw is below 1024 B / 100.4 µs × 1.999 = 0.0204).
+    assert_eq!(curve[0].runs, "Tree/LL");
+    let own = curve[0].library_gbps.unwrap();
+    assert!(
+        own < 1024.0 / (100.4 * 1e3) * factor && own > 0.0195,
+        "{own}"
+    );
+    // The range widens with the size's distance from the 2 measured
+    // nodes: nowhere is it narrower than ±5 %.
+    assert!(curve.iter().all(|pt| pt.high_gbps / pt.low_gbps > 1.1));
+    // The plan's machine, as the page passes it, gives the same curve.
+    let topo = ccl_playground::engine::plan::machine(&c).unwrap();
+    assert_eq!(prediction_curve_on(&c, &topo, &sizes).unwrap(), curve);
+}
+
+#[test]
+fn the_h100_preset_curve_is_nvls_at_a_gibibyte_and_none_on_hccl() {
+    let c = Config {
+        primitive: Primitive::AllReduce,
+        topo: "h100-8".into(),
+        ranks: 8,
+        ..Config::default()
+    };
+    let curve = prediction_curve(&c, &[1 << 30]).unwrap();
+    let pt = &curve[0];
+    assert_eq!(pt.runs, "NVLS/Simple");
+    // NCCL: 25 µs + 1 GiB / (400 × 8/14 GB/s); calibrated: NVLS bandwidth
+    // × 1.2 (nccl-tests issue 212's 480 GB/s). busbw = S / t × 14/8.
+    let s = (1u64 << 30) as f64;
+    let ours = s / ((25.0 + s / (1000.0 * 400.0 * 8.0 / 14.0 * 1.2)) * 1e3) * 1.75;
+    let own = s / ((25.0 + s / (1000.0 * 400.0 * 8.0 / 14.0)) * 1e3) * 1.75;
+    assert!(
+        (pt.busbw_gbps - ours).abs() < 1e-6 * ours,
+        "{} vs {ours}",
+        pt.busbw_gbps
+    );
+    assert!((pt.library_gbps.unwrap() - own).abs() < 1e-6 * own);
+    assert!(pt.low_gbps < pt.busbw_gbps && pt.busbw_gbps < pt.high_gbps);
+    // HCCL's machine is simulated, not predicted; nor is a degraded one,
+    // nor a Barrier (no busbw).
+    assert_eq!(prediction_curve(&Config::default(), &chart_sizes()), None);
+    let (faulty, e) = Config::from_query("topo=h100-8&op=allreduce&slow=3:0.5");
+    assert!(e.is_empty(), "{e:?}");
+    assert_eq!(prediction_curve(&faulty, &chart_sizes()), None);
+    let barrier = Config {
+        primitive: Primitive::Barrier,
+        ..c
+    };
+    assert_eq!(prediction_curve(&barrier, &chart_sizes()), None);
+}
+
+#[test]
 fn validate_tables_come_from_the_fixture_sets() {
     let mut tables = Vec::new();
     for n in [2, 8, 540] {
@@ -303,4 +380,26 @@ fn an_mi300x_node_is_an_xgmi_mesh_without_nvls() {
     assert_eq!(hw.pair_gbps, 64.0);
     let t = Tuning::new(&hw, Func::AllReduce, 8, 1);
     assert!(t.entries.iter().all(|e| e.algo != NcclAlgo::Nvls));
+}
+
+#[test]
+fn the_figures_readme_quotes_beside_its_screenshot() {
+    // README: a 2-node Polaris fit asked about 540 nodes, AllReduce 16 MiB:
+    // 4 011 µs, 80 % in 2 102–7 654 µs, NCCL's own model 1 292 µs; the
+    // 540-node log measured 3 536.8 µs, inside the range.
+    let p = profile("n2_all_reduce.txt", Collective::AllReduce);
+    let a = ask(&p, Primitive::AllReduce, 2160, 16 << 20)
+        .prediction
+        .unwrap();
+    assert_eq!(a.runs, "Tree/LL128");
+    assert_eq!(a.channels, Some(2));
+    assert_eq!(format!("{:.0}", a.time_us), "4011");
+    assert_eq!(
+        (format!("{:.0}", a.low_us), format!("{:.0}", a.high_us)),
+        ("2102".into(), "7654".into())
+    );
+    assert_eq!(format!("{:.0}", a.library_us.unwrap()), "1292");
+    let m = measured("n540_all_reduce.txt", 16 << 20);
+    assert_eq!(m, 3536.8);
+    assert!(a.low_us < m && m < a.high_us);
 }

@@ -956,6 +956,44 @@ fn custom_topologies_are_selected_and_dropped_like_presets() {
 }
 
 #[wasm_bindgen_test]
+fn a_profile_moves_the_page_to_the_measured_machine_and_back() {
+    use ccl_playground::engine::calibrate::Profile;
+    use ccl_playground::engine::config::{Config, MEASURED};
+    use ccl_playground::engine::formats::parse_log;
+    use ccl_playground::ui::topologies::{with_profile, with_topology, without_profile};
+    let log = parse_log(include_str!("fixtures/polaris-2.18/n2_all_reduce.txt")).unwrap();
+    let p = Profile::fit_log(&log, None, None, "pasted log").unwrap();
+    let c = Config {
+        topo: "910b-2x8".into(),
+        ranks: 12,
+        root: 11,
+        primitive: Primitive::Reduce,
+        ..Config::default()
+    };
+    let on = with_profile(&c, &p);
+    assert_eq!((on.topo.as_str(), on.ranks, on.root), (MEASURED, 8, 7));
+    let used = on.profile.as_ref().unwrap();
+    assert!(used.rows.is_empty() && used.physical.is_some());
+    // At 540 nodes, then off: the topology and ranks from before.
+    let far = Config {
+        ranks: 2160,
+        ..on.clone()
+    };
+    let off = without_profile(&far, Some(&c));
+    assert_eq!(
+        (off.topo.as_str(), off.ranks, off.root),
+        ("910b-2x8", 12, 7)
+    );
+    assert!(off.profile.is_none());
+    // A linked profile has no "before": the default machine, all of it.
+    let fresh = without_profile(&far, None);
+    assert_eq!((fresh.topo.as_str(), fresh.ranks), ("910b-8", 8));
+    // Choosing a preset leaves the measured machine's profile behind.
+    let h = with_topology(&far, "h100-8");
+    assert_eq!((h.topo.as_str(), h.profile.is_none()), ("h100-8", true));
+}
+
+#[wasm_bindgen_test]
 fn claims_parse_as_relative_time_changes() {
     use ccl_playground::ui::what_if::parse_claim;
     assert_eq!(parse_claim("−73 %"), Ok(-0.73));

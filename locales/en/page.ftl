@@ -379,9 +379,9 @@ li-tables = { $n ->
 li-fit-table = Fit table
 li-no-fit = No profile fitted:
 li-use = Use this profile for the model
-li-use-title = Replace every link's bandwidth and latency by the fitted ones (per-link figures derived from the fit)
-li-back-preset = Back to the preset's figures
-li-back-topology = Back to the topology's own figures
+li-use-title = Model the machine the log measured (topology “measured”: its nodes, accelerators and library) on the log's rank count; change ranks or nodes to predict other scales
+li-back-preset = Back to the previous topology
+li-back-topology = Stop using this profile
 li-model-uses = Model uses:
 li-line = line
 li-size = size
@@ -435,3 +435,75 @@ topo-down-title = Link { $a }–{ $b } is down: traffic routes around it
 topo-slow-title = rank { $r } is a slow card: it sends and computes at ×{ $f }
 topo-late-title = rank { $r } starts { $us } µs late
 drawing-faults = This machine is degraded: { $faults }. Failed links are drawn dashed red; slow ranks have a red dashed ring.
+
+# The calibrated library model's answer (ui/prediction.rs) and its band on the chart.
+estimate-sub-calibrated = NCCL's tuning model, calibrated to the machine
+pred-range-tag = 80 % range
+pred-busbw = busbw
+pred-range-title = The 80 % range: the fit's scatter and the corrections' uncertainty, wider the further the question is from what was measured
+pred-runs = NCCL runs
+pred-channels = on { $n ->
+    [one] 1 channel
+   *[other] { $n } channels
+}
+pred-p2p = grouped send/recv to every peer
+pred-own = · NCCL's own model:
+pred-own-title = NCCL's tuning model with its own constants (tuning.cc), uncorrected: what NCCL believes. The headline is the same model calibrated to this machine.
+pred-measured-tag = Measured
+pred-basis-tag = Basis
+pred-not-measured = no measurement of this machine: NCCL's own constants (with figures measured elsewhere, below); the range from the corrections' priors.
+pred-measured-item = { $op } on { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} × { $g } ({ $ranks } ranks), { $from }–{ $to }
+pred-for-tag = Predicted
+pred-for = { $op } on { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} ({ $ranks } ranks), { $bytes }: { $reach }.
+reach-not-measured = from NCCL's constants alone
+reach-within = within what was measured
+reach-other-size = the measured collective and scale, another size
+reach-other-scale = the measured collective at another scale
+reach-other-collective = another collective at a measured scale
+reach-other-both = another collective at another scale
+pred-dominated = The range is dominated by { $what }
+assume-taper-short = the network's bandwidth at { $nodes } nodes (measured up to { $measured })
+assume-taper = The network between { $nodes } nodes was not measured (up to { $measured } were): its bandwidth per node is assumed to fall by about 4 % per doubling of the nodes (0 to 9 % in the range).
+assume-peer-short = AlltoAll's per-peer cost (not measured)
+assume-peer = No grouped send/recv (AlltoAll) was measured: its per-peer cost and bandwidth are priors (5 µs a peer).
+assume-net-lat-short = the network hop latency
+assume-net-lat = The network hop latency is not pinned down by the measurements.
+assume-lat-growth-short = the network latency at { $nodes } nodes (measured up to { $measured })
+assume-lat-growth = The network latency between { $nodes } nodes was not measured (up to { $measured } were): a hop is assumed to cost about 3 % more per doubling of the nodes (up to 7 % in the range).
+assume-net-bw-short = the network bandwidth
+assume-net-bw = The network bandwidth is not pinned down by the measurements (NCCL's NIC figure is assumed).
+assume-ring-short = a multi-node ring's per-step overhead
+assume-ring = A multi-node ring's per-step overhead is not pinned down by the measurements.
+assume-intra-short = the in-node bandwidth
+assume-intra = The in-node bandwidth is not pinned down by the measurements.
+assume-lat-const-short = NCCL's latency constants
+assume-lat-const = NCCL's latency constants are assumed for what was not measured.
+assume-proto-short = NCCL's protocol efficiencies
+assume-proto = NCCL's protocol efficiencies are assumed.
+assume-unmeasured-short = { $op } not being measured on this machine
+assume-unmeasured = { $op } was not measured on this machine: the corrections come from { $measured }.
+assume-scatter-short = the measurements' own scatter (±{ $pct } %)
+assume-scatter = The measurements' own scatter around the model (±{ $pct } %).
+pred-runner-up = By NCCL's own model { $runs } is within { $x }× of its pick: another NCCL version or a tuner plugin may run it, so the range includes its calibrated time ({ $t } µs).
+pred-engine-words = The model's own words:
+chart-pred = NCCL (calibrated) — 80 % range
+chart-pred-own = NCCL's own model
+chart-pred-hint = The teal line is the estimate, the calibrated NCCL model, and the shaded band its 80 % range at each size; the dashed line is what NCCL's own tuning model believes. The algorithm curves simulate each schedule link by link on the machine's link figures: a cruder model of the same machine.
+f-nodes = Nodes (× { $g })
+f-nodes-title = Nodes of the measured machine, { $g } ranks each: sets the rank count
+nodes-bad = nodes “{ $text }” is not allowed: an integer { $least }..={ $most } (× { $g } ranks a node).
+topo-measured = measured — { $nodes ->
+    [one] 1 node
+   *[other] { $nodes } nodes
+} × { $g } { $accelerator } (your log, { $ranks } ranks)
+topo-measured-links = measured — your log's { $ranks } ranks ({ $tool })
+chart-measured-at = measured on { $ranks } ranks (your log; the chart is of another rank count)
+chart-fitted-at = fitted profile ({ $ranks } ranks)
+topo-collapsed-nodes = { $servers } nodes drawn as one box each ({ $g } GPUs); a line is a node's link to the network. Hover a box or a line for figures and load.
+topo-nodes = Numbers are ranks. The boxes are the measured machine's nodes; the lines to the bar carry the figures fitted to your log. Hover a link for its bandwidth and load.

@@ -32,7 +32,7 @@ use super::tuner_card::TunerCard;
 use super::url;
 use super::what_if::{CompressionCard, FusionCard};
 use crate::engine::algorithm::Algorithm;
-use crate::engine::config::{Config, ConfigError};
+use crate::engine::config::{Config, ConfigError, MEASURED};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
 use crate::engine::plan::{Offload, OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
 use crate::engine::units::{
@@ -344,6 +344,10 @@ pub struct App {
     log_table: Option<usize>,
     /// The log parsed and fitted.
     import: Rc<Import>,
+    /// The configuration before "Use this profile for the model" moved
+    /// the page to the measured machine: turning the profile off goes
+    /// back to its topology and rank count.
+    before_profile: Option<Config>,
     /// The custom topology text, as typed / pasted / loaded (never
     /// rewritten by the page; filled from the link's topology on load).
     topo_text: String,
@@ -1039,19 +1043,24 @@ impl App {
                 self.reimport();
             }
             Msg::UseProfile(on) => {
-                let mut next = self.config.clone();
-                next.profile = if on {
-                    match &self.import.fit {
-                        // The link carries the fit without its rows (the
-                        // prediction uses the segments only).
-                        Some(Ok(p)) => Some(crate::engine::calibrate::Profile {
-                            rows: Vec::new(),
-                            ..p.clone()
-                        }),
-                        _ => return false,
+                let next = if on {
+                    let Some(Ok(p)) = &self.import.fit else {
+                        return false;
+                    };
+                    // The machine to come back to: the one before the
+                    // first profile (a second fit replaces the profile,
+                    // not the way back).
+                    if self.config.topo != MEASURED || self.before_profile.is_none() {
+                        self.before_profile = Some(self.config.clone());
                     }
+                    super::topologies::with_profile(&self.config, p)
                 } else {
-                    None
+                    let back = if self.config.topo == MEASURED {
+                        self.before_profile.take()
+                    } else {
+                        None
+                    };
+                    super::topologies::without_profile(&self.config, back.as_ref())
                 };
                 self.set_config(ctx, next);
             }
@@ -1198,6 +1207,7 @@ impl Component for App {
             log_text: String::new(),
             log_table: None,
             import: Rc::new(Import::new("", None, Config::default().primitive, 8)),
+            before_profile: None,
             topo_text: String::new(),
             topo_error: None,
             lang: ui.lang,

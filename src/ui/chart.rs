@@ -1,12 +1,14 @@
 //! busbw vs message size (log x) for every applicable algorithm on the
 //! current topology and rank count, the current size marked, with a pasted
-//! log's measured points and fitted curve overlaid. Drawn by `plotters`
+//! log's measured points and fitted curve overlaid. On a machine with a
+//! calibrated NCCL model, that model's prediction and its 80 % band
+//! ([`plan::prediction_curve_on`]) and NCCL's own belief (dashed). Drawn by `plotters`
 //! into an SVG string (its SVG backend), injected as markup: the string is
 //! generated here from numbers and fixed labels only, never from user text.
 
 use super::planned::use_planned;
 use crate::engine::algorithm::Algorithm;
-use crate::engine::plan::{self, Curve, Plan};
+use crate::engine::plan::{self, Curve, Plan, PredictedPoint};
 use crate::engine::units::format_bytes;
 use crate::runtime::planner::{Answer, Job};
 use crate::t;
@@ -21,6 +23,8 @@ pub struct Overlay {
     pub measured: Vec<(u64, f64)>,
     /// The fitted profile at the same sizes.
     pub fitted: Vec<(u64, f64)>,
+    /// The rank count the log measured (the chart may be of another one).
+    pub ranks: usize,
 }
 
 /// Props of [`Chart`].
@@ -93,9 +97,16 @@ fn coincides(curves: &[Curve]) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// The calibrated prediction's colour (its line, and its band lighter):
+/// none of the algorithms' [`PALETTE`].
+const PREDICTED: RGBColor = RGBColor(0, 105, 110);
+/// Opacity of the 80 % band.
+const BAND_ALPHA: f64 = 0.16;
+
 fn render(
     plan: &Plan,
     curves: &[Curve],
+    predicted: &[PredictedPoint],
     overlay: Option<&Overlay>,
     look: Option<(Algorithm, u64)>,
 ) -> Result<String, String> {
@@ -104,11 +115,20 @@ fn render(
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let all = curves.iter().flat_map(|c| c.points.iter().copied()).chain(
-            overlay
-                .into_iter()
-                .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
-        );
+        let all = curves
+            .iter()
+            .flat_map(|c| c.points.iter().copied())
+            .chain(
+                overlay
+                    .into_iter()
+                    .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
+            )
+            .chain(predicted.iter().flat_map(|p| {
+                [
+                    (p.bytes, p.high_gbps),
+                    (p.bytes, p.library_gbps.unwrap_or(0.0)),
+                ]
+            }));
         let (mut x0, mut x1, mut y1) = (1u64 << 10, 1u64 << 30, 1.0f64);
         for (b, v) in all {
             if b > 0 {
@@ -147,6 +167,41 @@ fn render(
                 ShapeStyle::from(RGBColor(150, 156, 170)).stroke_width(1),
             ))
             .map_err(|e| e.to_string())?;
+        // The calibrated prediction under the curves: its band, NCCL's
+        // own belief dashed, its line.
+        if !predicted.is_empty() {
+            let band: Vec<(f64, f64)> = predicted
+                .iter()
+                .map(|p| (lg(p.bytes), p.high_gbps))
+                .chain(predicted.iter().rev().map(|p| (lg(p.bytes), p.low_gbps)))
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(
+                    band,
+                    PREDICTED.mix(BAND_ALPHA).filled(),
+                )))
+                .map_err(|e| e.to_string())?;
+            let own: Vec<(f64, f64)> = predicted
+                .iter()
+                .filter_map(|p| p.library_gbps.map(|g| (lg(p.bytes), g)))
+                .collect();
+            if !own.is_empty() {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        own,
+                        5,
+                        4,
+                        ShapeStyle::from(PREDICTED.mix(0.8)).stroke_width(2),
+                    ))
+                    .map_err(|e| e.to_string())?;
+            }
+            chart
+                .draw_series(LineSeries::new(
+                    predicted.iter().map(|p| (lg(p.bytes), p.busbw_gbps)),
+                    ShapeStyle::from(PREDICTED).stroke_width(3),
+                ))
+                .map_err(|e| e.to_string())?;
+        }
         let same = coincides(curves);
         for (i, c) in curves.iter().enumerate() {
             let col = colour(c.algorithm);
@@ -171,8 +226,13 @@ fn render(
                     .map_err(|e| e.to_string())?;
             }
         }
-        // The shown algorithm at the current size.
-        let col = colour(plan.algorithm);
+        // The headline at the current size: the shown algorithm's, or the
+        // calibrated prediction's.
+        let col = if plan.method == plan::Method::Predicted && !predicted.is_empty() {
+            PREDICTED
+        } else {
+            colour(plan.algorithm)
+        };
         chart
             .draw_series(std::iter::once(Circle::new(
                 (cur, plan.estimate.busbw_gbps),
@@ -224,6 +284,15 @@ pub fn chart(p: &ChartProps) -> Html {
     // and what-ifs (`plan::sweep_key`): a size or algorithm change does not
     // sweep again. The planner worker sweeps (up to seconds at 1024 ranks),
     // leaving out the curves the plan's budgets skip.
+    // The calibrated prediction: microseconds a size, made here from the
+    // plan's machine (its library and hardware are all it needs), again
+    // only when the curves' key changes.
+    let predicted = {
+        let plan = p.plan.clone();
+        use_memo(plan::sweep_key(c), move |key| {
+            plan::prediction_curve_on(key, &plan.topology, &plan::chart_sizes()).unwrap_or_default()
+        })
+    };
     let answer = use_planned(
         plan::sweep_key(c),
         Some((
@@ -252,7 +321,8 @@ pub fn chart(p: &ChartProps) -> Html {
             }
         }
     };
-    let svg = render(&p.plan, &curves, p.overlay.as_deref(), p.look);
+    let svg = render(&p.plan, &curves, &predicted, p.overlay.as_deref(), p.look);
+    let has_own = predicted.iter().any(|x| x.library_gbps.is_some());
     let any_bound = curves.iter().any(|c| c.bound);
     let same = coincides(&curves);
     let ranked: Vec<String> = curves
@@ -304,15 +374,27 @@ pub fn chart(p: &ChartProps) -> Html {
             </div>
             {match svg {
                 // Trusted: generated above from numbers and fixed labels.
-                Ok(s) => html! { <div class="chart-svg" role="img" aria-label={format!("{}. {}", t!("chart-label"), ranked.join(" · "))} data-curves={curves.len().to_string()}>{Html::from_html_unchecked(AttrValue::from(s))}</div> },
+                Ok(s) => html! { <div class="chart-svg" role="img" aria-label={format!("{}. {}", t!("chart-label"), ranked.join(" · "))} data-curves={curves.len().to_string()} data-predicted={predicted.len().to_string()}>{Html::from_html_unchecked(AttrValue::from(s))}</div> },
                 Err(e) => html! { <p class="inline-error">{t!("chart-not-drawn", why = e)}</p> },
             }}
             <ul class="chart-legend" aria-label={t!("chart-legend")}>
                 <li><span class="swatch-line current-size"></span>{t!("chart-current", bytes = format_bytes(c.bytes))}</li>
+                if !predicted.is_empty() {
+                    <li class="predicted" id="chart-predicted"><span class="swatch-band"></span>{t!("chart-pred")}</li>
+                    if has_own {
+                        <li class="predicted-own"><span class="swatch-line predicted-own"></span>{t!("chart-pred-own")}</li>
+                    }
+                }
                 { for legend }
-                if p.overlay.is_some() {
-                    <li><span class="swatch-line fitted"></span>{t!("chart-fitted")}</li>
-                    <li><span class="swatch-cross">{"×"}</span>{t!("chart-measured")}</li>
+                if let Some(o) = &p.overlay {
+                    if o.ranks == c.ranks {
+                        <li><span class="swatch-line fitted"></span>{t!("chart-fitted")}</li>
+                        <li><span class="swatch-cross">{"×"}</span>{t!("chart-measured")}</li>
+                    } else {
+                        // Another scale than the chart's: say which.
+                        <li><span class="swatch-line fitted"></span>{t!("chart-fitted-at", ranks = o.ranks)}</li>
+                        <li id="chart-measured-other"><span class="swatch-cross">{"×"}</span>{t!("chart-measured-at", ranks = o.ranks)}</li>
+                    }
                 }
                 if let Some((a, b)) = p.look {
                     <li class="lesson-look-item"><span class="swatch-ring"></span>{t!("chart-look", algo = a.name(), bytes = format_bytes(b))}</li>
@@ -322,6 +404,9 @@ pub fn chart(p: &ChartProps) -> Html {
                 <p class="hint" id="chart-coincide">{t!("chart-same", algos = groups.join("; "))}</p>
             }
             <p class="hint">
+                if !predicted.is_empty() {
+                    {t!("chart-pred-hint")}{" "}
+                }
                 {t!("chart-hint")}{" "}
                 {ranked.join(" · ")}{". "}
                 { if any_bound { t!("chart-bound-hint") } else { String::new() } }

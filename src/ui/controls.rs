@@ -9,7 +9,7 @@ use super::format;
 use super::lang::use_lang;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
-use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MIN_BYTES};
+use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MEASURED, MIN_BYTES};
 use crate::engine::cost::Slices;
 use crate::engine::dtype::{DType, ReduceOp};
 use crate::engine::plan::Plan;
@@ -166,6 +166,38 @@ pub fn controls(p: &ControlsProps) -> Html {
         })
     };
     let devices = c.devices().unwrap_or(8);
+    // The measured machine's nodes: sizing a cluster is asked in nodes,
+    // and its rank counts (540 nodes × 4) are not in the ranks list.
+    let per_node = (c.topo == MEASURED)
+        .then(|| c.profile.as_ref()?.physical.as_ref())
+        .flatten()
+        .map(|cal| cal.hardware.gpus_per_node.max(1));
+    let nodes_error = use_state(|| None::<String>);
+    let on_nodes = {
+        let (c, cb, err) = (latest.clone(), p.on_change.clone(), nodes_error.clone());
+        Callback::from(move |e: Event| {
+            let text = e.target_unchecked_into::<HtmlInputElement>().value();
+            let mut next = c.get();
+            let Some(g) = per_node else { return };
+            let most = next.devices().unwrap_or(g) / g;
+            let least = if g == 1 { 2 } else { 1 };
+            match text.trim().parse::<usize>() {
+                Ok(n) if (least..=most).contains(&n) => {
+                    err.set(None);
+                    next.ranks = n * g;
+                    next.root = next.root.min(next.ranks - 1);
+                    cb.emit(next);
+                }
+                _ => err.set(Some(t!(
+                    "nodes-bad",
+                    text = text.chars().take(40).collect::<String>(),
+                    least = least,
+                    most = most,
+                    g = g
+                ))),
+            }
+        })
+    };
     let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 30.0);
     let reduces = c.primitive.reduces();
     let auto_note = match (&p.plan, c.algo) {
@@ -273,6 +305,17 @@ pub fn controls(p: &ControlsProps) -> Html {
                     }) }
                 </select>
             </div>
+            if let Some(g) = per_node {
+                <div class="field nodes">
+                    <label for="nodes">{t!("f-nodes", g = g)}</label>
+                    <input id="nodes" type="number" inputmode="numeric" min={if g == 1 { "2" } else { "1" }}
+                        max={(devices / g).to_string()} step="1"
+                        value={if c.ranks % g == 0 { (c.ranks / g).to_string() } else { String::new() }}
+                        onchange={on_nodes} title={t!("f-nodes-title", g = g)}
+                        class={classes!(nodes_error.is_some().then_some("invalid"))}
+                        aria-invalid={nodes_error.is_some().to_string()} aria-describedby="nodes-error" />
+                </div>
+            }
             <div class="field">
                 <label for="seed">{t!("f-seed")}</label>
                 <input id="seed" type="text" inputmode="numeric" value={c.seed.to_string()} onchange={on_seed}
@@ -284,6 +327,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                     { for super::topologies::offered(&c.topo).into_iter().map(|(name, text)| html! {
                         <option selected={name == c.topo} value={name.clone()}>{text}</option>
                     }) }
+                    if let (true, Some(prof)) = (c.topo == MEASURED, &c.profile) {
+                        <option value={MEASURED} selected={true}>{measured_option(prof)}</option>
+                    }
                     if let Some(t) = &c.custom {
                         <option value="custom" selected={c.topo == "custom"}>
                             {format!("custom — {}: {}", t.name.clone().unwrap_or_else(|| "pasted JSON".into()), t.summary())}
@@ -309,6 +355,9 @@ pub fn controls(p: &ControlsProps) -> Html {
                         { c.model_only_reason().map(|r| t!("model-only-why", why = r)).unwrap_or_default() }
                     </p>
                 }
+                if let (Some(err), Some(_)) = (&*nodes_error, per_node) {
+                    <p class="inline-error" id="nodes-error" role="alert">{err.clone()}</p>
+                }
                 if let Some(err) = &p.seed_error {
                     <p class="inline-error" id="seed-error" role="alert">{err.clone()}</p>
                 }
@@ -320,5 +369,26 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <p class="hint algo-summary">{summary}</p>
             </div>
         </section>
+    }
+}
+
+/// The measured machine in the topology list: what the log ran on.
+fn measured_option(p: &crate::engine::calibrate::Profile) -> String {
+    match &p.physical {
+        Some(cal) => {
+            let hw = &cal.hardware;
+            t!(
+                "topo-measured",
+                nodes = cal.measured_nodes(),
+                g = hw.gpus_per_node,
+                accelerator = hw.accelerator.clone(),
+                ranks = p.ranks
+            )
+        }
+        None => t!(
+            "topo-measured-links",
+            ranks = p.ranks,
+            tool = p.tool.to_string()
+        ),
     }
 }

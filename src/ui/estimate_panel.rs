@@ -138,6 +138,16 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             count = ranking.len()
         )
     };
+    // The calibrated model's answer is the headline's only when the
+    // headline is predicted (a fixed algorithm is simulated).
+    let prediction = plan
+        .prediction
+        .clone()
+        .filter(|_| plan.method == Method::Predicted);
+    let basis = prediction
+        .as_ref()
+        .and_then(|_| crate::engine::plan::calibration(c, &plan.topology))
+        .map(|cal| cal.basis);
     let contended = e
         .timeline
         .steps
@@ -149,21 +159,26 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
         <section class={classes!("card", "estimate", p.look_panel.then_some("lesson-look"), p.stale.then_some("stale"))} id="estimate" aria-label={t!("estimate-label")} aria-busy={p.stale.to_string()}>
             <div class="card-head">
                 <h2>{t!("estimate")}</h2>
-                <span class="muted">{t!("estimate-sub")}</span>
+                <span class="muted">{ if plan.method == Method::Predicted { t!("estimate-sub-calibrated") } else { t!("estimate-sub") } }</span>
             </div>
             if p.stale {
                 <p class="hint" id="estimate-updating" role="status">{t!("estimate-updating")}</p>
             }
             <div class="metrics">
-                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span></div>
-                <div class="metric" title={t!("algbw-title")}><span class="metric-v">{format::gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
-                <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.primitive.title(), ranks = c.ranks)}><span class="metric-v">{format::gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span></div>
+                <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note.map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span>
+                </div>
+                <div class="metric" title={t!("algbw-title")}><span class="metric-v">{prediction.as_ref().map_or_else(|| format::gbps(e.algbw_gbps), |_| super::prediction::gbps_fine(e.algbw_gbps))}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
+                <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.primitive.title(), ranks = c.ranks)}><span class="metric-v">{prediction.as_ref().map_or_else(|| format::gbps(e.busbw_gbps), |_| super::prediction::gbps_fine(e.busbw_gbps))}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span>
+                </div>
             </div>
             <p class="algo-line"><strong>{plan.algorithm.name()}</strong>{" "}{ if c.primitive == crate::engine::collective::Primitive::Barrier {
                 t!("algo-line-barrier", chosen = chosen_by.clone(), ranks = c.ranks, device = dev)
             } else {
                 t!("algo-line", chosen = chosen_by.clone(), op = c.primitive.title(), bytes = format_bytes(c.bytes), ranks = c.ranks, device = dev)
             } }</p>
+            if let Some(a) = &prediction {
+                <super::prediction::Prediction answer={a.clone()} profile={c.profile.clone().filter(|_| c.topo == crate::engine::config::MEASURED)} basis={basis.clone()} />
+            }
             if let Some(cp) = &plan.compressed {
                 <p class="hint what-if-line" id="estimate-compressed">{t!(
                     "estimate-compressed",

@@ -141,7 +141,11 @@ impl Import {
                 .collect(),
             _ => Vec::new(),
         };
-        (!measured.is_empty()).then_some(Overlay { measured, fitted })
+        (!measured.is_empty()).then_some(Overlay {
+            measured,
+            fitted,
+            ranks,
+        })
     }
 }
 

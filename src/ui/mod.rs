@@ -23,13 +23,14 @@
 //! | [`buffer_canvas`] | above 16 ranks, the buffer grid on one canvas, its cursor in words |
 //! | [`step_log`] | every transfer of every step, clickable |
 //! | [`estimate_panel`] | the cost model's prediction, ranking and sources |
+//! | [`prediction`] | on an NCCL machine: the 80 % range, what NCCL runs and believes, measured at / predicted for |
 //! | [`result_panel`] | the run's outcome (`#run-result`, the tooling hook) |
 //! | [`topology_layout`] | where nodes go: circle, HCCS groups, server boxes, collapsed servers |
 //! | [`topologies`] | the topologies and rank counts the controls offer |
 //! | [`gantt`] | the modelled run as a Gantt chart (links or ranks × time), its Perfetto trace download |
 //! | [`download`] | saving text the page made as a file |
 //! | [`determinism_card`] | two reduction orders of the same inputs compared: differing elements, ulps, an element's two orders |
-//! | [`chart`] | busbw vs size for every algorithm (plotters SVG), measured overlay |
+//! | [`chart`] | busbw vs size for every algorithm (plotters SVG), the calibrated prediction's band, measured overlay |
 //! | [`planned`] | the cards' hook onto the planner worker (`use_planned`) |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
 //! | [`tuner_card`] | paste / drop a tuner file, what it makes the library run at each size beside the model |
@@ -62,6 +63,7 @@ pub mod motion;
 pub mod msccl_card;
 pub mod planned;
 pub mod playback;
+pub mod prediction;
 pub mod result_panel;
 pub mod run;
 pub mod step_log;

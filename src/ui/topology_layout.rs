@@ -8,6 +8,29 @@ use crate::engine::topology::Topology;
 /// Most servers drawn NPU by NPU; more are collapsed to one box each.
 pub const MAX_EXPANDED_SERVERS: usize = 8;
 
+/// Devices per server of `topo` when its devices are numbered server by
+/// server in servers of one size (the last one may be partial): 8 for the
+/// 910B clusters, the measured machine's GPUs per node for a fitted one.
+fn per_server(topo: &Topology) -> Option<usize> {
+    let g = topo.devices.iter().filter(|d| d.server == 0).count();
+    (g > 0
+        && topo
+            .devices
+            .iter()
+            .enumerate()
+            .all(|(i, d)| d.server == i / g))
+    .then_some(g)
+}
+
+/// A server's caption word: NCCL's machines (a fitted one's) have nodes.
+pub fn server_word(topo: &Topology) -> &'static str {
+    if topo.library == crate::engine::library::Library::Nccl {
+        "node"
+    } else {
+        "server"
+    }
+}
+
 /// A rectangle, px (top-left corner and size).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -91,16 +114,14 @@ impl Layout {
 
     fn place(topo: &Topology) -> Layout {
         let s = servers(topo);
-        let per_server_8 = topo
-            .devices
-            .iter()
-            .enumerate()
-            .all(|(i, d)| d.server == i / 8);
-        if s > 1 && per_server_8 && topo.switches.len() == 1 {
-            if s > MAX_EXPANDED_SERVERS {
-                return Layout::collapsed(topo, s);
+        match per_server(topo) {
+            Some(g) if s > 1 && g <= 8 && topo.switches.len() == 1 => {
+                if s > MAX_EXPANDED_SERVERS {
+                    return Layout::collapsed(topo, s, g);
+                }
+                return Layout::servers(topo, s, g);
             }
-            return Layout::servers(topo, s);
+            _ => {}
         }
         if topo.name.starts_with("910a-8") && topo.devices.len() == 8 && topo.switches.len() == 2 {
             return Layout::groups_910a(topo);
@@ -178,9 +199,11 @@ impl Layout {
         }
     }
 
-    /// S ≤ 8 servers of 8: an octagon of NPUs per server box, the fabric
-    /// as a bar between two rows of servers (or under one row).
-    fn servers(topo: &Topology, s: usize) -> Layout {
+    /// S ≤ 8 servers of `g` ≤ 8: a polygon of NPUs per server box (an
+    /// octagon for 8), the fabric as a bar between two rows of servers (or
+    /// under one row).
+    fn servers(topo: &Topology, s: usize, g: usize) -> Layout {
+        let n = topo.devices.len();
         let (bw, bh, gap) = (200.0, 196.0, 22.0);
         let cols = s.min(4);
         let rows = s.div_ceil(cols);
@@ -213,14 +236,15 @@ impl Layout {
                 h: bh,
             };
             let (cx, cy) = (rect.x + bw / 2.0, rect.y + bh / 2.0 + 8.0);
-            for i in 0..8 {
-                let a = -std::f64::consts::FRAC_PI_2 + i as f64 * std::f64::consts::TAU / 8.0;
+            let devices = g * sv..(g * sv + g).min(n);
+            for i in 0..devices.len() {
+                let a = -std::f64::consts::FRAC_PI_2 + i as f64 * std::f64::consts::TAU / g as f64;
                 pos.push((cx + 64.0 * a.cos(), cy + 64.0 * a.sin()));
             }
             boxes.push(GroupBox {
                 rect,
-                label: format!("server {sv}"),
-                devices: 8 * sv..8 * sv + 8,
+                label: format!("{} {sv}", server_word(topo)),
+                devices,
             });
         }
         let bar = Rect {
@@ -244,8 +268,14 @@ impl Layout {
     }
 
     /// Many servers: one small box per server, half above the fabric bar,
-    /// half below, one trunk (its 8 RoCE ports) each.
-    fn collapsed(topo: &Topology, s: usize) -> Layout {
+    /// half below, one trunk (its `g` network ports) each.
+    fn collapsed(topo: &Topology, s: usize, g: usize) -> Layout {
+        let n = topo.devices.len();
+        let word = if server_word(topo) == "node" {
+            "N"
+        } else {
+            "S"
+        };
         let (bw, bh, gx, gy) = (54.0, 30.0, 10.0, 12.0);
         let cols = if s <= 16 { s.div_ceil(2) } else { 16 };
         let rows = s.div_ceil(cols);
@@ -271,14 +301,15 @@ impl Layout {
                 w: bw,
                 h: bh,
             };
-            boxes.push(GroupBox {
-                rect,
-                label: format!("S{sv}"),
-                devices: 8 * sv..8 * sv + 8,
-            });
-            for _ in 0..8 {
+            let devices = g * sv..(g * sv + g).min(n);
+            for _ in devices.clone() {
                 pos.push(rect.centre());
             }
+            boxes.push(GroupBox {
+                rect,
+                label: format!("{word}{sv}"),
+                devices,
+            });
         }
         let bar = Rect {
             x: gx,

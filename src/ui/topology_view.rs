@@ -255,10 +255,18 @@ fn server_piece(p: &ServerPieceProps) -> Html {
                         <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
                         <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
                         <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
-                        <title>{format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
-                            &b.label[1..], b.devices.start, b.devices.end - 1,
-                            topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
-                            if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })}</title>
+                        <title>{
+                            if super::topology_layout::server_word(topo) == "node" {
+                                format!("node {}: {} GPUs (devices {}–{}); {}",
+                                    &b.label[1..], b.devices.len(), b.devices.start, b.devices.end - 1,
+                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
+                            } else {
+                                format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
+                                    &b.label[1..], b.devices.start, b.devices.end - 1,
+                                    topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
+                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
+                            }
+                        }</title>
                     </g>
                 }
             }
@@ -354,6 +362,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let topo = &plan.topology;
+    // The measured machine's nodes (a fitted NCCL machine), not 910B servers.
+    let of_nodes = super::topology_layout::server_word(topo) == "node";
     // Link indices shift when a link is down: key on the link count too.
     let layout = use_memo((topo.name.clone(), topo.links.len()), |_| Layout::of(topo));
     let n_dev = topo.devices.len();
@@ -608,7 +618,13 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 <g class="node switch bar">
                     <rect x={f(bar.x)} y={f(bar.y)} width={f(bar.w)} height={f(bar.h)} rx="6" />
                     <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
-                        {format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))}
+                        { if of_nodes {
+                            // The measured machine: every rank's link carries the fitted figures.
+                            let l = topo.links.first();
+                            format!("network — fitted: {} GB/s, {} µs a rank's link", l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)), l.map_or("–".into(), |l| format::us(l.latency_us)))
+                        } else {
+                            format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))
+                        } }
                     </text>
                     <title>{format!("{}: a switch (hosts no rank); contention is modelled at the {} ports only (an assumption)", sw.label, plan.library.device_word())}</title>
                 </g>
@@ -634,13 +650,21 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     } else {
         "—"
     };
-    let note = if layout.collapsed {
+    let note = if layout.collapsed && of_nodes {
+        Some(t!(
+            "topo-collapsed-nodes",
+            servers = layout.boxes.len(),
+            g = layout.boxes.first().map_or(0, |b| b.devices.len())
+        ))
+    } else if layout.collapsed {
         Some(t!("topo-collapsed", servers = layout.boxes.len()))
     } else if too_many {
         Some(t!(
             "topo-too-many",
             n = step.map_or(0, |s| s.transfers.len())
         ))
+    } else if layout.multi_server && of_nodes {
+        Some(t!("topo-nodes"))
     } else if layout.multi_server {
         Some(t!("topo-servers"))
     } else {

@@ -34,6 +34,7 @@ const VIEWS = [
   ['a lesson stop in Chinese', '?lesson=hier&stop=3&lang=zh'],
   ['compression what-if', '?lang=en&op=allreduce&dtype=fp16&compress=int8&bytes=16MiB'],
   ['64 ranks', '?lang=en&topo=910b-8x8&op=allreduce&algo=hier&bytes=1MiB'],
+  ['calibrated NCCL prediction', '?lang=en&topo=h100-8&op=allreduce&bytes=16MiB'],
   ['phone width', '?lang=zh&lesson=collective&stop=2', { width: 390, height: 844 }],
 ];
 

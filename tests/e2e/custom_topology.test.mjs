@@ -6,7 +6,8 @@
 //   predicted time, same algorithm, the JSON back in the box;
 // - a bad JSON: an error naming the field, the text kept as typed, the
 //   previous topology still in use; a .json file loads and applies;
-// - a fitted profile's link reproduces the profile's prediction.
+// - a fitted profile moves the model to the measured machine; its link
+//   reproduces the profile's prediction.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
@@ -161,16 +162,18 @@ test('a fitted profile in the link reproduces the profile\'s prediction', async 
   await page.waitForSelector('#profile-in-use');
   await page.waitForFunction((b) => document.querySelector('#run-result')?.getAttribute('data-estimate-us') !== b,
     before['estimate-us']);
-  const r = await final(page, { topo: '910b-8' });
+  // The model is the machine the log measured, on the log's rank count.
+  const r = await final(page, { topo: 'measured', ranks: '8' });
   const link = await page.locator('#share-link').inputValue();
+  assert.match(link, /topo=measured/, link);
   assert.match(link, /&profile=%7B%22source%22/, link);
   const inUse = await page.textContent('#profile-in-use');
   const page2 = await open(link);
-  const r2 = await final(page2, { topo: '910b-8' });
+  const r2 = await final(page2, { topo: 'measured', ranks: '8' });
   assert.equal(r2['estimate-us'], r['estimate-us']);
   assert.equal(r2['busbw-gbps'], r['busbw-gbps']);
   assert.equal(await page2.textContent('#profile-in-use'), inUse);
-  // The way back from a linked profile.
+  // The way back from a linked profile: the default topology.
   await page2.click('#drop-profile');
   await final(page2, { topo: '910b-8', 'estimate-us': before['estimate-us'] });
   assert.doesNotMatch(page2.url(), /profile=/);

@@ -43,8 +43,8 @@ pub mod validate;
 
 pub use bound::{Bound, BoundWalk};
 pub use sweep::{
-    chart_sizes, sweep_curve, sweep_curves, sweep_key, Curve, SWEEP_REWALK_TRANSFERS,
-    SWEEP_SIM_TRANSFERS,
+    chart_sizes, prediction_curve, prediction_curve_on, sweep_curve, sweep_curves, sweep_key,
+    Curve, PredictedPoint, SWEEP_REWALK_TRANSFERS, SWEEP_SIM_TRANSFERS,
 };
 
 use super::algorithm::{self, Algorithm, Streamed};

@@ -3,9 +3,12 @@
 //! within the plan's budgets, so the sweep costs at most one pass over a
 //! schedule's steps per size it simulates and one walk per machine it
 //! bounds, whatever the rank count (the page's chart, and the tests).
+//! On a machine with a calibrated library model ([`super::calibration`]),
+//! also that model's prediction at each size with its 80 % range and the
+//! library's own belief ([`prediction_curve`]).
 
 use super::{
-    applicable, estimate_walk, machine, stream, transfers_upper, Bound, PlanError,
+    applicable, calibration, estimate_walk, machine, stream, transfers_upper, Bound, PlanError,
     BUILD_BUDGET_TRANSFERS,
 };
 use crate::engine::algorithm::Algorithm;
@@ -171,4 +174,81 @@ pub fn sweep_curve(config: &Config, a: Algorithm, sizes: &[u64]) -> Option<Curve
         }
     }
     Some(curve)
+}
+
+/// The calibrated library model's answer at one size of the chart, as
+/// busbw ([`prediction_curve`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PredictedPoint {
+    /// Message size, bytes.
+    pub bytes: u64,
+    /// Predicted busbw, GB/s.
+    pub busbw_gbps: f64,
+    /// Low end of the 80 % range, GB/s (the busbw of the range's longest
+    /// time).
+    pub low_gbps: f64,
+    /// High end of the 80 % range, GB/s (of its shortest time).
+    pub high_gbps: f64,
+    /// The busbw NCCL's own tuning model believes (its constants, no
+    /// correction); `None` where NCCL has no model for the call (grouped
+    /// send/recv).
+    pub library_gbps: Option<f64>,
+    /// What runs at this size, in NCCL's words (`Tree/LL`).
+    pub runs: String,
+}
+
+/// The calibrated prediction of `config`'s collective at each of `sizes`
+/// (bytes; a zero size is left out): on the machine of `config`
+/// ([`machine`]), where [`super::calibration`] has a model for it. `None`
+/// elsewhere: an HCCL or MPI machine, a profile applied to a preset's
+/// links, a machine that cannot be made, a Barrier (no bytes, no busbw),
+/// and a degraded machine (faults), which the model does not predict.
+pub fn prediction_curve(config: &Config, sizes: &[u64]) -> Option<Vec<PredictedPoint>> {
+    if !config.faults.is_none() {
+        return None;
+    }
+    let topo = machine(config).ok()?;
+    prediction_curve_on(config, &topo, sizes)
+}
+
+/// [`prediction_curve`] on `topo`, the machine of `config` already made
+/// (the page has its plan's): the calibration needs only its library and
+/// hardware, whatever its link figures at the plan's size.
+pub fn prediction_curve_on(
+    config: &Config,
+    topo: &Topology,
+    sizes: &[u64],
+) -> Option<Vec<PredictedPoint>> {
+    if !config.faults.is_none() {
+        return None;
+    }
+    let factor = config.primitive.busbw_factor(config.ranks);
+    if factor <= 0.0 {
+        return None;
+    }
+    let cal = calibration(config, topo)?;
+    let busbw = |bytes: u64, us: f64| {
+        if us > 0.0 && us.is_finite() {
+            bytes as f64 / (us * 1e3) * factor
+        } else {
+            0.0
+        }
+    };
+    Some(
+        sizes
+            .iter()
+            .filter(|&&b| b > 0)
+            .map(|&b| {
+                let a = cal.answer(config.primitive, config.ranks, b);
+                PredictedPoint {
+                    bytes: b,
+                    busbw_gbps: busbw(b, a.time_us),
+                    low_gbps: busbw(b, a.high_us),
+                    high_gbps: busbw(b, a.low_us),
+                    library_gbps: a.library_us.map(|us| busbw(b, us)),
+                    runs: a.runs,
+                }
+            })
+            .collect(),
+    )
 }

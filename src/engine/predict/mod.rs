@@ -252,8 +252,17 @@ pub struct Answer {
     /// Why this runs, one sentence.
     pub why: String,
     /// Measured at / predicted for, and the assumption that dominates the
-    /// range.
+    /// range, in words ([`Answer::reach`], [`Answer::assumption`] and
+    /// [`Answer::runners_up`] said in English).
     pub note: String,
+    /// How the question stands to what was measured.
+    pub reach: Reach,
+    /// The assumption behind the largest share of the range.
+    pub assumption: Assumption,
+    /// Other runs NCCL's own model puts within [`model::CHOICE_SPREAD`]×
+    /// of its pick (another version or a tuner plugin may run them),
+    /// with their calibrated times, µs: the range includes them.
+    pub runners_up: Vec<(String, f64)>,
 }
 
 /// `ln t` of `run` for `s` at corrections `p`.
@@ -277,12 +286,42 @@ fn ln_time(
     .ln()
 }
 
-/// What the question has in common with the measurements, in words.
-fn reach(cal: &Calibration, s: &Shape, bytes: u64) -> String {
-    if cal.measured.is_empty() {
-        return format!("not measured: {}", cal.basis);
+/// How the question stands to what was measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reach {
+    /// Nothing of this machine was measured (a preset).
+    NotMeasured,
+    /// A measured collective, scale and size range.
+    Within,
+    /// The measured collective and scale, another size.
+    OtherSize,
+    /// The measured collective at another scale.
+    OtherScale,
+    /// Another collective at a measured node count.
+    OtherCollective,
+    /// Another collective at another scale.
+    OtherCollectiveAndScale,
+}
+
+impl Reach {
+    /// In words (`the measured collective at another scale`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Reach::NotMeasured => "not measured",
+            Reach::Within => "within what was measured",
+            Reach::OtherSize => "the measured collective and scale, another size",
+            Reach::OtherScale => "the measured collective at another scale",
+            Reach::OtherCollective => "another collective at a measured scale",
+            Reach::OtherCollectiveAndScale => "another collective at another scale",
+        }
     }
-    let at: Vec<String> = cal.measured.iter().map(Measured::describe).collect();
+}
+
+/// What the question has in common with the measurements.
+fn reach_of(cal: &Calibration, s: &Shape, bytes: u64) -> Reach {
+    if cal.measured.is_empty() {
+        return Reach::NotMeasured;
+    }
     let same = cal
         .measured
         .iter()
@@ -292,30 +331,114 @@ fn reach(cal: &Calibration, s: &Shape, bytes: u64) -> String {
             && m.ranks == s.ranks
             && (m.min_bytes..=m.max_bytes).contains(&bytes)
     });
-    let how = if inside {
-        "within what was measured"
+    if inside {
+        Reach::Within
     } else if same {
-        "the measured collective and scale, another size"
+        Reach::OtherSize
     } else if cal.measured.iter().any(|m| m.primitive == s.primitive) {
-        "the measured collective at another scale"
+        Reach::OtherScale
     } else if cal.measured.iter().any(|m| m.nodes == s.nodes) {
-        "another collective at a measured scale"
+        Reach::OtherCollective
     } else {
-        "another collective at another scale"
-    };
+        Reach::OtherCollectiveAndScale
+    }
+}
+
+/// [`reach_of`] in words, with what was measured and what is asked.
+fn reach(cal: &Calibration, s: &Shape, bytes: u64, how: Reach) -> String {
+    if how == Reach::NotMeasured {
+        return format!("not measured: {}", cal.basis);
+    }
+    let at: Vec<String> = cal.measured.iter().map(Measured::describe).collect();
     format!(
-        "measured at {}; predicted for {} on {} ranks ({} node{}), {}: {how}",
+        "measured at {}; predicted for {} on {} ranks ({} node{}), {}: {}",
         at.join("; "),
         s.primitive.name(),
         s.ranks,
         s.nodes,
         if s.nodes == 1 { "" } else { "s" },
-        format_bytes(bytes)
+        format_bytes(bytes),
+        how.describe()
     )
 }
 
-/// The assumption behind the largest share of the range, in words.
-fn dominant(cal: &Calibration, shares: &[(Param, f64)], sigma2: f64, s: &Shape) -> String {
+/// The assumption behind the largest share of a prediction's range.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Assumption {
+    /// The network's bandwidth per node beyond the measured node count.
+    Taper {
+        /// Nodes asked.
+        nodes: usize,
+        /// Most nodes measured.
+        measured_nodes: usize,
+    },
+    /// No grouped send/recv measured: its per-peer cost and bandwidth.
+    PeerCost,
+    /// The network hop latency.
+    NetLatency,
+    /// The network latency's growth beyond the measured node count.
+    LatencyGrowth {
+        /// Nodes asked.
+        nodes: usize,
+        /// Most nodes measured.
+        measured_nodes: usize,
+    },
+    /// The network bandwidth (NCCL's NIC figure).
+    NetBandwidth,
+    /// A multi-node ring's per-step overhead.
+    RingOverhead,
+    /// The in-node bandwidth.
+    IntraBandwidth,
+    /// NCCL's latency constants.
+    LatencyConstants,
+    /// NCCL's protocol efficiencies.
+    ProtocolEfficiency,
+    /// The collective was not measured on this machine: the corrections
+    /// come from the ones that were.
+    UnmeasuredCollective {
+        /// The collective asked.
+        primitive: Primitive,
+        /// The collectives measured.
+        measured: Vec<Primitive>,
+    },
+    /// The measurements' own scatter around the model.
+    Scatter {
+        /// Half the 80 % range, percent.
+        percent: f64,
+    },
+}
+
+impl Assumption {
+    /// In words.
+    pub fn describe(&self) -> String {
+        match self {
+            Assumption::Taper { nodes, measured_nodes } => format!(
+                "the network between {nodes} nodes was not measured (up to {measured_nodes} were): its bandwidth per node is assumed to fall by about 4 % per doubling of the nodes (0 to 9 % in the range)"
+            ),
+            Assumption::PeerCost => "no grouped send/recv (AlltoAll) was measured: its per-peer cost and bandwidth are priors (5 µs a peer)".into(),
+            Assumption::NetLatency => "the network hop latency is not pinned down by the measurements".into(),
+            Assumption::LatencyGrowth { nodes, measured_nodes } => format!(
+                "the network latency between {nodes} nodes was not measured (up to {measured_nodes} were): a hop is assumed to cost about 3 % more per doubling of the nodes (up to 7 % in the range)"
+            ),
+            Assumption::NetBandwidth => "the network bandwidth is not pinned down by the measurements (assumed NCCL's NIC figure)".into(),
+            Assumption::RingOverhead => "a multi-node ring's per-step overhead is not pinned down by the measurements".into(),
+            Assumption::IntraBandwidth => "the in-node bandwidth is not pinned down by the measurements".into(),
+            Assumption::LatencyConstants => "NCCL's latency constants are assumed for what was not measured".into(),
+            Assumption::ProtocolEfficiency => "NCCL's protocol efficiencies are assumed".into(),
+            Assumption::UnmeasuredCollective { primitive, measured } => format!(
+                "{} was not measured on this machine: the corrections come from {}",
+                primitive.name(),
+                measured.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+            ),
+            Assumption::Scatter { percent } => format!(
+                "the measurements' own scatter around the model (±{percent:.0} %)"
+            ),
+        }
+    }
+}
+
+/// The assumption behind the largest share of the range.
+fn dominant(cal: &Calibration, shares: &[(Param, f64)], sigma2: f64, s: &Shape) -> Assumption {
     let best = shares.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
     let measured_nodes = cal.measured_nodes();
     let unmeasured =
@@ -325,33 +448,32 @@ fn dominant(cal: &Calibration, shares: &[(Param, f64)], sigma2: f64, s: &Shape) 
     } else {
         sigma2
     };
+    let nodes = s.nodes;
     match best {
         Some((p, v)) if v > floor => match p {
-            Param::Taper => format!(
-                "the network between {} nodes was not measured (up to {measured_nodes} were): its bandwidth per node is assumed to fall by about 4 % per doubling of the nodes (0 to 9 % in the range)",
-                s.nodes
-            ),
-            Param::PeerLat | Param::P2pBw => "no grouped send/recv (AlltoAll) was measured: its per-peer cost and bandwidth are priors (5 µs a peer)".into(),
-            Param::NetLat => "the network hop latency is not pinned down by the measurements".into(),
-            Param::LatGrowth => format!(
-                "the network latency between {} nodes was not measured (up to {measured_nodes} were): a hop is assumed to cost about 3 % more per doubling of the nodes (up to 7 % in the range)",
-                s.nodes
-            ),
-            Param::NetBw => "the network bandwidth is not pinned down by the measurements (assumed NCCL's NIC figure)".into(),
-            Param::RingOverhead => "a multi-node ring's per-step overhead is not pinned down by the measurements".into(),
-            Param::IntraBw | Param::NvlsBw => "the in-node bandwidth is not pinned down by the measurements".into(),
-            Param::IntraLat | Param::Base => "NCCL's latency constants are assumed for what was not measured".into(),
-            Param::LlBw | Param::Ll128Bw => "NCCL's protocol efficiencies are assumed".into(),
+            Param::Taper => Assumption::Taper {
+                nodes,
+                measured_nodes,
+            },
+            Param::PeerLat | Param::P2pBw => Assumption::PeerCost,
+            Param::NetLat => Assumption::NetLatency,
+            Param::LatGrowth => Assumption::LatencyGrowth {
+                nodes,
+                measured_nodes,
+            },
+            Param::NetBw => Assumption::NetBandwidth,
+            Param::RingOverhead => Assumption::RingOverhead,
+            Param::IntraBw | Param::NvlsBw => Assumption::IntraBandwidth,
+            Param::IntraLat | Param::Base => Assumption::LatencyConstants,
+            Param::LlBw | Param::Ll128Bw => Assumption::ProtocolEfficiency,
         },
-        _ if cal.measured.iter().all(|m| m.primitive != s.primitive) && !cal.measured.is_empty() => format!(
-            "{} was not measured on this machine: the corrections come from {}",
-            s.primitive.name(),
-            cal.measured.iter().map(|m| m.primitive.name()).collect::<Vec<_>>().join(", ")
-        ),
-        _ => format!(
-            "the measurements' own scatter around the model (±{:.0} %)",
-            (sigma2.sqrt() * Z80).exp_m1() * 100.0
-        ),
+        _ if unmeasured => Assumption::UnmeasuredCollective {
+            primitive: s.primitive,
+            measured: cal.measured.iter().map(|m| m.primitive).collect(),
+        },
+        _ => Assumption::Scatter {
+            percent: (sigma2.sqrt() * Z80).exp_m1() * 100.0,
+        },
     }
 }
 
@@ -420,15 +542,12 @@ pub fn answer(cal: &Calibration, s: Shape, bytes: u64) -> Answer {
         low_us = low_us.min(t);
         high_us = high_us.max(t);
         if let Run::Tuned(e) = alt {
-            near.push(format!(
-                "{}/{} {:.1} µs",
-                e.algo.name(),
-                e.protocol.name(),
-                t
-            ));
+            near.push((format!("{}/{}", e.algo.name(), e.protocol.name()), t));
         }
     }
     let algbw = bytes as f64 / (time_us * 1e3);
+    let how = reach_of(cal, &s, bytes);
+    let assumption = dominant(cal, &shares, sigma2, &s);
     let (runs, protocol, channels, drawn, why) = match run {
         Run::Tuned(e) => (
             format!("{}/{}", e.algo.name(), e.protocol.name()),
@@ -478,18 +597,24 @@ pub fn answer(cal: &Calibration, s: Shape, bytes: u64) -> Answer {
         why,
         note: format!(
             "{}. Range: 80 %, dominated by: {}.{}",
-            reach(cal, &s, bytes),
-            dominant(cal, &shares, sigma2, &s),
+            reach(cal, &s, bytes, how),
+            assumption.describe(),
             if near.is_empty() {
                 String::new()
             } else {
                 format!(
                     " By NCCL's own model the runner-up is within {}× of its pick, so another version or a tuner plugin may run it; the range includes {}.",
                     model::CHOICE_SPREAD,
-                    near.join(", ")
+                    near.iter()
+                        .map(|(r, t)| format!("{r} {t:.1} µs"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             }
         ),
+        reach: how,
+        assumption,
+        runners_up: near,
     }
 }
 
@@ -512,6 +637,18 @@ mod tests {
         );
         assert!(a.low_us < a.time_us && a.time_us < a.high_us);
         assert!((a.busbw_gbps - 480.0).abs() < 1.0, "{}", a.busbw_gbps);
+        assert_eq!(a.reach, Reach::NotMeasured);
+        // A Barrier is NCCL's tiny AllReduce at any size the call names.
+        let b1 = cal.answer(Primitive::Barrier, 8, 1 << 20);
+        let b2 = cal.answer(Primitive::Barrier, 8, 1 << 30);
+        assert_eq!(
+            (b1.runs.as_str(), b1.time_us),
+            (b2.runs.as_str(), b2.time_us)
+        );
+        assert!(b2.time_us < 50.0, "{}", b2.time_us);
+        assert!(a
+            .note
+            .starts_with("not measured: no measurement of this machine"));
     }
 
     #[test]
@@ -540,5 +677,24 @@ mod tests {
             width(&far)
         );
         assert!(far.note.contains("540 nodes"), "{}", far.note);
+        // The same, structured, for a page that says it in another language.
+        assert_eq!(near.reach, Reach::Within);
+        assert_eq!(far.reach, Reach::OtherScale);
+        assert!(
+            matches!(
+                far.assumption,
+                Assumption::Taper {
+                    nodes: 540,
+                    measured_nodes: 2
+                } | Assumption::LatencyGrowth {
+                    nodes: 540,
+                    measured_nodes: 2
+                }
+            ),
+            "{:?}",
+            far.assumption
+        );
+        assert!(far.note.contains(&far.assumption.describe()));
+        assert!(far.note.contains(far.reach.describe()));
     }
 }

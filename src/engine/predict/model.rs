@@ -388,6 +388,12 @@ pub fn time_us(
     p: &Params,
     measured_nodes: usize,
 ) -> f64 {
+    // A Barrier is a tiny AllReduce ([`what_runs`]): its size is not moved.
+    let bytes = if s.primitive == Primitive::Barrier {
+        4
+    } else {
+        bytes
+    };
     match (run, tuning) {
         (Run::Tuned(e), Some(t)) => tuned_time_us(t, e, bytes, p, measured_nodes),
         _ => p2p_time_us(hw, s, bytes, p, measured_nodes),
