@@ -1016,10 +1016,9 @@ impl Scope {
 /// What a full plan has beyond an unranked one ([`Plan::unranked`]): the ranking
 /// of every applicable algorithm and the words that depend on it. The
 /// drawn page's main thread makes the plan without it, and the planner
-/// worker this from [`Plan::new`] of the same configuration (issue 13: a
-/// ranking simulates every applicable algorithm, 130 ms natively for
-/// `h100-8` at 1 GiB and 200 ms for 64 ranks with `slices=8`, 300–430 ms
-/// tasks on the page).
+/// worker this from [`Plan::new`] of the same configuration: a ranking
+/// simulates every applicable algorithm, a task of hundreds of
+/// milliseconds that would freeze the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ranked {
     /// [`Plan::ranking`].
@@ -1034,7 +1033,7 @@ pub struct Ranked {
 
 /// Why the drawn page leaves a configuration's plan to the planner worker
 /// ([`Plan::on_page`]): what would make it costly on the page's main
-/// thread (issue 13: no task there over 100 ms). The page then asks the
+/// thread, where no task may run over 100 ms. The page then asks the
 /// worker for it (`runtime::planner::Job::Drawn`: [`Plan::unranked`],
 /// then the ranking) and draws it when it comes, the previous plan dimmed
 /// meanwhile, as for a model-only plan.
