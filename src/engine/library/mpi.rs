@@ -3,7 +3,8 @@
 //! `ompi/mca/coll/tuned/coll_tuned_decision_fixed.c` (commit 8efebee,
 //! 2026-08-21; the `*_intra_dec_fixed` functions, commutative branches:
 //! MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN commute) and mapped onto our
-//! catalogue.
+//! catalogue. Tag v4.1.4, the Open MPI of the measured machine
+//! (`docs/performance.md`), has the same tables.
 //!
 //! Each rule reads the rank count and a byte count Open MPI calls
 //! `total_dsize`, which is not always nccl-tests' size `S`
@@ -17,7 +18,7 @@
 //!
 //! | Open MPI algorithm | ours |
 //! |---|---|
-//! | Allreduce recursive doubling, Rabenseifner, nonoverlapping (Reduce + Bcast) | `rhd` (the last two stand-ins) |
+//! | Allreduce Rabenseifner; recursive doubling, nonoverlapping (Reduce + Bcast) | `rhd` (a stand-in for the last two) |
 //! | Allreduce ring, segmented ring (no segment size: the plain ring) | `ring`; `rhd` when count < ranks (the ring's own fallback to recursive doubling) |
 //! | Allgather recursive doubling | `rhd` for 2^k ranks, else `nb` (its own fallback to Bruck) |
 //! | Allgather Bruck / ring / neighbor exchange / two-process | `nb` / `ring` / `ring` (stand-in) / `ring` |
