@@ -128,7 +128,7 @@ pub enum Library {
     Hccl,
     /// NVIDIA's NCCL (and AMD's RCCL, which keeps NCCL's algorithms).
     Nccl,
-    /// An MPI library (MPICH's default selection).
+    /// An MPI library (Open MPI's `coll/tuned` fixed decision rules).
     Mpi,
     /// No library: `auto` is the cost model's fastest algorithm.
     #[default]

@@ -117,6 +117,7 @@ pub fn sweep(config: &Config, sizes: &[u64]) -> Result<Vec<Choice>, String> {
                     ranks: c.ranks,
                     bytes: b,
                     nvls_ok: nccl::nvls_supported(c.primitive, c.dtype, c.redop),
+                    elem_bytes: c.dtype.size_bytes() as u64,
                 };
                 let hw = nccl::hardware_of_call(&call);
                 Func::of(c.primitive)

@@ -8,10 +8,10 @@
 //! default: no library, "the model", with an optional list of algorithms).
 //! `auto` takes the library's own choice ([`Library::choose`]: HCCL's
 //! documented selection by level and size in [`hccl`], NCCL's tuning model
-//! in [`nccl`], MPICH's default thresholds in [`mpi`]); only "the model"
-//! ranks algorithms by the cost model's predicted time. Every other
-//! algorithm stays selectable by hand and is labelled "not what <library>
-//! runs" ([`Library::runs`]).
+//! in [`nccl`], Open MPI's `coll/tuned` fixed decision rules in [`mpi`]);
+//! only "the model" ranks algorithms by the cost model's predicted time.
+//! Every other algorithm stays selectable by hand and is labelled "not
+//! what <library> runs" ([`Library::runs`]).
 
 pub mod hccl;
 pub mod mpi;
@@ -46,6 +46,10 @@ pub struct Call<'a> {
     /// Can NCCL run it on NVLS (its data type and reduce op,
     /// [`nccl::nvls_supported`])?
     pub nvls_ok: bool,
+    /// Bytes per element of its data type: Open MPI's ring Allreduce
+    /// switches to recursive doubling when the element count is below the
+    /// rank count ([`mpi`]).
+    pub elem_bytes: u64,
 }
 
 impl Call<'_> {
@@ -168,13 +172,14 @@ impl Library {
             },
             Library::Mpi => match primitive {
                 AllReduce => matches!(algorithm, Rhd | Ring),
-                ReduceScatter => matches!(algorithm, Rhd | Ring),
+                ReduceScatter => matches!(algorithm, Rhd | Nb | Mesh),
                 AllGather => matches!(algorithm, Rhd | Nb | Ring),
-                Broadcast => matches!(algorithm, Tree | Nhr),
-                Reduce | Scatter | Gather => algorithm == Tree,
+                Broadcast => matches!(algorithm, Star | Ring | Tree | Nhr),
+                Reduce => matches!(algorithm, Star | Ring | Tree | Mesh),
+                Scatter | Gather => matches!(algorithm, Star | Tree),
                 AlltoAll => matches!(algorithm, Nb | Mesh | Pairwise),
                 AlltoAllV => matches!(algorithm, Mesh | Pairwise),
-                Barrier => algorithm == Nb,
+                Barrier => matches!(algorithm, Mesh | Ring | Nb),
                 SendRecv => algorithm == Ring,
             },
         }

@@ -14,8 +14,8 @@
 //!      the measured curve itself ([`Profile::predict_us`]: the library's
 //!      own choice as measured), with the segment it comes from;
 //!    - else the machine's library's own rule ([`Library::choose`]: HCCL's
-//!      selection by level and size, NCCL's tuning model, MPICH's
-//!      thresholds);
+//!      selection by level and size, NCCL's tuning model, Open MPI's
+//!      `coll/tuned` fixed rules);
 //!    - else (no library, or none of its algorithms applies) the model's
 //!      fastest applicable algorithm.
 //! 3. **Schedule** ([`algorithm::build_on`], with the machine's nodes) and
@@ -729,6 +729,7 @@ fn call<'a>(config: &Config, topo: &'a Topology) -> Call<'a> {
         ranks: config.ranks,
         bytes: config.bytes,
         nvls_ok: super::library::nccl::nvls_supported(config.primitive, config.dtype, config.redop),
+        elem_bytes: config.dtype.size_bytes() as u64,
     }
 }
 
