@@ -7,10 +7,10 @@
 //! also that model's prediction at each size with its 80 % range and the
 //! library's own belief ([`prediction_curve`]).
 
-use super::{
-    applicable, calibration, estimate_walk, machine, stream, transfers_upper, Bound, PlanError,
-    BUILD_BUDGET_TRANSFERS,
-};
+use super::decide::{applicable, calibration};
+use super::estimate::{estimate_walk, stream, transfers_upper};
+use super::machine::machine;
+use super::{Bound, PlanError, BUILD_BUDGET_TRANSFERS};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{AlgoChoice, Config};
 use crate::engine::cost::{Record, SimBudget};
