@@ -21,6 +21,8 @@
 //! still timed).
 
 pub mod model;
+#[cfg(test)]
+mod tests;
 pub mod time;
 pub mod traffic;
 
@@ -368,13 +370,18 @@ fn check_numbers(input: &StepInput) -> Result<(), StepError> {
 /// Errors: [`StepError`].
 pub fn step(input: &StepInput, machine: &Config) -> Result<StepReport, StepError> {
     let m = validate(input, machine.ranks)?;
+    timed(input, &m, machine)
+}
+
+/// [`step`] of a validated `input` on the shape `m`.
+fn timed(input: &StepInput, m: &ModelShape, machine: &Config) -> Result<StepReport, StepError> {
     let timing = |what: &str, why: String| StepError::Timing {
         what: what.into(),
         why,
     };
     let mut timer = time::Timer::new(machine).map_err(|e| timing("machine", e))?;
     let (peak, source) = peak(input, timer.topology())?;
-    let issued = traffic::issued(input, &m);
+    let issued = traffic::issued(input, m);
     let mut rows = Vec::with_capacity(issued.len());
     for i in &issued {
         let t = timer.time(i).map_err(|e| timing(&i.purpose, e))?;
@@ -386,7 +393,7 @@ pub fn step(input: &StepInput, machine: &Config) -> Result<StepReport, StepError
     let compute_us = flops / ranks as f64 / (peak * 1e12 * input.mfu) * 1e6;
     Ok(report(
         input,
-        &m,
+        m,
         ranks,
         (flops, peak, source, compute_us),
         rows,
