@@ -1653,12 +1653,16 @@ mod cli {
             r.tokens
         );
         t.push_str(&format!(
-            "{:<10} {:>12} {:>5} {:>7} {:>12} {:>13} {:>8}  {}\n",
+            "{:<13} {:>12} {:>5} {:>7} {:>12} {:>13} {:>8}  {}\n",
             "primitive", "bytes", "group", "calls", "us/call", "total(us)", "hides", "what for"
         ));
         for c in &r.collectives {
+            let range = match c.range_us {
+                Some((lo, hi)) => format!("; 80 % range {lo:.1}–{hi:.1} us"),
+                None => String::new(),
+            };
             t.push_str(&format!(
-                "{:<10} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>8}  {} [{}; {}]\n",
+                "{:<13} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>8}  {} [{}; {}{range}]\n",
                 step::title(&c.primitive),
                 format_bytes(c.bytes),
                 c.group_ranks,
