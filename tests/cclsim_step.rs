@@ -145,3 +145,37 @@ fn step_errors_name_the_flag_and_value() {
     ]);
     assert!(err.contains("--peak-tflops none:"), "{err}");
 }
+
+#[test]
+fn step_reads_a_model_from_its_config_json() {
+    let dir = std::env::temp_dir().join(format!("cclsim-step-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config.json");
+    // mistralai/Mixtral-8x7B-v0.1's shape fields: the preset's figures.
+    std::fs::write(
+        &path,
+        r#"{"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+            "num_local_experts": 8, "num_experts_per_tok": 2, "tie_word_embeddings": false}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let common = [
+        "--dp", "8", "--ep", "4", "--batch", "8", "--topo", "h100-8", "--json",
+    ];
+    let mut a = vec!["step", "--config", p];
+    a.extend_from_slice(&common);
+    let (code, from_file, err) = cclsim(&a);
+    assert_eq!(code, 0, "{err}");
+    let mut b = vec!["step", "--model", "mixtral-8x7b"];
+    b.extend_from_slice(&common);
+    let (_, preset, _) = cclsim(&b);
+    let (f, q) = (json(&from_file), json(&preset));
+    assert_eq!(f["params"], 46_702_792_704u64);
+    assert_eq!(f["step_time_us"], q["step_time_us"]);
+    std::fs::write(&path, r#"{"hidden_size": 4096}"#).unwrap();
+    let (code, _, err) = cclsim(&a);
+    assert_eq!(code, 2);
+    assert!(err.contains("intermediate_size missing"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -403,9 +403,16 @@ mod cli {
         /// as `predict` times it, the compute, the exposed communication
         /// and the step time.
         Step {
-            /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b.
+            /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b
+            /// (with --config: its name).
             #[arg(long)]
-            model: String,
+            model: Option<String>,
+            /// A Hugging Face config.json to read the model from
+            /// (hidden_size, intermediate_size, num_hidden_layers,
+            /// num_attention_heads, num_key_value_heads, vocab_size,
+            /// num_local_experts, num_experts_per_tok, tie_word_embeddings).
+            #[arg(long)]
+            config: Option<PathBuf>,
             /// Data-parallel ranks.
             #[arg(long)]
             dp: usize,
@@ -1581,7 +1588,8 @@ mod cli {
 
     /// The flags of `step` that describe the layout.
     struct StepFlags<'a> {
-        model: &'a str,
+        model: Option<&'a str>,
+        config: Option<&'a Path>,
         /// dp, tp, pp, ep, microbatches.
         dims: [usize; 5],
         zero: u8,
@@ -1604,8 +1612,10 @@ mod cli {
             None => None,
         };
         let [dp, tp, pp, ep, microbatches] = f.dims;
+        let (model, shape) = step_model(f)?;
         Ok(StepInput {
-            model: f.model.to_ascii_lowercase(),
+            model,
+            shape,
             dp,
             tp,
             pp,
@@ -1620,6 +1630,29 @@ mod cli {
             peak_tflops: f.peak_tflops,
             bucket_cap,
         })
+    }
+
+    /// Largest config.json `--config` reads, bytes.
+    const MAX_MODEL_CONFIG_BYTES: usize = 1 << 20;
+
+    /// The model of `--model` / `--config`: its name and, from a
+    /// config.json, its shape.
+    fn step_model(f: &StepFlags) -> Res<(String, Option<step::model::ModelShape>)> {
+        let Some(path) = f.config else {
+            let m = f
+                .model
+                .ok_or("--model is required unless --config is given")?;
+            return Ok((m.to_ascii_lowercase(), None));
+        };
+        let text = read_capped(path, MAX_MODEL_CONFIG_BYTES, "config.json")?;
+        let shape = step::model::from_config_json(&text).map_err(|(field, value, allowed)| {
+            format!("--config {}: {field} {value}: {allowed}", path.display())
+        })?;
+        let name = match f.model {
+            Some(m) => m.to_string(),
+            None => path.display().to_string(),
+        };
+        Ok((name, Some(shape)))
     }
 
     /// `cclsim step`: the engine's [`step::step`] on the machine of these
@@ -1798,6 +1831,7 @@ mod cli {
             Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
             Cmd::Step {
                 model,
+                config: model_config,
                 dp,
                 tp,
                 pp,
@@ -1818,7 +1852,8 @@ mod cli {
                 json,
             } => {
                 let layout = StepFlags {
-                    model,
+                    model: model.as_deref(),
+                    config: model_config.as_deref(),
                     dims: [*dp, *tp, *pp, *ep, *microbatches],
                     zero: *zero,
                     seq: *seq,

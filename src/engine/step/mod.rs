@@ -35,13 +35,21 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use traffic::{Issued, Overlap};
 
+/// Most microbatches per step.
+pub const MAX_MICROBATCHES: u64 = 1 << 20;
+/// Largest global batch, sequences.
+pub const MAX_BATCH: u64 = 1 << 30;
+
 /// What a step is asked about (the machine is given apart, as a
 /// [`Config`]: its topology, profile and ranks).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StepInput {
-    /// A model preset ([`model::PRESETS`]).
+    /// A model preset ([`model::PRESETS`]), or the name of `shape`.
     pub model: String,
+    /// A model read from its `config.json` ([`model::from_config_json`]);
+    /// `None`: the preset `model`.
+    pub shape: Option<ModelShape>,
     /// Data-parallel ranks.
     pub dp: usize,
     /// Tensor-parallel ranks (Megatron).
@@ -75,6 +83,7 @@ impl Default for StepInput {
     fn default() -> Self {
         StepInput {
             model: "llama3-8b".into(),
+            shape: None,
             dp: 8,
             tp: 1,
             pp: 1,
@@ -220,13 +229,16 @@ fn invalid(field: &'static str, value: impl ToString, allowed: String) -> StepEr
 ///
 /// Errors: [`StepError::Invalid`] naming the first bad field.
 pub fn validate(input: &StepInput, ranks: usize) -> Result<ModelShape, StepError> {
-    let m = model::preset(&input.model).ok_or_else(|| {
-        invalid(
-            "model",
-            &input.model,
-            format!("one of {}", model::PRESETS.join(", ")),
-        )
-    })?;
+    let m = input
+        .shape
+        .or_else(|| model::preset(&input.model))
+        .ok_or_else(|| {
+            invalid(
+                "model",
+                &input.model,
+                format!("one of {}", model::PRESETS.join(", ")),
+            )
+        })?;
     for (field, v) in [
         ("dp", input.dp),
         ("tp", input.tp),
@@ -238,7 +250,7 @@ pub fn validate(input: &StepInput, ranks: usize) -> Result<ModelShape, StepError
         }
     }
     check_tp(input, &m)?;
-    let n = input.dp * input.tp * input.pp;
+    let n = input.dp.saturating_mul(input.tp).saturating_mul(input.pp);
     if n != ranks {
         let why = format!(
             "dp·tp·pp = {}·{}·{} = {n} must equal the machine's {ranks} ranks",
@@ -319,16 +331,18 @@ fn check_batch(input: &StepInput, m: &ModelShape) -> Result<(), StepError> {
             ),
         ));
     }
-    if mb == 0 || mb < pp {
+    if mb == 0 || mb < pp || mb > MAX_MICROBATCHES {
         return Err(invalid(
             "microbatches",
             mb,
-            format!("at least pp = {pp} (1F1B needs a microbatch per stage)"),
+            format!("pp = {pp} to {MAX_MICROBATCHES} (1F1B needs a microbatch per stage)"),
         ));
     }
-    let per = input.dp as u64 * mb;
-    if input.batch == 0 || input.batch % per != 0 {
-        let why = format!("a positive multiple of dp·microbatches = {per} sequences");
+    let per = (input.dp as u64).saturating_mul(mb);
+    if input.batch == 0 || input.batch % per != 0 || input.batch > MAX_BATCH {
+        let why = format!(
+            "a positive multiple of dp·microbatches = {per} sequences, at most {MAX_BATCH}"
+        );
         return Err(invalid("batch", input.batch, why));
     }
     Ok(())

@@ -167,6 +167,88 @@ pub fn tensors(s: &ModelShape) -> (Vec<Tensor>, Vec<Tensor>) {
     (dense, experts)
 }
 
+/// A field of a `config.json` that cannot be read: the field, the value,
+/// what is allowed.
+pub type FieldError = (&'static str, String, String);
+
+/// Largest value of each shape field read from a `config.json`.
+const CONFIG_FIELDS: [(&str, u64); 9] = [
+    ("hidden_size", 1 << 20),
+    ("intermediate_size", 1 << 22),
+    ("num_hidden_layers", 10_000),
+    ("num_attention_heads", 1 << 14),
+    ("num_key_value_heads", 1 << 14),
+    ("vocab_size", 1 << 24),
+    ("num_local_experts", 1 << 12),
+    ("num_experts_per_tok", 1 << 12),
+    ("tie_word_embeddings", 1),
+];
+
+/// The shape of a Hugging Face `config.json` (`transformers`'
+/// `LlamaConfig` / `MixtralConfig` field names): `hidden_size`,
+/// `intermediate_size`, `num_hidden_layers`, `num_attention_heads`,
+/// `vocab_size` required; `num_key_value_heads` (default: the heads, as
+/// `LlamaConfig`), `num_local_experts` and `num_experts_per_tok` (default
+/// 0: dense), `tie_word_embeddings` (default false). Other fields are
+/// ignored.
+///
+/// Errors: the first field missing, not a whole number in range, or
+/// inconsistent (heads must divide the hidden size, KV heads the heads).
+pub fn from_config_json(text: &str) -> Result<ModelShape, FieldError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        (
+            "config",
+            e.to_string(),
+            "a JSON object (config.json)".into(),
+        )
+    })?;
+    let get = |i: usize, default: Option<u64>| -> Result<u64, FieldError> {
+        let (name, max) = CONFIG_FIELDS[i.min(CONFIG_FIELDS.len() - 1)];
+        let allowed = || format!("a whole number, 1 to {max}");
+        match v.get(name) {
+            None | Some(serde_json::Value::Null) => {
+                default.ok_or((name, "missing".into(), allowed()))
+            }
+            Some(serde_json::Value::Bool(b)) if max == 1 => Ok(*b as u64),
+            Some(x) => match x.as_u64() {
+                Some(n) if (1..=max).contains(&n) || (n == 0 && default == Some(0)) => Ok(n),
+                _ => Err((name, x.to_string(), allowed())),
+            },
+        }
+    };
+    let (hidden, intermediate, layers) = (get(0, None)?, get(1, None)?, get(2, None)?);
+    let heads = get(3, None)?;
+    let s = ModelShape {
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kv_heads: get(4, Some(heads))?,
+        vocab: get(5, None)?,
+        experts: get(6, Some(0))?,
+        top_k: get(7, Some(0))?,
+        tied: get(8, Some(0))? == 1,
+    };
+    consistent(s)
+}
+
+/// Heads divide the hidden size, KV heads the heads, top-k the experts.
+fn consistent(s: ModelShape) -> Result<ModelShape, FieldError> {
+    if s.hidden % s.heads != 0 {
+        let why = format!("a divisor of hidden_size {}", s.hidden);
+        return Err(("num_attention_heads", s.heads.to_string(), why));
+    }
+    if s.heads % s.kv_heads != 0 {
+        let why = format!("a divisor of num_attention_heads {}", s.heads);
+        return Err(("num_key_value_heads", s.kv_heads.to_string(), why));
+    }
+    if s.top_k > s.experts || (s.experts > 0 && s.top_k == 0) {
+        let why = format!("1 to num_local_experts {} (0 for a dense model)", s.experts);
+        return Err(("num_experts_per_tok", s.top_k.to_string(), why));
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +282,34 @@ mod tests {
         assert_eq!(MIXTRAL_8X7B.active_params(), 12_879_925_248);
         assert_eq!(preset("mixtral-8x7b"), Some(MIXTRAL_8X7B));
         assert_eq!(preset("gpt-5"), None);
+    }
+
+    #[test]
+    fn a_config_json_reads_as_its_preset() {
+        // The fields of mistralai/Mixtral-8x7B-v0.1's config.json (others
+        // ignored).
+        let mixtral = r#"{"architectures": ["MixtralForCausalLM"], "hidden_size": 4096,
+            "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8,
+            "num_experts_per_tok": 2, "tie_word_embeddings": false, "rope_theta": 1e6}"#;
+        assert_eq!(from_config_json(mixtral), Ok(MIXTRAL_8X7B));
+        // No KV heads: as many as heads (LlamaConfig's default); no experts.
+        let dense = r#"{"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "vocab_size": 10, "tie_word_embeddings": true}"#;
+        let d = from_config_json(dense).unwrap();
+        assert_eq!((d.kv_heads, d.experts, d.tied), (4, 0, true));
+        // Tied: no head; 10·64 + 2·(4·64·64 + 3·64·128 + 128) + 64.
+        assert_eq!(d.params(), 640 + 2 * (16_384 + 24_576 + 128) + 64);
+        let e = from_config_json(&dense.replace("\"vocab_size\": 10,", "")).unwrap_err();
+        assert_eq!((e.0, e.1.as_str()), ("vocab_size", "missing"));
+        let e = from_config_json(
+            &dense.replace("\"num_attention_heads\": 4", "\"num_attention_heads\": 3"),
+        )
+        .unwrap_err();
+        assert_eq!((e.0, e.1.as_str()), ("num_attention_heads", "3"));
+        let e = from_config_json(&dense.replace("64,", "-1,")).unwrap_err();
+        assert_eq!((e.0, e.1.as_str()), ("hidden_size", "-1"));
+        assert_eq!(from_config_json("[1]").unwrap_err().0, "hidden_size");
+        assert_eq!(from_config_json("{").unwrap_err().0, "config");
     }
 }

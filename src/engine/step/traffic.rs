@@ -25,6 +25,8 @@
 //!   - ZeRO 1/2 (DeepSpeed `stage_1_and_2.py`; Megatron's distributed
 //!     optimizer): a ReduceScatter of each bucket's gradients and an
 //!     AllGather of the updated parameters, once per step.
+//!     Stages 1 and 2 issue the same calls (the paper: 2Ψ both); they
+//!     differ in what each rank keeps in memory.
 //!   - ZeRO 3 (DeepSpeed `stage3.py`; PyTorch FSDP `FULL_SHARD`): per
 //!     layer, an AllGather of its parameters before its forward and again
 //!     before its backward (they are freed in between), and a
