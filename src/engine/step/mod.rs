@@ -149,7 +149,8 @@ pub struct StepCollective {
     /// busbw factor (a bandwidth-optimal algorithm's per-rank volume, the
     /// ZeRO paper's unit).
     pub wire_bytes: f64,
-    /// What it hides behind: `none`, `forward`, `backward`.
+    /// What it hides behind: `none`, `forward`, `backward`, `first
+    /// forward`, `last backward` ([`Overlap`]).
     pub overlap: String,
     /// The algorithm the machine's library runs.
     pub algorithm: String,
@@ -443,9 +444,10 @@ fn report(
     let pp = input.pp as f64;
     let bubble_us = (pp - 1.0) / input.microbatches as f64 * compute_us;
     let times: Vec<(&Issued, f64)> = rows.iter().map(|(i, t)| (*i, t.time_us)).collect();
-    let exposed_comm_us = time::exposed(&times, Overlap::None, 0.0)
-        + time::exposed(&times, Overlap::Forward, compute_us / 3.0)
-        + time::exposed(&times, Overlap::Backward, compute_us * 2.0 / 3.0);
+    let exposed_comm_us: f64 = Overlap::ALL
+        .iter()
+        .map(|&o| time::exposed(&times, o, o.window_us(compute_us, input.microbatches)))
+        .sum();
     let collectives: Vec<StepCollective> = rows.into_iter().map(|(i, t)| row(i, t)).collect();
     let comm_us: f64 = collectives.iter().map(|c| c.total_us).sum();
     let step_time_us = compute_us + bubble_us + exposed_comm_us;
@@ -485,12 +487,7 @@ fn row(i: &Issued, t: time::Timed) -> StepCollective {
         range_us: t.range_us,
         total_us: i.calls as f64 * t.time_us,
         wire_bytes: i.calls as f64 * i.bytes as f64 * factor,
-        overlap: match i.overlap {
-            Overlap::None => "none",
-            Overlap::Forward => "forward",
-            Overlap::Backward => "backward",
-        }
-        .into(),
+        overlap: i.overlap.name().into(),
         algorithm: t.algorithm,
         placement: t.placement,
     }

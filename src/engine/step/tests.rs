@@ -78,7 +78,7 @@ fn zero_0_allreduces_the_gradient_once_2_psi_on_the_wire() {
         (Primitive::AllReduce, 321_664, 1, 1)
     );
     assert_eq!(ar.group, Group { size: 4, stride: 1 });
-    assert_eq!(ar.overlap, Overlap::Backward);
+    assert_eq!(ar.overlap, Overlap::LastBackward);
     assert_eq!(wire(&r), 2.0 * 0.75 * 321_664.0);
 }
 
@@ -92,7 +92,7 @@ fn zero_1_reduce_scatters_and_all_gathers_the_same_2_psi() {
     assert_eq!((rs[0].bytes, ag[0].bytes), (321_664, 321_664));
     assert_eq!(
         (rs[0].overlap, ag[0].overlap),
-        (Overlap::Backward, Overlap::Forward)
+        (Overlap::LastBackward, Overlap::FirstForward)
     );
     // (n−1)/n·S each: 2·0.75·321 664, the same as DDP (the ZeRO paper).
     assert_eq!(wire(&r), 2.0 * 0.75 * 321_664.0);
@@ -128,7 +128,10 @@ fn tensor_parallel_allreduces_b_s_h_four_times_per_layer() {
     assert_eq!(tp.group, Group { size: 2, stride: 1 });
     // Every tensor of the small model has an even size: the DP gradient
     // is exactly half, 160 832 bytes, over ranks 2 apart.
-    let dp = r.iter().find(|i| i.overlap == Overlap::Backward).unwrap();
+    let dp = r
+        .iter()
+        .find(|i| i.overlap == Overlap::LastBackward)
+        .unwrap();
     assert_eq!(
         (dp.bytes, dp.group),
         (160_832, Group { size: 2, stride: 2 })
@@ -147,7 +150,7 @@ fn pipeline_sends_each_microbatch_forward_and_back() {
     let dp = of(&r, Primitive::AllReduce);
     assert_eq!(dp[0].group, Group { size: 2, stride: 2 });
     // No tensor parallelism: no TP row.
-    assert!(dp.iter().all(|i| i.overlap == Overlap::Backward));
+    assert!(dp.iter().all(|i| i.overlap == Overlap::LastBackward));
 }
 
 #[test]
@@ -210,7 +213,7 @@ fn groups_are_placed_tp_inside_a_node_and_dp_across() {
     let dp = r
         .collectives
         .iter()
-        .find(|c| c.overlap == "backward")
+        .find(|c| c.overlap == "last backward")
         .unwrap();
     assert_eq!(dp.ranks, vec![0, 8]);
     assert!(
@@ -236,8 +239,8 @@ fn a_tiny_step_is_compute_plus_bubble_plus_what_does_not_hide() {
     // Bubble (pp−1)/m = 1/2 of the compute.
     assert!((r.bubble_us - 7_719.936).abs() < 1e-6);
     // The gradient (half the model per stage, 160 832 bytes, one bucket)
-    // hides behind 2/3 of the compute but is the edge bucket: its one
-    // call is exposed. The Send/Recv (4 calls) is exposed whole.
+    // hides behind the last microbatch's backward (2/3 · 15 439.872 / 2 =
+    // 5 146.624 µs) but is the edge bucket: its one call is exposed. The Send/Recv (4 calls) is exposed whole.
     let row = |p: &str| r.collectives.iter().find(|c| c.primitive == p).unwrap();
     let (ar, sr) = (row("allreduce"), row("sendrecv"));
     assert_eq!((ar.bytes, ar.calls, sr.calls), (160_832, 1, 4));
@@ -251,7 +254,8 @@ fn a_tiny_step_is_compute_plus_bubble_plus_what_does_not_hide() {
 #[test]
 fn communication_longer_than_the_backward_pass_is_exposed_beyond_it() {
     // At a peak of 10⁶ TFLOPS the compute is a few ns: each phase's calls
-    // are exposed beyond it, Σ calls − (forward + backward compute).
+    // are exposed beyond it, Σ calls − (forward + backward compute) with
+    // ZeRO-3 (its calls run every microbatch).
     let mut input = layout(8, 1, 1, 3, 1);
     input.batch = 8;
     input.peak_tflops = Some(1e6);
@@ -403,4 +407,24 @@ fn seed_story_70b_ddp_on_8_910b() {
         s.comm_share_serial
     );
     assert!((s.comm_share - 0.0079).abs() < 0.00005, "{}", s.comm_share);
+}
+
+#[test]
+fn once_per_step_calls_hide_in_one_microbatch_only() {
+    // 900 µs of compute in 3 microbatches: forward 300, backward 600; one
+    // microbatch's forward 100, backward 200.
+    let w = |o: Overlap| o.window_us(900.0, 3);
+    assert_eq!(w(Overlap::Forward), 300.0);
+    assert_eq!(w(Overlap::Backward), 600.0);
+    assert_eq!(w(Overlap::FirstForward), 100.0);
+    assert_eq!(w(Overlap::LastBackward), 200.0);
+    assert_eq!(w(Overlap::None), 0.0);
+    // Three buckets of 100 µs, the last an edge: 300 − 200 = 100 = the
+    // edge; behind 50 µs, 250 µs show.
+    let mut rows = issued(&layout(4, 1, 1, 0, 1), &SMALL);
+    rows[0].calls = 3;
+    let timed = [(&rows[0], 100.0)];
+    assert_eq!(time::exposed(&timed, Overlap::LastBackward, 200.0), 100.0);
+    assert_eq!(time::exposed(&timed, Overlap::LastBackward, 50.0), 250.0);
+    assert_eq!(time::exposed(&timed, Overlap::Forward, 0.0), 0.0);
 }

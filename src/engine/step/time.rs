@@ -24,7 +24,10 @@
 //! 2Ψ forward, 4Ψ backward; Kaplan et al. 2020, §2.1). Calls that run
 //! during a phase hide behind its compute, except their edge calls (DDP's
 //! last bucket, ZeRO-3's first AllGather): exposed = max(edge calls,
-//! Σ calls − the phase's compute). TP, PP and EP calls are all exposed.
+//! Σ calls − the phase's compute). Once-per-step calls (DDP's buckets,
+//! ZeRO-1/2) have one microbatch's phase to hide in, per-microbatch calls
+//! (ZeRO-3) every microbatch's ([`Overlap::window_us`]). TP, PP and EP
+//! calls are all exposed.
 
 use super::traffic::{Group, Issued, Overlap};
 use crate::engine::config::{AlgoChoice, Config};
