@@ -466,6 +466,13 @@ mod cli {
             /// profile's); dp·tp·pp must equal it.
             #[arg(long)]
             ranks: Option<usize>,
+            /// Megatron's sequence parallelism (TP's AllReduces as
+            /// ReduceScatter + AllGather).
+            #[arg(long = "sequence-parallel")]
+            sequence_parallel: bool,
+            /// Also count attention's FLOPs (12·layers·hidden·seq per token).
+            #[arg(long = "attention-flops")]
+            attention_flops: bool,
             /// Print JSON.
             #[arg(long)]
             json: bool,
@@ -1599,6 +1606,8 @@ mod cli {
         mfu: f64,
         peak_tflops: Option<f64>,
         bucket: Option<&'a str>,
+        /// --sequence-parallel, --attention-flops.
+        switches: (bool, bool),
     }
 
     /// The engine's input of `step`'s flags; a bad dtype or size names its flag.
@@ -1629,6 +1638,8 @@ mod cli {
             mfu: f.mfu,
             peak_tflops: f.peak_tflops,
             bucket_cap,
+            sequence_parallel: f.switches.0,
+            attention_flops: f.switches.1,
         })
     }
 
@@ -1686,7 +1697,7 @@ mod cli {
             r.tokens
         );
         t.push_str(&format!(
-            "{:<13} {:>12} {:>5} {:>7} {:>12} {:>13} {:>8}  {}\n",
+            "{:<13} {:>12} {:>5} {:>7} {:>12} {:>13} {:>13}  {}\n",
             "primitive", "bytes", "group", "calls", "us/call", "total(us)", "hides", "what for"
         ));
         for c in &r.collectives {
@@ -1695,7 +1706,7 @@ mod cli {
                 None => String::new(),
             };
             t.push_str(&format!(
-                "{:<13} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>8}  {} [{}; {}{range}]\n",
+                "{:<13} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>13}  {} [{}; {}{range}]\n",
                 step::title(&c.primitive),
                 format_bytes(c.bytes),
                 c.group_ranks,
@@ -1709,8 +1720,8 @@ mod cli {
             ));
         }
         t.push_str(&format!(
-            "compute {:.0} us (6·{:.3e} active params·tokens / {} ranks at {} TFLOPS [{}] × MFU {})\n",
-            r.compute_us, r.active_params as f64, r.ranks, r.peak_tflops, r.peak_source, r.mfu
+            "compute {:.0} us ({:.3e} FLOPs / {} ranks at {} TFLOPS [{}] × MFU {})\n",
+            r.compute_us, r.flops, r.ranks, r.peak_tflops, r.peak_source, r.mfu
         ));
         t.push_str(&format!(
             "pipeline bubble {:.0} us; communication {:.0} us in all, {:.0} us exposed\n",
@@ -1849,9 +1860,12 @@ mod cli {
                 topology,
                 profile,
                 ranks,
+                sequence_parallel,
+                attention_flops,
                 json,
             } => {
                 let layout = StepFlags {
+                    switches: (*sequence_parallel, *attention_flops),
                     model: model.as_deref(),
                     config: model_config.as_deref(),
                     dims: [*dp, *tp, *pp, *ep, *microbatches],

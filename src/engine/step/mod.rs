@@ -10,7 +10,8 @@
 //!
 //! - compute: `6 · Ψ_active · tokens` FLOPs (Kaplan et al. 2020,
 //!   "Scaling Laws for Neural Language Models", §2.1, C ≈ 6N per token;
-//!   Hoffmann et al. 2022 use the same; the attention term is left out),
+//!   Hoffmann et al. 2022 use the same; the attention term `12·L·h·s`
+//!   per token on request, [`StepInput::attention_flops`]),
 //!   spread evenly over the ranks, at `peak × MFU`;
 //! - bubble: `(pp − 1) / m` of the compute for 1F1B with `m`
 //!   microbatches (Narayanan et al. 2021, §2.2.1);
@@ -77,6 +78,13 @@ pub struct StepInput {
     pub peak_tflops: Option<f64>,
     /// DDP's bucket cap, bytes (`None`: DDP's default).
     pub bucket_cap: Option<u64>,
+    /// Megatron's sequence parallelism: TP's AllReduces as ReduceScatter +
+    /// AllGather.
+    pub sequence_parallel: bool,
+    /// Count attention's own FLOPs, `12 · L · h · s` per token, beside
+    /// `6 · Ψ_active` (Narayanan et al. 2021, §5.1: `72·B·s·l·h²·(1 +
+    /// s/(6h) + …)`, whose `s/(6h)` term is this).
+    pub attention_flops: bool,
 }
 
 impl Default for StepInput {
@@ -97,6 +105,8 @@ impl Default for StepInput {
             mfu: 0.4,
             peak_tflops: None,
             bucket_cap: None,
+            sequence_parallel: false,
+            attention_flops: false,
         }
     }
 }
@@ -403,7 +413,7 @@ fn timed(input: &StepInput, m: &ModelShape, machine: &Config) -> Result<StepRepo
         rows.push((i, t));
     }
     let tokens = input.batch * input.seq;
-    let flops = 6.0 * m.active_params() as f64 * tokens as f64;
+    let flops = flops_per_token(input, m) * tokens as f64;
     let ranks = machine.ranks;
     let compute_us = flops / ranks as f64 / (peak * 1e12 * input.mfu) * 1e6;
     Ok(report(
@@ -413,6 +423,16 @@ fn timed(input: &StepInput, m: &ModelShape, machine: &Config) -> Result<StepRepo
         (flops, peak, source, compute_us),
         rows,
     ))
+}
+
+/// Training FLOPs per token: `6 · Ψ_active`, and with
+/// [`StepInput::attention_flops`] `12 · L · h · s`.
+fn flops_per_token(input: &StepInput, m: &ModelShape) -> f64 {
+    let dense = 6.0 * m.active_params() as f64;
+    if !input.attention_flops {
+        return dense;
+    }
+    dense + 12.0 * m.layers as f64 * m.hidden as f64 * input.seq as f64
 }
 
 /// The peak: the input's, else the machine's cited one.

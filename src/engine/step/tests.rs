@@ -428,3 +428,41 @@ fn once_per_step_calls_hide_in_one_microbatch_only() {
     assert_eq!(time::exposed(&timed, Overlap::LastBackward, 50.0), 250.0);
     assert_eq!(time::exposed(&timed, Overlap::Forward, 0.0), 0.0);
 }
+
+#[test]
+fn sequence_parallelism_splits_each_allreduce_into_its_two_halves() {
+    // The same 2 048-byte array, 16 calls each: RS + AG move what the
+    // AllReduce moved, (n−1)/n·S twice = 2·(n−1)/n·S.
+    let mut l = layout(2, 2, 1, 0, 1);
+    let plain = issued(&l, &SMALL);
+    l.sequence_parallel = true;
+    let sp = issued(&l, &SMALL);
+    let tp = |r: &[Issued]| -> Vec<Issued> {
+        r.iter()
+            .filter(|i| i.overlap == Overlap::None)
+            .cloned()
+            .collect()
+    };
+    let (a, b) = (tp(&plain), tp(&sp));
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        b.iter()
+            .map(|i| (i.primitive, i.bytes, i.calls))
+            .collect::<Vec<_>>(),
+        vec![
+            (Primitive::ReduceScatter, 2_048, 16),
+            (Primitive::AllGather, 2_048, 16)
+        ]
+    );
+    assert_eq!(wire(&a), wire(&b));
+}
+
+#[test]
+fn the_attention_term_adds_12_l_h_s_per_token() {
+    // 12 · 4 layers · 64 · seq 8 = 24 576 FLOPs per token beside
+    // 6 · 160 832 = 964 992.
+    let mut l = layout(4, 1, 1, 0, 1);
+    assert_eq!(flops_per_token(&l, &SMALL), 964_992.0);
+    l.attention_flops = true;
+    assert_eq!(flops_per_token(&l, &SMALL), 964_992.0 + 24_576.0);
+}

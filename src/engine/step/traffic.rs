@@ -36,6 +36,8 @@
 //!   Fig. 4): per layer two AllReduces of `b·s·h` activations forward
 //!   (after attention and after the MLP) and two backward, every
 //!   microbatch of `b` sequences of `s` tokens.
+//!   With sequence parallelism (Korthikanti et al. 2022) each AllReduce
+//!   is a ReduceScatter and an AllGather of the same array.
 //! - **Pipeline parallel** (Narayanan et al. 2021, "Efficient Large-Scale
 //!   Language Model Training on GPU Clusters", §2.2, 1F1B): per microbatch
 //!   a stage sends its `b·s·h` activations forward and their gradient
@@ -349,12 +351,15 @@ fn activation_bytes(input: &StepInput, model: &ModelShape, sh: Shape) -> u64 {
     sh.micro_seqs * input.seq * model.hidden * input.param_dtype.size_bytes() as u64
 }
 
-/// Megatron TP: 2 AllReduces forward and 2 backward per layer.
+/// Megatron TP: 2 AllReduces forward and 2 backward per layer; with
+/// sequence parallelism each becomes a ReduceScatter and an AllGather of
+/// the same `b·s·h` array (Korthikanti et al. 2022, "Reducing Activation
+/// Recomputation in Large Transformer Models", §4.2.2: "an all-reduce …
+/// is a reduce-scatter followed by an all-gather").
 fn tensor_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
-    vec![Issued {
-        purpose: "activation AllReduce of tensor parallelism (2 forward + 2 backward per layer)"
-            .into(),
-        primitive: Primitive::AllReduce,
+    let row = |purpose: &str, primitive| Issued {
+        purpose: purpose.into(),
+        primitive,
         bytes: activation_bytes(input, model, sh),
         dtype: input.param_dtype,
         group: Group {
@@ -364,7 +369,21 @@ fn tensor_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issu
         calls: 4 * sh.stage_layers * sh.micro,
         overlap: Overlap::None,
         edge_calls: 0,
-    }]
+    };
+    if !input.sequence_parallel {
+        let what = "activation AllReduce of tensor parallelism (2 forward + 2 backward per layer)";
+        return vec![row(what, Primitive::AllReduce)];
+    }
+    vec![
+        row(
+            "activation ReduceScatter of sequence parallelism (2 forward + 2 backward per layer)",
+            Primitive::ReduceScatter,
+        ),
+        row(
+            "activation AllGather of sequence parallelism (2 forward + 2 backward per layer)",
+            Primitive::AllGather,
+        ),
+    ]
 }
 
 /// 1F1B: a stage's activations forward and gradients backward.
