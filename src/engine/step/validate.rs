@@ -84,9 +84,14 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// Megatron-LM's convention: EP ranks are taken from the data-parallel
-/// group, so `ep` divides `dp` (`megatron/core/parallel_state.py`:
-/// "data_parallel_size is not divisible by expert_model_parallel_size")
-/// and the experts (`num_moe_experts % expert_model_parallel_size`).
+/// group, so `ep` divides `dp` (`megatron/core/parallel_state.py` of
+/// 2024, e.g. the Megatron-LM-240405 that PAI-Megatron-Patch vendors:
+/// "data_parallel_size ... is not divisible by
+/// expert_model_parallel_size") and the experts (NeMo's parallelism
+/// guide: "the number of experts should be exactly divisible by the
+/// expert_model_parallel_size"). Later Megatron Core versions build the
+/// expert groups apart from the dense ones (`expert_tensor_parallel_size`);
+/// this model keeps the simpler, older rule.
 fn check_ep(input: &StepInput, m: &ModelShape) -> Result<(), StepError> {
     let ep = input.ep as u64;
     if !m.moe() && ep != 1 {
