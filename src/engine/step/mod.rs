@@ -85,8 +85,9 @@ pub struct StepInput {
     /// AllGather.
     pub sequence_parallel: bool,
     /// Count attention's own FLOPs, `12 · L · h · s` per token, beside
-    /// `6 · Ψ_active` (Narayanan et al. 2021, §5.1: `72·B·s·l·h²·(1 +
-    /// s/(6h) + …)`, whose `s/(6h)` term is this).
+    /// `6 · Ψ_active`: the `s/(6h)` term of `72·B·s·l·h²·(1 + s/(6h) +
+    /// V/(12·l·h))` (Korthikanti et al. 2022; Narayanan et al. 2021 count
+    /// 96 for activation recomputation's extra forward).
     pub attention_flops: bool,
 }
 

@@ -42,7 +42,7 @@
 //!   Language Model Training on GPU Clusters", §2.2, 1F1B): per microbatch
 //!   a stage sends its `b·s·h` activations forward and their gradient
 //!   backward: 2 sends per microbatch.
-//! - **Expert parallel** (Lepikhin et al. 2020, "GShard", §2.2; Megatron
+//! - **Expert parallel** (Lepikhin et al. 2020, "GShard"; Megatron
 //!   Core MoE's AlltoAll token dispatcher): per MoE layer an AlltoAll
 //!   dispatches `b·s·top_k` token copies of `h` elements and another
 //!   combines them, forward, and both again backward: 4 per layer per
@@ -354,8 +354,8 @@ fn activation_bytes(input: &StepInput, model: &ModelShape, sh: Shape) -> u64 {
 /// Megatron TP: 2 AllReduces forward and 2 backward per layer; with
 /// sequence parallelism each becomes a ReduceScatter and an AllGather of
 /// the same `b·s·h` array (Korthikanti et al. 2022, "Reducing Activation
-/// Recomputation in Large Transformer Models", §4.2.2: "an all-reduce …
-/// is a reduce-scatter followed by an all-gather").
+/// Recomputation in Large Transformer Models", §4.2.2: the AllReduce
+/// split into its two halves, same bandwidth).
 fn tensor_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
     let row = |purpose: &str, primitive| Issued {
         purpose: purpose.into(),
