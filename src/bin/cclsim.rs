@@ -44,6 +44,7 @@ mod cli {
     use ccl_playground::engine::formats::report::{self, ReportHeader, ReportRow};
     use ccl_playground::engine::formats::{self, Collective};
     use ccl_playground::engine::plan::{Decision, Plan};
+    use ccl_playground::engine::step::{self, StepInput};
     use ccl_playground::engine::topology::Topology;
     use ccl_playground::engine::units::{format_bytes, message_bytes, parse_bytes};
     use clap::{Parser, Subcommand, ValueEnum};
@@ -393,6 +394,85 @@ mod cli {
             /// The element whose reduction orders are shown.
             #[arg(long, default_value_t = 0)]
             element: usize,
+            /// Print JSON.
+            #[arg(long)]
+            json: bool,
+        },
+        /// One training step of a model on a parallel layout: what it
+        /// issues (each collective, its size, group and calls), each timed
+        /// as `predict` times it, the compute, the exposed communication
+        /// and the step time.
+        Step {
+            /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b
+            /// (with --config: its name).
+            #[arg(long)]
+            model: Option<String>,
+            /// A Hugging Face config.json to read the model from
+            /// (hidden_size, intermediate_size, num_hidden_layers,
+            /// num_attention_heads, num_key_value_heads, vocab_size,
+            /// num_local_experts, num_experts_per_tok, tie_word_embeddings).
+            #[arg(long)]
+            config: Option<PathBuf>,
+            /// Data-parallel ranks.
+            #[arg(long)]
+            dp: usize,
+            /// Tensor-parallel ranks (Megatron).
+            #[arg(long, default_value_t = 1)]
+            tp: usize,
+            /// Pipeline stages (1F1B).
+            #[arg(long, default_value_t = 1)]
+            pp: usize,
+            /// Expert-parallel ranks (MoE models), taken from the DP group.
+            #[arg(long, default_value_t = 1)]
+            ep: usize,
+            /// ZeRO stage: 0 (DDP), 1, 2, 3 (FSDP full shard).
+            #[arg(long, default_value_t = 0)]
+            zero: u8,
+            /// Microbatches per step (at least --pp).
+            #[arg(long, default_value_t = 1)]
+            microbatches: usize,
+            /// Sequence length, tokens.
+            #[arg(long, default_value_t = 4096)]
+            seq: u64,
+            /// Global batch, sequences (a multiple of dp·microbatches).
+            #[arg(long)]
+            batch: u64,
+            /// Parameter and activation dtype: bf16, fp16, fp32.
+            #[arg(long = "param-dtype", default_value = "bf16")]
+            param_dtype: String,
+            /// Dtype gradients are reduced in.
+            #[arg(long = "grad-dtype", default_value = "bf16")]
+            grad_dtype: String,
+            /// Model FLOPs utilisation.
+            #[arg(long, default_value_t = 0.4)]
+            mfu: f64,
+            /// The device's dense bf16 peak, TFLOPS (needed where the
+            /// machine's accelerator has no cited figure, e.g. 910B).
+            #[arg(long = "peak-tflops")]
+            peak_tflops: Option<f64>,
+            /// DDP's bucket_cap_mb as a size; default DDP's own.
+            #[arg(long)]
+            bucket: Option<String>,
+            /// Topology preset (as predict's --topo).
+            #[arg(long)]
+            topo: Option<String>,
+            /// A custom topology JSON file.
+            #[arg(long)]
+            topology: Option<PathBuf>,
+            /// A profile from `cclsim fit` (as predict's --profile).
+            #[arg(long)]
+            profile: Option<PathBuf>,
+            /// Ranks of the machine (default: every device, or the
+            /// profile's); dp·tp·pp must equal it.
+            #[arg(long)]
+            ranks: Option<usize>,
+            /// Megatron's sequence parallelism (TP's AllReduces as
+            /// ReduceScatter + AllGather).
+            #[arg(long = "sequence-parallel")]
+            sequence_parallel: bool,
+            /// Also count attention's FLOPs (12·layers·hidden·seq per token).
+            #[arg(long = "attention-flops")]
+            attention_flops: bool,
             /// Print JSON.
             #[arg(long)]
             json: bool,
@@ -1513,6 +1593,150 @@ mod cli {
         out(&xml)
     }
 
+    /// The flags of `step` that describe the layout.
+    struct StepFlags<'a> {
+        model: Option<&'a str>,
+        config: Option<&'a Path>,
+        /// dp, tp, pp, ep, microbatches.
+        dims: [usize; 5],
+        zero: u8,
+        seq: u64,
+        batch: u64,
+        dtypes: (&'a str, &'a str),
+        mfu: f64,
+        peak_tflops: Option<f64>,
+        bucket: Option<&'a str>,
+        /// --sequence-parallel, --attention-flops.
+        switches: (bool, bool),
+    }
+
+    /// The engine's input of `step`'s flags; a bad dtype or size names its flag.
+    fn step_input(f: &StepFlags) -> Res<StepInput> {
+        let dtype = |flag: &str, v: &str| {
+            DType::from_name(&v.to_ascii_lowercase())
+                .ok_or_else(|| format!("--{flag} {v:?}: fp32, fp16 or bf16"))
+        };
+        let bucket_cap = match f.bucket {
+            Some(b) => Some(parse_bytes(b).map_err(|e| format!("--bucket {b:?}: {e}"))?),
+            None => None,
+        };
+        let [dp, tp, pp, ep, microbatches] = f.dims;
+        let (model, shape) = step_model(f)?;
+        Ok(StepInput {
+            model,
+            shape,
+            dp,
+            tp,
+            pp,
+            ep,
+            zero: f.zero,
+            microbatches,
+            seq: f.seq,
+            batch: f.batch,
+            param_dtype: dtype("param-dtype", f.dtypes.0)?,
+            grad_dtype: dtype("grad-dtype", f.dtypes.1)?,
+            mfu: f.mfu,
+            peak_tflops: f.peak_tflops,
+            bucket_cap,
+            sequence_parallel: f.switches.0,
+            attention_flops: f.switches.1,
+        })
+    }
+
+    /// Largest config.json `--config` reads, bytes.
+    const MAX_MODEL_CONFIG_BYTES: usize = 1 << 20;
+
+    /// The model of `--model` / `--config`: its name and, from a
+    /// config.json, its shape.
+    fn step_model(f: &StepFlags) -> Res<(String, Option<step::model::ModelShape>)> {
+        let Some(path) = f.config else {
+            let m = f
+                .model
+                .ok_or("--model is required unless --config is given")?;
+            return Ok((m.to_ascii_lowercase(), None));
+        };
+        let text = read_capped(path, MAX_MODEL_CONFIG_BYTES, "config.json")?;
+        let shape = step::model::from_config_json(&text).map_err(|(field, value, allowed)| {
+            format!("--config {}: {field} {value}: {allowed}", path.display())
+        })?;
+        let name = match f.model {
+            Some(m) => m.to_string(),
+            None => path.display().to_string(),
+        };
+        Ok((name, Some(shape)))
+    }
+
+    /// `cclsim step`: the engine's [`step::step`] on the machine of these
+    /// flags (the configuration `predict` would make), as a table or JSON.
+    fn step_cmd(f: &StepFlags, m: &Machine, json: bool) -> Res<()> {
+        let input = step_input(f)?;
+        let machine = config(m, "1MiB", "--bytes")?;
+        let r = step::step(&input, &machine).map_err(|e| match e {
+            step::StepError::Invalid {
+                field,
+                value,
+                allowed,
+            } => format!("--{} {value}: {allowed}", field.replace('_', "-")),
+            other => other.to_string(),
+        })?;
+        if json {
+            let v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            return out(&format!("{v}\n"));
+        }
+        out(&step_text(&r))
+    }
+
+    /// The step as a table and a summary.
+    fn step_text(r: &step::StepReport) -> String {
+        let mut t = format!(
+            "{} ({:.1} B parameters, {:.1} B active) on {} ranks, {} tokens per step\n",
+            r.model,
+            r.params as f64 / 1e9,
+            r.active_params as f64 / 1e9,
+            r.ranks,
+            r.tokens
+        );
+        t.push_str(&format!(
+            "{:<13} {:>12} {:>5} {:>7} {:>12} {:>13} {:>13}  {}\n",
+            "primitive", "bytes", "group", "calls", "us/call", "total(us)", "hides", "what for"
+        ));
+        for c in &r.collectives {
+            let range = match c.range_us {
+                Some((lo, hi)) => format!("; 80 % range {lo:.1}–{hi:.1} us"),
+                None => String::new(),
+            };
+            t.push_str(&format!(
+                "{:<13} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>13}  {} [{}; {}{range}]\n",
+                step::title(&c.primitive),
+                format_bytes(c.bytes),
+                c.group_ranks,
+                c.calls,
+                c.time_us,
+                c.total_us,
+                c.overlap,
+                c.purpose,
+                c.algorithm,
+                c.placement
+            ));
+        }
+        t.push_str(&format!(
+            "compute {:.0} us ({:.3e} FLOPs / {} ranks at {} TFLOPS [{}] × MFU {})\n",
+            r.compute_us, r.flops, r.ranks, r.peak_tflops, r.peak_source, r.mfu
+        ));
+        t.push_str(&format!(
+            "pipeline bubble {:.0} us; communication {:.0} us in all, {:.0} us exposed\n",
+            r.bubble_us, r.comm_us, r.exposed_comm_us
+        ));
+        t.push_str(&format!(
+            "step {:.0} us, {:.0} tokens/s; exposed communication {:.1} % of the step ({:.1} % if nothing overlapped)\n",
+            r.step_time_us,
+            r.tokens_per_s,
+            100.0 * r.comm_share,
+            100.0 * r.comm_share_serial
+        ));
+        t
+    }
+
     pub fn main() -> i32 {
         let cli = match Cli::try_parse() {
             Ok(c) => c,
@@ -1616,6 +1840,60 @@ mod cli {
                 sizes,
             }),
             Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
+            Cmd::Step {
+                model,
+                config: model_config,
+                dp,
+                tp,
+                pp,
+                ep,
+                zero,
+                microbatches,
+                seq,
+                batch,
+                param_dtype,
+                grad_dtype,
+                mfu,
+                peak_tflops,
+                bucket,
+                topo,
+                topology,
+                profile,
+                ranks,
+                sequence_parallel,
+                attention_flops,
+                json,
+            } => {
+                let layout = StepFlags {
+                    switches: (*sequence_parallel, *attention_flops),
+                    model: model.as_deref(),
+                    config: model_config.as_deref(),
+                    dims: [*dp, *tp, *pp, *ep, *microbatches],
+                    zero: *zero,
+                    seq: *seq,
+                    batch: *batch,
+                    dtypes: (param_dtype, grad_dtype),
+                    mfu: *mfu,
+                    peak_tflops: *peak_tflops,
+                    bucket: bucket.as_deref(),
+                };
+                let machine = Machine {
+                    topo: topo.clone(),
+                    topology: topology.clone(),
+                    op: "allreduce".into(),
+                    algo: "auto".into(),
+                    ranks: *ranks,
+                    root: None,
+                    dtype: "bf16".into(),
+                    profile: profile.clone(),
+                    slices: "auto".into(),
+                    redop: "sum".into(),
+                    slow: None,
+                    late: None,
+                    down: None,
+                };
+                step_cmd(&layout, &machine, *json)
+            }
             Cmd::Compress {
                 scheme,
                 block,
