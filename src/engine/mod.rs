@@ -41,6 +41,7 @@ pub mod schedule;
 #[cfg(all(target_arch = "wasm32", feature = "simd"))]
 pub mod simd128;
 pub mod stats;
+pub mod step;
 pub mod topology;
 pub mod tune;
 pub mod units;

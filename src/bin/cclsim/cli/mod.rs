@@ -363,6 +363,85 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// One training step of a model on a parallel layout: what it
+    /// issues (each collective, its size, group and calls), each timed
+    /// as `predict` times it, the compute, the exposed communication
+    /// and the step time.
+    Step {
+        /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b
+        /// (with --config: its name).
+        #[arg(long)]
+        model: Option<String>,
+        /// A Hugging Face config.json to read the model from
+        /// (hidden_size, intermediate_size, num_hidden_layers,
+        /// num_attention_heads, num_key_value_heads, vocab_size,
+        /// num_local_experts, num_experts_per_tok, tie_word_embeddings).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Data-parallel ranks.
+        #[arg(long)]
+        dp: usize,
+        /// Tensor-parallel ranks (Megatron).
+        #[arg(long, default_value_t = 1)]
+        tp: usize,
+        /// Pipeline stages (1F1B).
+        #[arg(long, default_value_t = 1)]
+        pp: usize,
+        /// Expert-parallel ranks (MoE models), taken from the DP group.
+        #[arg(long, default_value_t = 1)]
+        ep: usize,
+        /// ZeRO stage: 0 (DDP), 1, 2, 3 (FSDP full shard).
+        #[arg(long, default_value_t = 0)]
+        zero: u8,
+        /// Microbatches per step (at least --pp).
+        #[arg(long, default_value_t = 1)]
+        microbatches: usize,
+        /// Sequence length, tokens.
+        #[arg(long, default_value_t = 4096)]
+        seq: u64,
+        /// Global batch, sequences (a multiple of dp·microbatches).
+        #[arg(long)]
+        batch: u64,
+        /// Parameter and activation dtype: bf16, fp16, fp32.
+        #[arg(long = "param-dtype", default_value = "bf16")]
+        param_dtype: String,
+        /// Dtype gradients are reduced in.
+        #[arg(long = "grad-dtype", default_value = "bf16")]
+        grad_dtype: String,
+        /// Model FLOPs utilisation.
+        #[arg(long, default_value_t = 0.4)]
+        mfu: f64,
+        /// The device's dense bf16 peak, TFLOPS (needed where the
+        /// machine's accelerator has no cited figure, e.g. 910B).
+        #[arg(long = "peak-tflops")]
+        peak_tflops: Option<f64>,
+        /// DDP's bucket_cap_mb as a size; default DDP's own.
+        #[arg(long)]
+        bucket: Option<String>,
+        /// Topology preset (as predict's --topo).
+        #[arg(long)]
+        topo: Option<String>,
+        /// A custom topology JSON file.
+        #[arg(long)]
+        topology: Option<PathBuf>,
+        /// A profile from `cclsim fit` (as predict's --profile).
+        #[arg(long)]
+        profile: Option<PathBuf>,
+        /// Ranks of the machine (default: every device, or the
+        /// profile's); dp·tp·pp must equal it.
+        #[arg(long)]
+        ranks: Option<usize>,
+        /// Megatron's sequence parallelism (TP's AllReduces as
+        /// ReduceScatter + AllGather).
+        #[arg(long = "sequence-parallel")]
+        sequence_parallel: bool,
+        /// Also count attention's FLOPs (12·layers·hidden·seq per token).
+        #[arg(long = "attention-flops")]
+        attention_flops: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Accuracy tables on the public logs in the repository, by the
     /// user's path: same scale (even rows fitted, odd predicted), cross
     /// scale (fewest nodes fitted, the others predicted), cross
@@ -586,6 +665,60 @@ pub fn main() -> i32 {
             sizes,
         }),
         Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
+        Cmd::Step {
+            model,
+            config: model_config,
+            dp,
+            tp,
+            pp,
+            ep,
+            zero,
+            microbatches,
+            seq,
+            batch,
+            param_dtype,
+            grad_dtype,
+            mfu,
+            peak_tflops,
+            bucket,
+            topo,
+            topology,
+            profile,
+            ranks,
+            sequence_parallel,
+            attention_flops,
+            json,
+        } => {
+            let layout = StepFlags {
+                switches: (*sequence_parallel, *attention_flops),
+                model: model.as_deref(),
+                config: model_config.as_deref(),
+                dims: [*dp, *tp, *pp, *ep, *microbatches],
+                zero: *zero,
+                seq: *seq,
+                batch: *batch,
+                dtypes: (param_dtype, grad_dtype),
+                mfu: *mfu,
+                peak_tflops: *peak_tflops,
+                bucket: bucket.as_deref(),
+            };
+            let machine = Machine {
+                topo: topo.clone(),
+                topology: topology.clone(),
+                op: "allreduce".into(),
+                algo: "auto".into(),
+                ranks: *ranks,
+                root: None,
+                dtype: "bf16".into(),
+                profile: profile.clone(),
+                slices: "auto".into(),
+                redop: "sum".into(),
+                slow: None,
+                late: None,
+                down: None,
+            };
+            step_cmd(&layout, &machine, *json)
+        }
         Cmd::Compress {
             scheme,
             block,
@@ -610,6 +743,7 @@ mod fit;
 mod fusion;
 mod msccl;
 mod predict;
+mod step;
 mod tune;
 mod validate;
 use compress::compress_cmd;
@@ -618,5 +752,6 @@ use fit::{fit, read_log};
 use fusion::fusion_cmd;
 use msccl::{msccl_cmd, msccl_export_cmd};
 use predict::{predict, sweep};
+use step::{step_cmd, StepFlags};
 use tune::{tune_cmd, tuner_cmd, TunerArgs};
 use validate::{accuracy, validate};
