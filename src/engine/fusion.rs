@@ -17,15 +17,15 @@
 //! parameter order and then rebuilds the buckets in the order gradients
 //! arrived, which is the layout modelled here.)
 //!
-//! ## Model presets (parameter shapes only, no weights)
-//! From the public `config.json` of meta-llama/Meta-Llama-3-8B (hidden 4096,
-//! intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 128256, untied
-//! embeddings) and Meta-Llama-3-70B (hidden 8192, intermediate 28672, 80
-//! layers, 64 heads, 8 KV heads, vocab 128256): 8 030 261 248 and
-//! 70 553 706 496 parameters (tests check both).
+//! ## Model presets
+//! `llama3-8b` and `llama3-70b`: the dense tensors of
+//! [`transformer::LLAMA3_8B`] and [`transformer::LLAMA3_70B`] (their
+//! sources there; tests check 8 030 261 248 and 70 553 706 496
+//! parameters).
 
 use super::algorithm::Algorithm;
 use super::dtype::DType;
+use super::transformer;
 use super::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -35,72 +35,7 @@ pub const DDP_FIRST_BUCKET_BYTES: u64 = 1 << 20;
 /// DDP's default bucket cap, bytes (`bucket_cap_mb = 25`).
 pub const DDP_BUCKET_CAP_BYTES: u64 = 25 << 20;
 
-/// One gradient tensor.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tensor {
-    /// Parameter name (`layers.3.mlp.up_proj`).
-    pub name: String,
-    /// Number of elements.
-    pub elems: u64,
-}
-
-/// The shape of a Llama-style decoder (the fields of its `config.json`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LlamaShape {
-    /// `hidden_size`.
-    pub hidden: u64,
-    /// `intermediate_size`.
-    pub intermediate: u64,
-    /// `num_hidden_layers`.
-    pub layers: u64,
-    /// `num_attention_heads`.
-    pub heads: u64,
-    /// `num_key_value_heads`.
-    pub kv_heads: u64,
-    /// `vocab_size`.
-    pub vocab: u64,
-}
-
-/// Meta-Llama-3-8B `config.json`.
-pub const LLAMA3_8B: LlamaShape = LlamaShape {
-    hidden: 4096,
-    intermediate: 14336,
-    layers: 32,
-    heads: 32,
-    kv_heads: 8,
-    vocab: 128256,
-};
-/// Meta-Llama-3-70B `config.json`.
-pub const LLAMA3_70B: LlamaShape = LlamaShape {
-    hidden: 8192,
-    intermediate: 28672,
-    layers: 80,
-    heads: 64,
-    kv_heads: 8,
-    vocab: 128256,
-};
-
-/// The parameters of a Llama-style model in `model.parameters()` order.
-pub fn llama_tensors(s: LlamaShape) -> Vec<Tensor> {
-    let kv = s.hidden / s.heads * s.kv_heads;
-    let t = |name: String, elems| Tensor { name, elems };
-    let mut v = vec![t("embed_tokens".into(), s.vocab * s.hidden)];
-    for l in 0..s.layers {
-        let p = format!("layers.{l}");
-        v.push(t(format!("{p}.self_attn.q_proj"), s.hidden * s.hidden));
-        v.push(t(format!("{p}.self_attn.k_proj"), s.hidden * kv));
-        v.push(t(format!("{p}.self_attn.v_proj"), s.hidden * kv));
-        v.push(t(format!("{p}.self_attn.o_proj"), s.hidden * s.hidden));
-        v.push(t(format!("{p}.mlp.gate_proj"), s.hidden * s.intermediate));
-        v.push(t(format!("{p}.mlp.up_proj"), s.hidden * s.intermediate));
-        v.push(t(format!("{p}.mlp.down_proj"), s.intermediate * s.hidden));
-        v.push(t(format!("{p}.input_layernorm"), s.hidden));
-        v.push(t(format!("{p}.post_attention_layernorm"), s.hidden));
-    }
-    v.push(t("norm".into(), s.hidden));
-    v.push(t("lm_head".into(), s.vocab * s.hidden));
-    v
-}
+pub use super::transformer::Tensor;
 
 /// An invalid `fusion` value.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -116,8 +51,8 @@ pub enum FusionError {
 /// Errors: [`FusionError::Spec`].
 pub fn parse_fusion(s: &str, dtype: DType) -> Result<Vec<Tensor>, FusionError> {
     match s {
-        "llama3-8b" => return Ok(llama_tensors(LLAMA3_8B)),
-        "llama3-70b" => return Ok(llama_tensors(LLAMA3_70B)),
+        "llama3-8b" => return Ok(transformer::tensors(&transformer::LLAMA3_8B).0),
+        "llama3-70b" => return Ok(transformer::tensors(&transformer::LLAMA3_70B).0),
         _ => {}
     }
     let err = || FusionError::Spec(s.chars().take(80).collect());
@@ -496,11 +431,22 @@ mod tests {
 
     #[test]
     fn llama3_parameter_counts_match_the_published_sizes() {
-        let n8: u64 = llama_tensors(LLAMA3_8B).iter().map(|t| t.elems).sum();
+        let n8: u64 = transformer::tensors(&transformer::LLAMA3_8B)
+            .0
+            .iter()
+            .map(|t| t.elems)
+            .sum();
         assert_eq!(n8, 8_030_261_248);
-        let n70: u64 = llama_tensors(LLAMA3_70B).iter().map(|t| t.elems).sum();
+        let n70: u64 = transformer::tensors(&transformer::LLAMA3_70B)
+            .0
+            .iter()
+            .map(|t| t.elems)
+            .sum();
         assert_eq!(n70, 70_553_706_496);
-        assert_eq!(llama_tensors(LLAMA3_8B).len(), 32 * 9 + 3);
+        assert_eq!(
+            transformer::tensors(&transformer::LLAMA3_8B).0.len(),
+            32 * 9 + 3
+        );
     }
 
     #[test]

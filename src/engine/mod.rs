@@ -43,6 +43,7 @@ pub mod simd128;
 pub mod stats;
 pub mod step;
 pub mod topology;
+pub mod transformer;
 pub mod tune;
 pub mod units;
 pub mod verify;

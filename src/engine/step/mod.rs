@@ -21,7 +21,8 @@
 //! no kernels, no memory limit (a layout that would not fit in memory is
 //! still timed).
 
-pub mod model;
+/// The models a step is asked about: [`crate::engine::transformer`].
+pub use crate::engine::transformer as model;
 #[cfg(test)]
 mod tests;
 pub mod time;

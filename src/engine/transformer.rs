@@ -1,7 +1,14 @@
-//! The models a step is asked about: their shapes (the fields of their
-//! public `config.json`) and their parameters, dense and expert apart.
+//! Transformer models as the communication sees them: their shapes (the
+//! fields of their public `config.json`) and their parameters in
+//! `model.parameters()` order, dense and expert apart. DDP's buckets
+//! ([`crate::engine::fusion`]) and a training step ([`crate::engine::step`])
+//! both take their tensors from here.
 //!
-//! - Meta-Llama-3-8B and -70B: the shapes of [`crate::engine::fusion`].
+//! - Meta-Llama-3-8B: `meta-llama/Meta-Llama-3-8B` `config.json`: hidden
+//!   4096, intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab
+//!   128256, untied embeddings (8 030 261 248 parameters).
+//! - Meta-Llama-3-70B: hidden 8192, intermediate 28672, 80 layers, 64
+//!   heads, 8 KV heads, vocab 128256 (70 553 706 496 parameters).
 //! - Llama-3.1-405B: `meta-llama/Llama-3.1-405B` `config.json`:
 //!   `hidden_size` 16384, `intermediate_size` 53248, `num_hidden_layers`
 //!   126, `num_attention_heads` 128, `num_key_value_heads` 8, `vocab_size`
@@ -18,7 +25,6 @@
 //! router (`block_sparse_moe.gate`, hidden × experts) and `experts` copies
 //! of the SwiGLU MLP (`w1`, `w2`, `w3`).
 
-use crate::engine::fusion::{LlamaShape, Tensor, LLAMA3_70B, LLAMA3_8B};
 use serde::{Deserialize, Serialize};
 
 /// A decoder-only transformer: a Llama shape, with or without experts.
@@ -45,21 +51,6 @@ pub struct ModelShape {
 }
 
 impl ModelShape {
-    /// A dense Llama shape.
-    pub const fn dense(s: LlamaShape) -> ModelShape {
-        ModelShape {
-            hidden: s.hidden,
-            intermediate: s.intermediate,
-            layers: s.layers,
-            heads: s.heads,
-            kv_heads: s.kv_heads,
-            vocab: s.vocab,
-            experts: 0,
-            top_k: 0,
-            tied: false,
-        }
-    }
-
     /// Is it a mixture of experts?
     pub fn moe(&self) -> bool {
         self.experts > 0
@@ -88,6 +79,36 @@ impl ModelShape {
 pub fn sum(t: &[Tensor]) -> u64 {
     t.iter().map(|t| t.elems).sum()
 }
+
+/// One gradient tensor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tensor {
+    /// Parameter name (`layers.3.mlp.up_proj`).
+    pub name: String,
+    /// Number of elements.
+    pub elems: u64,
+}
+
+/// A dense Llama shape (no experts, untied head).
+const fn llama(hidden: u64, intermediate: u64, layers: u64, heads: u64, vocab: u64) -> ModelShape {
+    ModelShape {
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kv_heads: 8,
+        vocab,
+        experts: 0,
+        top_k: 0,
+        tied: false,
+    }
+}
+
+/// Meta-Llama-3-8B (module doc).
+pub const LLAMA3_8B: ModelShape = llama(4096, 14336, 32, 32, 128256);
+
+/// Meta-Llama-3-70B (module doc).
+pub const LLAMA3_70B: ModelShape = llama(8192, 28672, 80, 64, 128256);
 
 /// Meta-Llama-3.1-405B (module doc).
 pub const LLAMA31_405B: ModelShape = ModelShape {
@@ -121,8 +142,8 @@ pub const PRESETS: [&str; 4] = ["llama3-8b", "llama3-70b", "llama3.1-405b", "mix
 /// A preset by name ([`PRESETS`]).
 pub fn preset(name: &str) -> Option<ModelShape> {
     match name {
-        "llama3-8b" => Some(ModelShape::dense(LLAMA3_8B)),
-        "llama3-70b" => Some(ModelShape::dense(LLAMA3_70B)),
+        "llama3-8b" => Some(LLAMA3_8B),
+        "llama3-70b" => Some(LLAMA3_70B),
         "llama3.1-405b" => Some(LLAMA31_405B),
         "mixtral-8x7b" => Some(MIXTRAL_8X7B),
         _ => None,
@@ -252,15 +273,27 @@ fn consistent(s: ModelShape) -> Result<ModelShape, FieldError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::fusion::llama_tensors;
 
     #[test]
-    fn the_dense_presets_are_fusions_own_tensors() {
-        for s in [LLAMA3_8B, LLAMA3_70B] {
-            let (dense, experts) = tensors(&ModelShape::dense(s));
-            assert_eq!(dense, llama_tensors(s));
-            assert!(experts.is_empty());
-        }
+    fn a_dense_llama_is_its_parameters_in_order() {
+        // LlamaForCausalLM: embed, 9 tensors a layer, norm, lm_head.
+        let (dense, experts) = tensors(&LLAMA3_8B);
+        assert!(experts.is_empty());
+        assert_eq!(dense.len(), 32 * 9 + 3);
+        let names: Vec<&str> = dense.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names[..3],
+            [
+                "embed_tokens",
+                "layers.0.self_attn.q_proj",
+                "layers.0.self_attn.k_proj"
+            ]
+        );
+        assert_eq!(names[names.len() - 2..], ["norm", "lm_head"]);
+        // k_proj: hidden × (hidden / heads × KV heads) = 4096 × 1024.
+        assert_eq!(dense[2].elems, 4096 * 1024);
+        assert_eq!(LLAMA3_8B.params(), 8_030_261_248);
+        assert_eq!(LLAMA3_70B.params(), 70_553_706_496);
     }
 
     #[test]
