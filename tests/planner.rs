@@ -627,3 +627,31 @@ fn a_costly_drawn_plan_is_made_in_the_worker_and_verified_on_the_page() {
         assert_is_the_ranking_of(q, &r[1].answer, &full);
     }
 }
+
+/// The training-step card's job: the engine's own report (what `cclsim
+/// step` prints), on the slow worker; a machine without a cited peak is
+/// an answer naming `peak_tflops`.
+#[test]
+fn step_job_is_the_engines_step() {
+    use ccl_playground::engine::step::{self, StepInput};
+    let c = config("v=1&topo=h100-8&ranks=8");
+    let input = StepInput::default();
+    let job = Job::Step {
+        input: input.clone(),
+    };
+    assert_eq!(job.lane(), Lane::Step);
+    assert_eq!(Lane::Step.worker(), 1);
+    let r = ask_about(c.clone(), job);
+    assert_eq!(r.len(), 1);
+    assert!(r[0].last);
+    let Ok(Answer::Step(s)) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    assert_eq!(**s, step::step(&input, &c).unwrap());
+
+    let r = ask("v=1", Job::Step { input });
+    let Err(e) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    assert!(e.contains("peak_tflops"), "{e}");
+}

@@ -1,6 +1,6 @@
 //! The planner worker's jobs: the engine's slow answers the page needs
 //! (a model-only plan, the chart's busbw sweep, the tuning text, the
-//! determinism comparison, a tuner file beside the model), made in a web worker of their own so that no
+//! determinism comparison, a tuner file beside the model, a training step), made in a web worker of their own so that no
 //! main-thread task runs them (the page's bound: no main-thread task over
 //! 100 ms for any valid link). Pure Rust on every target: [`answer`] only calls
 //! the engine's own functions, the same ones `cclsim` calls, and is tested
@@ -19,6 +19,7 @@ use crate::engine::algorithm::Algorithm;
 use crate::engine::config::Config;
 use crate::engine::determinism::{self, Comparison, Versus};
 use crate::engine::plan::{self, Curve, Plan, MAX_DRAWN_RANKS};
+use crate::engine::step::{self, StepInput, StepReport};
 use crate::engine::topology::Topology;
 use crate::engine::tune::{self, Format, TunerComparison, TunerQuery};
 use serde::de::DeserializeOwned;
@@ -82,6 +83,13 @@ pub enum Job {
         /// Message sizes, bytes.
         sizes: Vec<u64>,
     },
+    /// [`step::step`] of `input` on the configuration's machine (its
+    /// topology, profile and ranks): [`Answer::Step`]. Every collective of
+    /// the step is a headline plan: tens of ms each, hundreds at scale.
+    Step {
+        /// The model and its layout.
+        input: StepInput,
+    },
 }
 
 /// Which queue a [`Job`] waits in: one job per lane at a time, and a
@@ -100,6 +108,8 @@ pub enum Lane {
     Determinism,
     /// [`Job::Tuner`].
     Tuner,
+    /// [`Job::Step`].
+    Step,
 }
 
 /// How many planner workers the page keeps ([`Lane::worker`]).
@@ -119,7 +129,12 @@ impl Lane {
     pub fn worker(self) -> usize {
         match self {
             Lane::Headline => 0,
-            Lane::Full | Lane::Curves | Lane::Tune | Lane::Determinism | Lane::Tuner => 1,
+            Lane::Full
+            | Lane::Curves
+            | Lane::Tune
+            | Lane::Determinism
+            | Lane::Tuner
+            | Lane::Step => 1,
         }
     }
 }
@@ -134,6 +149,7 @@ impl Job {
             Job::Tune { .. } => Lane::Tune,
             Job::Determinism { .. } => Lane::Determinism,
             Job::Tuner { .. } => Lane::Tuner,
+            Job::Step { .. } => Lane::Step,
         }
     }
 }
@@ -203,6 +219,8 @@ pub enum Answer {
     Determinism(Box<Comparison>),
     /// A tuner file beside the model's recommendation.
     Tuner(Box<TunerComparison>),
+    /// One training step ([`Job::Step`]).
+    Step(Box<StepReport>),
 }
 
 /// One message from the worker: an answer (or the job's error, in words)
@@ -270,6 +288,11 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
         Job::Tuner { text, sizes } => emit(done(
             tune::compare_tuner(text, &TunerQuery::modelled(c), sizes)
                 .map(|x| Answer::Tuner(Box::new(x)))
+                .map_err(|e| e.to_string()),
+        )),
+        Job::Step { input } => emit(done(
+            step::step(input, c)
+                .map(|r| Answer::Step(Box::new(r)))
                 .map_err(|e| e.to_string()),
         )),
     }

@@ -25,6 +25,7 @@ use super::msccl_card::MscclCard;
 use super::playback::Playback;
 use super::result_panel::ResultPanel;
 use super::run::{self, RunState, RunView};
+use super::step_card::StepCard;
 use super::step_log::StepLog;
 use super::topology_view::TopologyView;
 use super::tune_card::TuneCard;
@@ -1552,6 +1553,7 @@ impl Component for App {
                     <FaultsCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
                 </div>
+                <StepCard config={self.config.clone()} />
                 </Deferred>
                 <div class="layout measure">
                     <div class="col col-main">

@@ -33,6 +33,7 @@
 //! | [`chart`] | busbw vs size for every algorithm (plotters SVG), the calibrated prediction's band, measured overlay |
 //! | [`planned`] | the cards' hook onto the planner worker (`use_planned`) |
 //! | [`log_import`] | paste / drop a log, fit a profile, switch the model to it |
+//! | [`step_card`] | one training step of a model on a parallel layout: its collectives, compute, exposed communication, step time, a link per call |
 //! | [`tuner_card`] | paste / drop a tuner file, what it makes the library run at each size beside the model |
 //! | [`custom_topology`] | paste / load a topology as JSON, validate it, use it |
 //! | [`learn`] | learn mode: the lesson list, a stop's narration, look, question |
@@ -66,6 +67,7 @@ pub mod playback;
 pub mod prediction;
 pub mod result_panel;
 pub mod run;
+pub mod step_card;
 pub mod step_log;
 pub mod topologies;
 pub mod topology_layout;

@@ -1,0 +1,355 @@
+//! The "Training step" card: a model preset on a DP × TP × PP (EP, ZeRO)
+//! layout on the page's machine, through [`crate::engine::step::step`]
+//! (what `cclsim step` prints): every collective the step issues, each
+//! timed the way the headline times it, the compute, the exposed
+//! communication, the step time and tokens/s, and a two-lane drawing
+//! (compute, communication; the exposed part marked).
+//!
+//! The step times one headline plan per kind of call (tens of ms each,
+//! more at scale), so it is made in the planner worker ([`Job::Step`]),
+//! asked again only when the card's inputs or the machine change. Each
+//! collective's row links to the playground configured for that call.
+//! The card's inputs are its own state (not kept in the page's link).
+
+use super::format;
+use super::planned::use_planned;
+use crate::engine::collective::Primitive;
+use crate::engine::config::Config;
+use crate::engine::step::{model, StepCollective, StepInput, StepReport};
+use crate::engine::units::format_bytes;
+use crate::runtime::planner::{Answer, Job};
+use crate::t;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+/// Props of [`StepCard`].
+#[derive(Properties, PartialEq)]
+pub struct StepCardProps {
+    /// The page's configuration: its machine (topology, profile, ranks,
+    /// degradations) is the step's.
+    pub config: Config,
+}
+
+/// The parts of a configuration the step reads (its machine).
+type Machine = (
+    String,
+    usize,
+    Option<crate::engine::custom_topology::CustomTopology>,
+    Option<crate::engine::calibrate::Profile>,
+    crate::engine::degrade::Degradation,
+);
+
+fn machine_of(c: &Config) -> Machine {
+    (
+        c.topo.clone(),
+        c.ranks,
+        c.custom.clone(),
+        c.profile.clone(),
+        c.faults.clone(),
+    )
+}
+
+/// The playground's link for one of the step's calls: its primitive,
+/// size and group on the same machine.
+fn drill_link(machine: &Config, input: &StepInput, row: &StepCollective) -> Option<String> {
+    let primitive = Primitive::from_name(&row.primitive)?;
+    let c = Config {
+        primitive,
+        topo: machine.topo.clone(),
+        custom: machine.custom.clone(),
+        profile: machine.profile.clone(),
+        bytes: row.bytes,
+        ranks: row.group_ranks,
+        dtype: input.param_dtype,
+        ..Config::default()
+    };
+    Some(format!("?{}", c.to_query()))
+}
+
+/// A time in µs, or in ms above 10 ms.
+fn time(us: f64) -> String {
+    if us.abs() >= 10_000.0 {
+        format!("{} ms", format::us(us / 1000.0))
+    } else {
+        format!("{} µs", format::us(us))
+    }
+}
+
+/// A big count with thin groups (`123 456`).
+fn count(v: f64) -> String {
+    format::us(v.round())
+}
+
+/// The two lanes: compute (the bubble after it) and communication, the
+/// part the compute hides under the compute's end, the exposed part
+/// after it.
+fn lanes(r: &StepReport) -> Html {
+    let compute_end = r.compute_us + r.bubble_us;
+    let hidden = (r.comm_us - r.exposed_comm_us).max(0.0);
+    let span = r.step_time_us.max(r.comm_us).max(f64::MIN_POSITIVE);
+    let x = |us: f64| format!("{:.2}", us / span * 1000.0);
+    let hidden_start = (r.compute_us - hidden).max(0.0);
+    let exposed_w = if r.exposed_comm_us > 0.0 {
+        format!("{:.2}", (r.exposed_comm_us / span * 1000.0).max(4.0))
+    } else {
+        "0".to_string()
+    };
+    let row = |label: String, value: String, bar: Html| {
+        html! {
+            <div class="step-lane">
+                <span class="step-lane-label">{label}</span>
+                <svg viewBox="0 0 1000 18" preserveAspectRatio="none" aria-hidden="true">
+                    <rect class="step-lane-bg" x="0" y="0" width="1000" height="18" />
+                    {bar}
+                </svg>
+                <span class="step-lane-value">{value}</span>
+            </div>
+        }
+    };
+    let compute_bar = html! {
+        <>
+            <rect class="step-compute" x="0" y="0" width={x(r.compute_us)} height="18" />
+            <rect class="step-bubble" x={x(r.compute_us)} y="0" width={x(r.bubble_us)} height="18" />
+        </>
+    };
+    let comm_bar = html! {
+        <>
+            <rect class="step-hidden" x={x(hidden_start)} y="0" width={x(hidden.min(r.compute_us))} height="18" />
+            // At least a sliver when anything is exposed: its figure is beside it.
+            <rect class="step-exposed" x={x(compute_end)} y="0" width={exposed_w} height="18" />
+        </>
+    };
+    html! {
+        <div class="step-lanes" id="step-lanes" role="img"
+            aria-label={t!("st-lanes-label", compute = time(r.compute_us), comm = time(r.comm_us), exposed = time(r.exposed_comm_us))}>
+            {row(t!("st-lane-compute"), time(compute_end), compute_bar)}
+            {row(t!("st-lane-comm"), t!("st-lane-comm-value", comm = time(r.comm_us), exposed = time(r.exposed_comm_us)), comm_bar)}
+            <p class="step-legend">
+                <span class="sw step-compute"></span>{t!("st-legend-compute")}
+                if r.bubble_us > 0.0 { <span class="sw step-bubble"></span>{t!("st-legend-bubble")} }
+                <span class="sw step-hidden"></span>{t!("st-legend-hidden")}
+                <span class="sw step-exposed"></span>{t!("st-legend-exposed")}
+            </p>
+        </div>
+    }
+}
+
+/// The table and the figures of a report.
+fn report(r: &StepReport, machine: &Config, input: &StepInput) -> Html {
+    html! {
+        <>
+            <dl class="facts step-facts" id="step-facts">
+                <dt>{t!("st-compute")}</dt><dd id="step-compute">{time(r.compute_us)}
+                    <span class="muted">{format!(" · {:.0} TFLOPS × MFU {:.2}", r.peak_tflops, r.mfu)}</span></dd>
+                if r.bubble_us > 0.0 {
+                    <dt>{t!("st-bubble")}</dt><dd id="step-bubble">{time(r.bubble_us)}</dd>
+                }
+                <dt>{t!("st-comm")}</dt><dd id="step-comm">{time(r.comm_us)}</dd>
+                <dt>{t!("st-exposed")}</dt><dd id="step-exposed">{time(r.exposed_comm_us)}
+                    <span class="muted">{format!(" · {}", t!("st-share", share = format!("{:.1}", r.comm_share * 100.0)))}</span></dd>
+                <dt>{t!("st-step-time")}</dt><dd id="step-time" data-us={format!("{}", r.step_time_us)}><b>{time(r.step_time_us)}</b></dd>
+                <dt>{t!("st-tokens")}</dt><dd id="step-tokens" data-v={format!("{}", r.tokens_per_s)}>{count(r.tokens_per_s)}</dd>
+            </dl>
+            {lanes(r)}
+            <div class="step-table-wrap">
+            <table class="step-table" id="step-table">
+                <thead><tr>
+                    <th>{t!("st-col-purpose")}</th>
+                    <th>{t!("st-col-primitive")}</th>
+                    <th class="num">{t!("st-col-bytes")}</th>
+                    <th class="num">{t!("st-col-group")}</th>
+                    <th class="num">{t!("st-col-calls")}</th>
+                    <th class="num">{t!("st-col-per-call")}</th>
+                    <th class="num">{t!("st-col-total")}</th>
+                    <th>{t!("st-col-overlap")}</th>
+                </tr></thead>
+                <tbody>
+                { for r.collectives.iter().enumerate().map(|(i, c)| {
+                    let link = drill_link(machine, input, c);
+                    let range = c.range_us.map(|(lo, hi)| format!("{}–{} µs (80 %)", format::us(lo), format::us(hi))).unwrap_or_default();
+                    html! {
+                        <tr class="step-row" data-bytes={c.bytes.to_string()}>
+                            <td lang="en">{c.purpose.clone()}</td>
+                            <td>
+                                if let Some(href) = link {
+                                    <a class="step-drill" id={format!("step-drill-{i}")} href={href}
+                                        title={t!("st-drill", primitive = c.primitive.clone(), bytes = format_bytes(c.bytes), ranks = c.group_ranks)}>{c.primitive.clone()}</a>
+                                } else {
+                                    {c.primitive.clone()}
+                                }
+                                <span class="muted step-algo">{format!(" {}", c.algorithm)}</span>
+                            </td>
+                            <td class="num" title={format!("{} B", c.bytes)}>{format_bytes(c.bytes)}</td>
+                            <td class="num">{c.group_ranks}</td>
+                            <td class="num">{c.calls}</td>
+                            <td class="num" title={range}>{time(c.time_us)}</td>
+                            <td class="num">{time(c.total_us)}</td>
+                            <td lang="en">{c.overlap.clone()}</td>
+                        </tr>
+                    }
+                }) }
+                </tbody>
+            </table>
+            </div>
+            <p class="hint sources">{t!("st-source", peak = r.peak_source.clone())}</p>
+        </>
+    }
+}
+
+/// Which input a form field sets.
+#[derive(Clone, Copy)]
+enum Field {
+    Dp,
+    Tp,
+    Pp,
+    Ep,
+    Zero,
+    Microbatches,
+    Seq,
+    Batch,
+    Mfu,
+    Peak,
+}
+
+/// `input` with field `f` set to `v`, or the field's name and what is
+/// allowed.
+fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
+    let v = v.trim();
+    let mut next = input.clone();
+    let whole = |name: &str| {
+        v.parse::<u64>().map_err(|_| {
+            t!(
+                "st-bad-whole",
+                field = name.to_string(),
+                value = v.to_string()
+            )
+        })
+    };
+    match f {
+        Field::Dp => next.dp = whole("dp")? as usize,
+        Field::Tp => next.tp = whole("tp")? as usize,
+        Field::Pp => next.pp = whole("pp")? as usize,
+        Field::Ep => next.ep = whole("ep")? as usize,
+        Field::Zero => next.zero = whole("zero")?.min(255) as u8,
+        Field::Microbatches => next.microbatches = whole("microbatches")? as usize,
+        Field::Seq => next.seq = whole("seq")?,
+        Field::Batch => next.batch = whole("batch")?,
+        Field::Mfu => {
+            next.mfu = v.parse::<f64>().map_err(|_| {
+                t!(
+                    "st-bad-number",
+                    field = "mfu".to_string(),
+                    value = v.to_string()
+                )
+            })?
+        }
+        Field::Peak => {
+            next.peak_tflops = if v.is_empty() {
+                None
+            } else {
+                Some(v.parse::<f64>().map_err(|_| {
+                    t!(
+                        "st-bad-number",
+                        field = "peak_tflops".to_string(),
+                        value = v.to_string()
+                    )
+                })?)
+            }
+        }
+    }
+    Ok(next)
+}
+
+/// The training-step card.
+#[function_component(StepCard)]
+pub fn step_card(p: &StepCardProps) -> Html {
+    let _lang = super::lang::use_lang();
+    let input = use_state(|| StepInput {
+        dp: p.config.ranks,
+        ..StepInput::default()
+    });
+    let form_error = use_state(|| None::<String>);
+    let key = (machine_of(&p.config), (*input).clone());
+    let ask = Some((
+        p.config.clone(),
+        Job::Step {
+            input: (*input).clone(),
+        },
+    ));
+    let answer = use_planned(key, ask);
+    let on_model = {
+        let input = input.clone();
+        Callback::from(move |e: Event| {
+            let mut next = (*input).clone();
+            next.model = e.target_unchecked_into::<HtmlSelectElement>().value();
+            input.set(next);
+        })
+    };
+    let on_field = |f: Field| {
+        let (input, err) = (input.clone(), form_error.clone());
+        Callback::from(move |e: Event| {
+            let v = match f {
+                Field::Zero => e.target_unchecked_into::<HtmlSelectElement>().value(),
+                _ => e.target_unchecked_into::<HtmlInputElement>().value(),
+            };
+            match set(&input, f, &v) {
+                Ok(next) => {
+                    err.set(None);
+                    input.set(next);
+                }
+                Err(m) => err.set(Some(m)),
+            }
+        })
+    };
+    let num = |id: &'static str, label: String, value: String, f: Field, step: &'static str| {
+        html! {
+            <div class="field"><label for={id}>{label}</label>
+                <input id={id} type="number" min="0" step={step} class="step-num" value={value} onchange={on_field(f)} /></div>
+        }
+    };
+    let i = &*input;
+    let body = match (form_error.as_ref(), answer.as_deref()) {
+        (Some(e), _) => {
+            html! { <p class="inline-error" id="step-error" role="alert">{e.clone()}</p> }
+        }
+        (None, None) => {
+            html! { <p class="hint" id="step-pending" role="status">{t!("st-pending")}</p> }
+        }
+        (None, Some(Err(e))) => {
+            html! { <p class="inline-error" id="step-error" role="alert" lang="en">{e.clone()}</p> }
+        }
+        (None, Some(Ok(Answer::Step(r)))) => report(r, &p.config, i),
+        (None, Some(Ok(_))) => html! {},
+    };
+    let peak = i.peak_tflops.map(|v| v.to_string()).unwrap_or_default();
+    html! {
+        <section class="card step-card" id="step" aria-label={t!("st-title")}>
+            <div class="card-head">
+                <h2>{t!("st-title")}</h2>
+                <span class="muted">{t!("st-sub", topo = p.config.topo.clone(), ranks = p.config.ranks)}</span>
+            </div>
+            <div class="what-if-controls step-controls">
+                <div class="field"><label for="step-model">{t!("st-model")}</label>
+                    <select id="step-model" onchange={on_model}>
+                        { for model::PRESETS.iter().map(|m| html! { <option value={*m} selected={i.model == *m}>{*m}</option> }) }
+                    </select></div>
+                {num("step-dp", "dp".to_string(), i.dp.to_string(), Field::Dp, "1")}
+                {num("step-tp", "tp".to_string(), i.tp.to_string(), Field::Tp, "1")}
+                {num("step-pp", "pp".to_string(), i.pp.to_string(), Field::Pp, "1")}
+                {num("step-ep", "ep".to_string(), i.ep.to_string(), Field::Ep, "1")}
+                <div class="field"><label for="step-zero">{"ZeRO"}</label>
+                    <select id="step-zero" onchange={on_field(Field::Zero)}>
+                        { for (0..=3u8).map(|z| html! { <option value={z.to_string()} selected={i.zero == z}>{z}</option> }) }
+                    </select></div>
+                {num("step-microbatches", t!("st-f-microbatches"), i.microbatches.to_string(), Field::Microbatches, "1")}
+                {num("step-seq", t!("st-f-seq"), i.seq.to_string(), Field::Seq, "1")}
+                {num("step-batch", t!("st-f-batch"), i.batch.to_string(), Field::Batch, "1")}
+                {num("step-mfu", t!("st-f-mfu"), i.mfu.to_string(), Field::Mfu, "0.01")}
+                <div class="field"><label for="step-peak">{t!("st-peak")}</label>
+                    <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
+                        value={peak} onchange={on_field(Field::Peak)} /></div>
+            </div>
+            {body}
+        </section>
+    }
+}

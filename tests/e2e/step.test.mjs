@@ -1,0 +1,88 @@
+// End-to-end: the Training step card (ui/step_card.rs, engine/step/):
+// llama3-8b on h100-8 with dp 8 gives the same figures as
+// `cclsim step --model llama3-8b --dp 8 --seq 4096 --batch 8 --topo h100-8 --json`;
+// a collective's link opens the playground on that call; on 910b-8
+// (no cited peak) the engine's error names peak_tflops, and a given peak
+// makes the step. Screenshots: docs/step.png (1400×900) and a 390 px phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, launchChromium, watch } from './browser.mjs';
+
+// From `cclsim step --model llama3-8b --dp 8 --seq 4096 --batch 8 --topo h100-8 --json`.
+const EXPECTED = {
+  stepTimeUs: 502722.3649200404,
+  tokensPerS: 65181.10648451428,
+  firstBytes: 1050673152,
+  // The fourth row (a 32 MiB bucket): the one the test opens.
+  drill: 3,
+  drillBytes: 33554432,
+  drillPrimitive: 'allreduce',
+  drillRanks: 8,
+  rows: 6,
+};
+
+let browser;
+before(async () => { browser = await launchChromium(); });
+after(async () => { await browser?.close(); });
+
+async function open(viewport, query) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = watch(page);
+  await page.goto(`${BASE}/?${query}`);
+  await page.waitForSelector('#step', { timeout: 60_000 });
+  await page.locator('#step').scrollIntoViewIfNeeded();
+  return { context, page, problems };
+}
+
+const near = (got, want, rel = 1e-6) =>
+  assert.ok(Math.abs(got - want) <= rel * Math.abs(want), `${got} vs ${want}`);
+
+test('llama3-8b dp 8 on h100-8: the engine\'s figures, and a row opens its collective', async () => {
+  const { context, page, problems } = await open({ width: 1400, height: 900 }, 'v=1&topo=h100-8&ranks=8');
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  near(Number(await page.getAttribute('#step-time', 'data-us')), EXPECTED.stepTimeUs);
+  near(Number(await page.getAttribute('#step-tokens', 'data-v')), EXPECTED.tokensPerS);
+  const rows = page.locator('#step-table tbody tr');
+  assert.equal(await rows.count(), EXPECTED.rows);
+  assert.equal(await rows.first().getAttribute('data-bytes'), String(EXPECTED.firstBytes));
+  assert.match(await page.textContent('#step-time'), /\d/);
+  assert.match(await page.textContent('#step-exposed'), /%/);
+  // The lane drawing: two lanes.
+  assert.equal(await page.locator('#step-lanes .step-lane').count(), 2);
+  await page.locator('#step').screenshot({ path: 'docs/step.png' });
+  await page.screenshot({ path: '/tmp/step-desktop.png' });
+  // Drill down: one collective in the playground.
+  const drill = `#step-drill-${EXPECTED.drill}`;
+  assert.equal(await rows.nth(EXPECTED.drill).getAttribute('data-bytes'), String(EXPECTED.drillBytes));
+  await Promise.all([page.waitForURL(/bytes=/), page.click(drill)]);
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('op'), EXPECTED.drillPrimitive);
+  assert.equal(u.searchParams.get('bytes'), String(EXPECTED.drillBytes));
+  assert.equal(u.searchParams.get('topo'), 'h100-8');
+  await page.waitForSelector('#run-result[data-bytes]', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#run-result', 'data-bytes'), String(EXPECTED.drillBytes));
+  assert.equal(await page.getAttribute('#run-result', 'data-op'), EXPECTED.drillPrimitive);
+  assert.equal(await page.getAttribute('#run-result', 'data-ranks'), String(EXPECTED.drillRanks));
+  assert.equal(await page.inputValue('#bytes'), '32 MiB');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('910b-8 without a peak: the error names peak_tflops; a peak makes the step', async () => {
+  const { context, page, problems } = await open({ width: 390, height: 844 }, 'v=1');
+  await page.waitForSelector('#step-error', { timeout: 60_000 });
+  assert.match(await page.textContent('#step-error'), /peak_tflops/);
+  await page.fill('#step-peak', '300');
+  await page.press('#step-peak', 'Enter');
+  await page.locator('#step-peak').blur();
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  assert.match(await page.textContent('#step-compute'), /300 TFLOPS/);
+  // Nothing wider than the phone's viewport but the table's own scroller.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(overflow <= 390, `page scrolls sideways: ${overflow}`);
+  await page.locator('#step').scrollIntoViewIfNeeded();
+  await page.locator('#step').screenshot({ path: '/tmp/step-phone.png' });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
