@@ -371,6 +371,12 @@ pub struct App {
     popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
 }
 
+/// The link's banner lists this many notices (unknown keys), then says
+/// how many more there are.
+const BANNER_SHOWN: usize = 5;
+/// The keys of the unlisted ones the banner names.
+const BANNER_MORE_KEYS: usize = 10;
+
 impl App {
     /// The page's own link state.
     fn ui(&self) -> url::UiState {
@@ -1363,6 +1369,34 @@ impl Component for App {
         } else {
             self.step.saturating_sub(1)
         };
+        // A link can carry thousands of unknown keys: the banner shows a
+        // few notices and counts the rest (with their keys, cut short), not
+        // a page of them. Errors are all listed: one per known key at most.
+        let (notices, errors): (Vec<&ConfigError>, Vec<&ConfigError>) =
+            self.url_errors.iter().partition(|e| e.is_notice());
+        let more = |list: &[&ConfigError], id: &'static str| -> Html {
+            let rest = &list[list.len().min(BANNER_SHOWN)..];
+            if rest.is_empty() {
+                return html! {};
+            }
+            let mut keys: Vec<&str> = rest
+                .iter()
+                .map(|e| e.key.as_str())
+                .take(BANNER_MORE_KEYS)
+                .collect();
+            keys.dedup();
+            let keys = keys
+                .iter()
+                .map(|k| k.chars().take(40).collect::<String>())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let keys = if rest.len() > BANNER_MORE_KEYS {
+                format!("{keys}, …")
+            } else {
+                keys
+            };
+            html! { <li class="config-more" id={id}>{t!("banner-more", n = rest.len(), keys = keys)}</li> }
+        };
         let config_errors = html! {
             <div id="config-error" class="config-error" role="alert" hidden={self.url_errors.is_empty()}>
                 if !self.url_errors.is_empty() {
@@ -1374,8 +1408,13 @@ impl Component for App {
                         } }</strong>
                         <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label={t!("banner-dismiss-label")}>{t!("banner-dismiss")}</button>
                     </div>
-                    <ul class="config-errors">{ for self.url_errors.iter().filter(|e| !e.is_notice()).map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }</ul>
-                    <ul class="config-notices">{ for self.url_errors.iter().filter(|e| e.is_notice()).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
+                    <ul class="config-errors">
+                        { for errors.iter().map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }
+                    </ul>
+                    <ul class="config-notices">
+                        { for notices.iter().take(BANNER_SHOWN).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }
+                        { more(&notices, "config-notice-more") }
+                    </ul>
                 }
             </div>
         };
