@@ -369,6 +369,9 @@ pub struct App {
     reduced_motion: bool,
     /// The window's popstate listener, kept alive.
     popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
+    /// The size the user had before the fusion what-if replaced it with
+    /// the bucket the workers run: turning fusion off gives it back.
+    bytes_before_fusion: Option<u64>,
 }
 
 /// The link's banner lists this many notices (unknown keys), then says
@@ -596,6 +599,7 @@ impl App {
         // A control change can leave a what-if inconsistent (e.g. int32
         // with compression): the same rules as a link's.
         config.normalize_what_ifs();
+        self.keep_user_size(&mut config);
         if config == self.config {
             return;
         }
@@ -610,6 +614,29 @@ impl App {
         self.copy_status = None;
         self.replan(ctx);
         self.schedule_run(ctx, RUN_DEBOUNCE_MS);
+    }
+
+    /// Fusion replaces the user's size with the bucket the workers run;
+    /// when `next` turns fusion on, remember the user's size, and when it
+    /// turns fusion off with that bucket still the size, give it back. A
+    /// size the user picked while fused stays.
+    fn keep_user_size(&mut self, next: &mut Config) {
+        match (self.config.fusion.is_some(), next.fusion.is_some()) {
+            (false, true) => self.bytes_before_fusion = Some(self.config.bytes),
+            (true, false) => {
+                let Some(b) = self.bytes_before_fusion.take() else {
+                    return;
+                };
+                let untouched = next.bytes == self.config.bytes
+                    && self.config.fusion_run_bytes() == Some(self.config.bytes);
+                let es = next.dtype.size_bytes() as u64;
+                let b = b - b % es;
+                if untouched && b > 0 {
+                    next.bytes = b;
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Re-parses and re-fits the pasted log.
@@ -1230,6 +1257,7 @@ impl Component for App {
                 })
                 .is_some_and(|m| m.matches()),
             popstate: None,
+            bytes_before_fusion: None,
         };
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
