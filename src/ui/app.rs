@@ -372,6 +372,14 @@ pub struct App {
     /// The size the user had before the fusion what-if replaced it with
     /// the bucket the workers run: turning fusion off gives it back.
     bytes_before_fusion: Option<u64>,
+    /// The configuration the user had when they opened learn mode:
+    /// closing it gives it back (a lesson's settings are the lesson's,
+    /// not the user's).
+    before_lesson: Option<Config>,
+    /// When a control last changed the configuration ([`motion::now_ms`]):
+    /// changes closer together than [`HISTORY_MERGE_MS`] (a slider drag)
+    /// share one history entry.
+    last_change_ms: f64,
 }
 
 /// The link's banner lists this many notices (unknown keys), then says
@@ -379,6 +387,10 @@ pub struct App {
 const BANNER_SHOWN: usize = 5;
 /// The keys of the unlisted ones the banner names.
 const BANNER_MORE_KEYS: usize = 10;
+
+/// Control changes less than this apart (ms) make one history entry, so a
+/// slider drag is one step of Back, not dozens.
+const HISTORY_MERGE_MS: f64 = 1000.0;
 
 impl App {
     /// The page's own link state.
@@ -607,7 +619,12 @@ impl App {
         if self.learn_open && self.lesson.is_some() {
             self.off_stop = true;
         }
-        self.store(false);
+        // A new history entry, so Back returns to the settings before the
+        // change (a burst of changes is one entry).
+        let now = motion::now_ms();
+        let push = now - self.last_change_ms > HISTORY_MERGE_MS;
+        self.last_change_ms = now;
+        self.store(push);
         if !self.log_text.trim().is_empty() {
             self.reimport();
         }
@@ -1122,6 +1139,9 @@ impl App {
                 self.store(false);
             }
             Msg::OpenLearn => {
+                if !self.learn_open {
+                    self.before_lesson = Some(self.config.clone());
+                }
                 self.learn_open = true;
                 self.lesson = None;
                 self.store(false);
@@ -1130,7 +1150,19 @@ impl App {
                 self.learn_open = false;
                 self.lesson = None;
                 self.off_stop = false;
-                self.store(false);
+                // Leaving the lessons gives back what the user had (a
+                // what-if such as `slow=` included); a lesson opened from a
+                // link had nothing before it and keeps its settings.
+                if let Some(c) = self.before_lesson.take() {
+                    if c != self.config {
+                        self.config = c;
+                        self.copy_status = None;
+                        self.replan(ctx);
+                        self.schedule_run(ctx, 0);
+                    }
+                }
+                // The lesson stays one Back away.
+                self.store(true);
             }
             Msg::LearnList => {
                 self.lesson = None;
@@ -1168,6 +1200,9 @@ impl App {
                 match ui.lesson {
                     Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
                     _ => {
+                        if ui.lesson.is_none() {
+                            self.before_lesson = None;
+                        }
                         self.learn_open = ui.lesson.is_some();
                         self.lesson = ui.lesson;
                         self.off_stop = ui.lesson.is_some();
@@ -1258,6 +1293,8 @@ impl Component for App {
                 .is_some_and(|m| m.matches()),
             popstate: None,
             bytes_before_fusion: None,
+            before_lesson: None,
+            last_change_ms: f64::NEG_INFINITY,
         };
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
