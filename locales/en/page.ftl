@@ -23,6 +23,7 @@ badge-error = error
 badge-notice = notice
 banner-used = used { $used } instead
 banner-used-default = the default was used instead
+banner-more = and { $n } more ({ $keys })
 fault-banner = Fault injected (testing): { $what }.
 ui-lang-bad = a language: en or zh
 ui-lesson-bad = a lesson: { $ids }

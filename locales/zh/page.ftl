@@ -24,6 +24,7 @@ badge-error = 错误
 badge-notice = 提示
 banner-used = 已改用 { $used }
 banner-used-default = 已改用默认值
+banner-more = 另有 { $n } 项（{ $keys }）
 fault-banner = 已注入故障（测试用）：{ $what }。
 ui-lang-bad = 语言：en 或 zh
 ui-lesson-bad = 课程：{ $ids }

@@ -370,7 +370,28 @@ pub struct App {
     reduced_motion: bool,
     /// The window's popstate listener, kept alive.
     popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
+    /// The size the user had before the fusion what-if replaced it with
+    /// the bucket the workers run: turning fusion off gives it back.
+    bytes_before_fusion: Option<u64>,
+    /// The configuration the user had when they opened learn mode:
+    /// closing it gives it back (a lesson's settings are the lesson's,
+    /// not the user's).
+    before_lesson: Option<Config>,
+    /// When a control last changed the configuration ([`motion::now_ms`]):
+    /// changes closer together than [`HISTORY_MERGE_MS`] (a slider drag)
+    /// share one history entry.
+    last_change_ms: f64,
 }
+
+/// The link's banner lists this many notices (unknown keys), then says
+/// how many more there are.
+const BANNER_SHOWN: usize = 5;
+/// The keys of the unlisted ones the banner names.
+const BANNER_MORE_KEYS: usize = 10;
+
+/// Control changes less than this apart (ms) make one history entry, so a
+/// slider drag is one step of Back, not dozens.
+const HISTORY_MERGE_MS: f64 = 1000.0;
 
 impl App {
     /// The page's own link state.
@@ -591,6 +612,7 @@ impl App {
         // A control change can leave a what-if inconsistent (e.g. int32
         // with compression): the same rules as a link's.
         config.normalize_what_ifs();
+        self.keep_user_size(&mut config);
         if config == self.config {
             return;
         }
@@ -598,13 +620,41 @@ impl App {
         if self.learn_open && self.lesson.is_some() {
             self.off_stop = true;
         }
-        self.store(false);
+        // A new history entry, so Back returns to the settings before the
+        // change (a burst of changes is one entry).
+        let now = motion::now_ms();
+        let push = now - self.last_change_ms > HISTORY_MERGE_MS;
+        self.last_change_ms = now;
+        self.store(push);
         if !self.log_text.trim().is_empty() {
             self.reimport();
         }
         self.copy_status = None;
         self.replan(ctx);
         self.schedule_run(ctx, RUN_DEBOUNCE_MS);
+    }
+
+    /// Fusion replaces the user's size with the bucket the workers run;
+    /// when `next` turns fusion on, remember the user's size, and when it
+    /// turns fusion off with that bucket still the size, give it back. A
+    /// size the user picked while fused stays.
+    fn keep_user_size(&mut self, next: &mut Config) {
+        match (self.config.fusion.is_some(), next.fusion.is_some()) {
+            (false, true) => self.bytes_before_fusion = Some(self.config.bytes),
+            (true, false) => {
+                let Some(b) = self.bytes_before_fusion.take() else {
+                    return;
+                };
+                let untouched = next.bytes == self.config.bytes
+                    && self.config.fusion_run_bytes() == Some(self.config.bytes);
+                let es = next.dtype.size_bytes() as u64;
+                let b = b - b % es;
+                if untouched && b > 0 {
+                    next.bytes = b;
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Re-parses and re-fits the pasted log.
@@ -1090,6 +1140,9 @@ impl App {
                 self.store(false);
             }
             Msg::OpenLearn => {
+                if !self.learn_open {
+                    self.before_lesson = Some(self.config.clone());
+                }
                 self.learn_open = true;
                 self.lesson = None;
                 self.store(false);
@@ -1098,7 +1151,19 @@ impl App {
                 self.learn_open = false;
                 self.lesson = None;
                 self.off_stop = false;
-                self.store(false);
+                // Leaving the lessons gives back what the user had (a
+                // what-if such as `slow=` included); a lesson opened from a
+                // link had nothing before it and keeps its settings.
+                if let Some(c) = self.before_lesson.take() {
+                    if c != self.config {
+                        self.config = c;
+                        self.copy_status = None;
+                        self.replan(ctx);
+                        self.schedule_run(ctx, 0);
+                    }
+                }
+                // The lesson stays one Back away.
+                self.store(true);
             }
             Msg::LearnList => {
                 self.lesson = None;
@@ -1136,6 +1201,9 @@ impl App {
                 match ui.lesson {
                     Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
                     _ => {
+                        if ui.lesson.is_none() {
+                            self.before_lesson = None;
+                        }
                         self.learn_open = ui.lesson.is_some();
                         self.lesson = ui.lesson;
                         self.off_stop = ui.lesson.is_some();
@@ -1225,6 +1293,9 @@ impl Component for App {
                 })
                 .is_some_and(|m| m.matches()),
             popstate: None,
+            bytes_before_fusion: None,
+            before_lesson: None,
+            last_change_ms: f64::NEG_INFINITY,
         };
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
@@ -1364,6 +1435,34 @@ impl Component for App {
         } else {
             self.step.saturating_sub(1)
         };
+        // A link can carry thousands of unknown keys: the banner shows a
+        // few notices and counts the rest (with their keys, cut short), not
+        // a page of them. Errors are all listed: one per known key at most.
+        let (notices, errors): (Vec<&ConfigError>, Vec<&ConfigError>) =
+            self.url_errors.iter().partition(|e| e.is_notice());
+        let more = |list: &[&ConfigError], id: &'static str| -> Html {
+            let rest = &list[list.len().min(BANNER_SHOWN)..];
+            if rest.is_empty() {
+                return html! {};
+            }
+            let mut keys: Vec<&str> = rest
+                .iter()
+                .map(|e| e.key.as_str())
+                .take(BANNER_MORE_KEYS)
+                .collect();
+            keys.dedup();
+            let keys = keys
+                .iter()
+                .map(|k| k.chars().take(40).collect::<String>())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let keys = if rest.len() > BANNER_MORE_KEYS {
+                format!("{keys}, …")
+            } else {
+                keys
+            };
+            html! { <li class="config-more" id={id}>{t!("banner-more", n = rest.len(), keys = keys)}</li> }
+        };
         let config_errors = html! {
             <div id="config-error" class="config-error" role="alert" hidden={self.url_errors.is_empty()}>
                 if !self.url_errors.is_empty() {
@@ -1375,8 +1474,13 @@ impl Component for App {
                         } }</strong>
                         <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label={t!("banner-dismiss-label")}>{t!("banner-dismiss")}</button>
                     </div>
-                    <ul class="config-errors">{ for self.url_errors.iter().filter(|e| !e.is_notice()).map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }</ul>
-                    <ul class="config-notices">{ for self.url_errors.iter().filter(|e| e.is_notice()).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }</ul>
+                    <ul class="config-errors">
+                        { for errors.iter().map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }
+                    </ul>
+                    <ul class="config-notices">
+                        { for notices.iter().take(BANNER_SHOWN).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }
+                        { more(&notices, "config-notice-more") }
+                    </ul>
                 }
             </div>
         };

@@ -51,12 +51,57 @@ fn select_value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
 
+/// Makes every `<select>` under `root` show the option its render marked
+/// `selected`. The `selected` attribute only picks an option until the
+/// user has picked one: from then on the browser keeps the user's pick
+/// whatever the attributes say, so after Back, a link or a lesson stop
+/// the list showed an old value while another ran, and picking the value
+/// it showed fired no change. Setting the select's `value` property is
+/// what the browser always obeys.
+pub fn sync_selects(root: &web_sys::Element) {
+    let Ok(selects) = root.query_selector_all("select") else {
+        return;
+    };
+    for i in 0..selects.length() {
+        let Some(select) = selects
+            .get(i)
+            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<HtmlSelectElement>(n).ok())
+        else {
+            continue;
+        };
+        let Ok(Some(option)) = select.query_selector("option[selected]") else {
+            continue;
+        };
+        let want = option.get_attribute("value").unwrap_or_default();
+        if select.value() != want {
+            select.set_value(&want);
+        }
+    }
+}
+
+/// A ref for a component's root element whose `<select>`s are kept
+/// showing what was rendered ([`sync_selects`]) after every render.
+#[hook]
+pub fn use_synced_selects() -> NodeRef {
+    let root = use_node_ref();
+    {
+        let root = root.clone();
+        use_effect(move || {
+            if let Some(el) = root.cast::<web_sys::Element>() {
+                sync_selects(&el);
+            }
+        });
+    }
+    root
+}
+
 /// The configuration form.
 #[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let _lang = use_lang();
     let c = &p.config;
     let latest = super::latest::use_latest(c);
+    let root = use_synced_selects();
     let change = |f: fn(&mut Config, &str)| {
         let (c, cb) = (latest.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
@@ -234,7 +279,7 @@ pub fn controls(p: &ControlsProps) -> Html {
         .unwrap_or_default();
 
     html! {
-        <section class="card controls" aria-label={t!("controls-label")}>
+        <section class="card controls" ref={root} aria-label={t!("controls-label")}>
             <div class="bar">
             <div class="field">
                 <label for="op">{t!("f-primitive")}</label>

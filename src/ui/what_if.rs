@@ -97,6 +97,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
     let _lang = super::lang::use_lang();
     let c = &p.config;
     let latest = super::latest::use_latest(c);
+    let root = super::controls::use_synced_selects();
     let claim = use_state(String::new);
     let change = |f: fn(&mut Config, &str)| {
         let (c, cb) = (latest.clone(), p.on_change.clone());
@@ -256,7 +257,7 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
         _ => html! {},
     };
     html! {
-        <section class="card what-if" id="compression" aria-label={t!("wi-c-title")}>
+        <section class="card what-if" id="compression" ref={root} aria-label={t!("wi-c-title")}>
             <div class="card-head">
                 <h2>{t!("wi-c-title")}</h2>
                 <span class="badge what-if-badge">{t!("wi-not-hccl")}</span>
@@ -312,6 +313,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
     let _lang = super::lang::use_lang();
     let c = &p.config;
     let latest = super::latest::use_latest(c);
+    let root = super::controls::use_synced_selects();
     let spec_error = use_state(|| None::<String>);
     let set_fusion = {
         let (c, cb, err) = (latest.clone(), p.on_change.clone(), spec_error.clone());
@@ -466,7 +468,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
         }
     };
     html! {
-        <section class="card what-if" id="fusion" aria-label={t!("wi-f-title")}>
+        <section class="card what-if" id="fusion" ref={root} aria-label={t!("wi-f-title")}>
             <div class="card-head">
                 <h2>{t!("wi-f-title")}</h2>
                 <span class="muted">{t!("wi-f-sub")}</span>
