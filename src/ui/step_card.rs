@@ -264,11 +264,20 @@ fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
 #[function_component(StepCard)]
 pub fn step_card(p: &StepCardProps) -> Html {
     let _lang = super::lang::use_lang();
-    let input = use_state(|| StepInput {
-        dp: p.config.ranks,
-        ..StepInput::default()
+    let input = use_state(|| {
+        let d = StepInput::default();
+        StepInput {
+            dp: p.config.ranks,
+            // One sequence per rank at least, so that a large machine's
+            // first step is a valid one.
+            batch: d.batch.max(p.config.ranks as u64),
+            ..d
+        }
     });
     let form_error = use_state(|| None::<String>);
+    // Until the user edits the card, what the engine asks for (a peak
+    // where none is cited) is guidance, not an error of theirs.
+    let touched = use_state(|| false);
     let key = (machine_of(&p.config), (*input).clone());
     let ask = Some((
         p.config.clone(),
@@ -278,16 +287,18 @@ pub fn step_card(p: &StepCardProps) -> Html {
     ));
     let answer = use_planned(key, ask);
     let on_model = {
-        let input = input.clone();
+        let (input, touched) = (input.clone(), touched.clone());
         Callback::from(move |e: Event| {
+            touched.set(true);
             let mut next = (*input).clone();
             next.model = e.target_unchecked_into::<HtmlSelectElement>().value();
             input.set(next);
         })
     };
     let on_field = |f: Field| {
-        let (input, err) = (input.clone(), form_error.clone());
+        let (input, err, touched) = (input.clone(), form_error.clone(), touched.clone());
         Callback::from(move |e: Event| {
+            touched.set(true);
             let v = match f {
                 Field::Zero => e.target_unchecked_into::<HtmlSelectElement>().value(),
                 _ => e.target_unchecked_into::<HtmlInputElement>().value(),
@@ -314,6 +325,9 @@ pub fn step_card(p: &StepCardProps) -> Html {
         }
         (None, None) => {
             html! { <p class="hint" id="step-pending" role="status">{t!("st-pending")}</p> }
+        }
+        (None, Some(Err(e))) if !*touched => {
+            html! { <p class="hint" id="step-error" role="status" lang="en">{e.clone()}</p> }
         }
         (None, Some(Err(e))) => {
             html! { <p class="inline-error" id="step-error" role="alert" lang="en">{e.clone()}</p> }
