@@ -266,7 +266,7 @@ impl Hardware {
 
     /// One HGX/DGX H100 node: 8 GPUs, NVSwitch, 18 NVLink4 × 20.6 GB/s
     /// (370.8 GB/s, NCCL's `SM90_NVLINK_BW`), 8 NDR 400 Gb/s NICs of which
-    /// 46–48 GB/s are achievable (nccl-tests issue 290, maintainer): 48.
+    /// 46–48 GB/s are achievable (a maintainer in github.com/NVIDIA/nccl-tests/issues/290): 48.
     pub fn h100_node() -> Hardware {
         let mut h = Hardware::of_accelerator("NVIDIA H100 80GB HBM3", 8, 8, 48.0);
         h.sources.push(

@@ -304,9 +304,9 @@ pub const PCIE_LATENCY_US: f64 = 1.7;
 /// NVLink bandwidth per H100 SXM GPU, GB/s per direction: NCCL's planning
 /// constant `SM90_NVLINK_BW = 20.6` GB/s per link × 18 NVLink4 links
 /// (nccl `src/graph/topo.h`) = 370.8 GB/s, matching the "~370 GB/s effective
-/// after protocol overhead" of the 450 GB/s line rate (NVIDIA/nccl-tests
-/// issue 212, maintainer) and the measured ring AllReduce busbw 365–370 GB/s
-/// (NVIDIA/nccl issue 1455).
+/// after protocol overhead" of the 450 GB/s line rate (a maintainer in
+/// github.com/NVIDIA/nccl-tests/issues/212) and the measured ring AllReduce busbw 365–370 GB/s
+/// (github.com/NVIDIA/nccl/issues/1455).
 pub const NVLINK_H100_GBPS: f64 = 20.6 * 18.0;
 
 /// Latency of one GPU -> GPU NVLink hop through NVSwitch, µs: NCCL's NVLink

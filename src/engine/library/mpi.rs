@@ -1,7 +1,7 @@
 //! MPI's choices: Open MPI's `coll/tuned` fixed decision rules, the MPI
 //! that `cclrun` runs under (its `mpirun`), transcribed from Open MPI main
-//! `ompi/mca/coll/tuned/coll_tuned_decision_fixed.c` (commit 8efebee,
-//! 2026-08-21; the `*_intra_dec_fixed` functions, commutative branches:
+//! `ompi/mca/coll/tuned/coll_tuned_decision_fixed.c` (commit 8efebee;
+//! the `*_intra_dec_fixed` functions, commutative branches:
 //! MPI_SUM, MPI_PROD, MPI_MAX and MPI_MIN commute) and mapped onto our
 //! catalogue. Tag v4.1.4, the Open MPI of the measured machine
 //! (`docs/performance.md`), has the same tables.

@@ -159,9 +159,9 @@ impl Calibration {
     /// A machine nobody measured here: the corrections' priors, except
     /// where the preset's own sources give a measured figure. On an
     /// NVSwitch Hopper node: NVLS AllReduce reaches ~480 GB/s busbw where
-    /// NCCL's model says 400 (nccl-tests issue 212, maintainer): NVLS
+    /// NCCL's model says 400 (github.com/NVIDIA/nccl-tests/issues/212): NVLS
     /// bandwidth ×1.2; a ring reaches ~365–370 GB/s busbw where NCCL's
-    /// graph says 360 (NVIDIA/nccl issue 1455): in-node bandwidth ×1.02.
+    /// graph says 360 (github.com/NVIDIA/nccl/issues/1455): in-node bandwidth ×1.02.
     pub fn preset(hw: Hardware) -> Calibration {
         let mut fitted = Fitted::prior();
         let mut basis =
