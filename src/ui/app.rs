@@ -36,6 +36,7 @@ use crate::engine::algorithm::Algorithm;
 use crate::engine::config::{Config, ConfigError, MEASURED};
 use crate::engine::custom_topology::{CustomTopology, SpecError};
 use crate::engine::plan::{Offload, OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
+use crate::engine::step::StepInput;
 use crate::engine::units::{
     parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
 };
@@ -113,6 +114,8 @@ pub enum Msg {
     Drawn,
     /// A control produced a new configuration.
     SetConfig(Config),
+    /// The training step card's inputs changed.
+    SetStep(StepInput),
     /// The typed size changed (not applied).
     BytesText(String),
     /// Apply the typed size.
@@ -208,6 +211,7 @@ struct Callbacks {
     back: Callback<()>,
     speed: Callback<f64>,
     set_config: Callback<Config>,
+    set_step: Callback<StepInput>,
     bytes_text: Callback<String>,
     bytes_commit: Callback<()>,
     seed: Callback<String>,
@@ -236,6 +240,7 @@ impl Callbacks {
             back: link.callback(|_| Msg::Back),
             speed: link.callback(Msg::Speed),
             set_config: link.callback(Msg::SetConfig),
+            set_step: link.callback(Msg::SetStep),
             bytes_text: link.callback(Msg::BytesText),
             bytes_commit: link.callback(|_| Msg::BytesCommit),
             seed: link.callback(Msg::Seed),
@@ -362,6 +367,9 @@ pub struct App {
     lesson: Option<(&'static Lesson, usize)>,
     /// A setting changed since the stop was shown (its highlight is off).
     off_stop: bool,
+    /// The training step card's inputs, once the user or the link set
+    /// them (kept in the link, not in `Config`: nothing else reads them).
+    training_step: Option<StepInput>,
     /// The stop's answer is shown.
     answer: bool,
     /// Scroll to the highlight after the next render.
@@ -399,6 +407,7 @@ impl App {
         url::UiState {
             lang: self.lang,
             lesson: if self.learn_open { self.lesson } else { None },
+            step: self.training_step.clone(),
         }
     }
 
@@ -608,6 +617,16 @@ impl App {
         });
     }
 
+    /// Writes a user's change to the address bar: a new history entry, so
+    /// Back returns to the settings before it (a burst of changes is one
+    /// entry).
+    fn store_change(&mut self) {
+        let now = motion::now_ms();
+        let push = now - self.last_change_ms > HISTORY_MERGE_MS;
+        self.last_change_ms = now;
+        self.store(push);
+    }
+
     fn set_config(&mut self, ctx: &Context<Self>, mut config: Config) {
         // A control change can leave a what-if inconsistent (e.g. int32
         // with compression): the same rules as a link's.
@@ -620,12 +639,7 @@ impl App {
         if self.learn_open && self.lesson.is_some() {
             self.off_stop = true;
         }
-        // A new history entry, so Back returns to the settings before the
-        // change (a burst of changes is one entry).
-        let now = motion::now_ms();
-        let push = now - self.last_change_ms > HISTORY_MERGE_MS;
-        self.last_change_ms = now;
-        self.store(push);
+        self.store_change();
         if !self.log_text.trim().is_empty() {
             self.reimport();
         }
@@ -1131,6 +1145,13 @@ impl App {
                 }
                 Err(e) => self.topo_error = Some(e),
             },
+            Msg::SetStep(step) => {
+                if self.training_step.as_ref() == Some(&step) {
+                    return false;
+                }
+                self.training_step = Some(step);
+                self.store_change();
+            }
             Msg::SetLang(l) => {
                 if l == self.lang {
                     return false;
@@ -1198,6 +1219,7 @@ impl App {
                 self.url_errors.extend(ui_errors);
                 self.lang = ui.lang;
                 i18n::set_lang(ui.lang);
+                self.training_step = ui.step.clone();
                 match ui.lesson {
                     Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
                     _ => {
@@ -1282,6 +1304,7 @@ impl Component for App {
             lang: ui.lang,
             learn_open: ui.lesson.is_some(),
             lesson: ui.lesson,
+            training_step: ui.step.clone(),
             off_stop: ui.lesson.is_some() && !stop_given,
             answer: false,
             show_me: false,
@@ -1422,7 +1445,7 @@ impl Component for App {
                 .into_owned()
                 .collect();
         let used_instead = |e: &ConfigError| -> String {
-            if url::UI_KEYS.contains(&e.key.as_str()) {
+            if url::is_ui_key(&e.key) {
                 return String::new();
             }
             match effective.iter().find(|(k, _)| *k == e.key) {
@@ -1657,7 +1680,8 @@ impl Component for App {
                     <FaultsCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
                 </div>
-                <StepCard config={self.config.clone()} />
+                <StepCard config={self.config.clone()} step={self.training_step.clone()}
+                    on_change={cb.set_step.clone()} />
                 </Deferred>
                 <div class="layout measure">
                     <div class="col col-main">

@@ -9,7 +9,8 @@
 //! more at scale), so it is made in the planner worker ([`Job::Step`]),
 //! asked again only when the card's inputs or the machine change. Each
 //! collective's row links to the playground configured for that call.
-//! The card's inputs are its own state (not kept in the page's link).
+//! The card's inputs are the page's (`step*` link keys,
+//! [`crate::engine::step::link`]): a shared link opens the same step.
 
 use super::format;
 use super::planned::use_planned;
@@ -28,6 +29,23 @@ pub struct StepCardProps {
     /// The page's configuration: its machine (topology, profile, ranks,
     /// degradations) is the step's.
     pub config: Config,
+    /// The inputs the user or the link set; `None`: the machine's default
+    /// step ([`first_step`]).
+    pub step: Option<StepInput>,
+    /// A changed input.
+    pub on_change: Callback<StepInput>,
+}
+
+/// The step a machine of `ranks` ranks starts from: data parallel over
+/// every rank, one sequence per rank at least, so that a large machine's
+/// first step is a valid one.
+fn first_step(ranks: usize) -> StepInput {
+    let d = StepInput::default();
+    StepInput {
+        dp: ranks,
+        batch: d.batch.max(ranks as u64),
+        ..d
+    }
 }
 
 /// The parts of a configuration the step reads (its machine).
@@ -264,41 +282,30 @@ fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
 #[function_component(StepCard)]
 pub fn step_card(p: &StepCardProps) -> Html {
     let _lang = super::lang::use_lang();
-    let input = use_state(|| {
-        let d = StepInput::default();
-        StepInput {
-            dp: p.config.ranks,
-            // One sequence per rank at least, so that a large machine's
-            // first step is a valid one.
-            batch: d.batch.max(p.config.ranks as u64),
-            ..d
-        }
-    });
+    let input = p.step.clone().unwrap_or_else(|| first_step(p.config.ranks));
     let form_error = use_state(|| None::<String>);
-    // Until the user edits the card, what the engine asks for (a peak
-    // where none is cited) is guidance, not an error of theirs.
-    let touched = use_state(|| false);
-    let key = (machine_of(&p.config), (*input).clone());
+    // Until the user (or their link) sets the card, what the engine asks
+    // for (a peak where none is cited) is guidance, not an error of theirs.
+    let touched = p.step.is_some();
+    let key = (machine_of(&p.config), input.clone());
     let ask = Some((
         p.config.clone(),
         Job::Step {
-            input: (*input).clone(),
+            input: input.clone(),
         },
     ));
     let answer = use_planned(key, ask);
     let on_model = {
-        let (input, touched) = (input.clone(), touched.clone());
+        let (input, on_change) = (input.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
-            touched.set(true);
-            let mut next = (*input).clone();
+            let mut next = input.clone();
             next.model = e.target_unchecked_into::<HtmlSelectElement>().value();
-            input.set(next);
+            on_change.emit(next);
         })
     };
     let on_field = |f: Field| {
-        let (input, err, touched) = (input.clone(), form_error.clone(), touched.clone());
+        let (input, err, on_change) = (input.clone(), form_error.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
-            touched.set(true);
             let v = match f {
                 Field::Zero => e.target_unchecked_into::<HtmlSelectElement>().value(),
                 _ => e.target_unchecked_into::<HtmlInputElement>().value(),
@@ -306,7 +313,7 @@ pub fn step_card(p: &StepCardProps) -> Html {
             match set(&input, f, &v) {
                 Ok(next) => {
                     err.set(None);
-                    input.set(next);
+                    on_change.emit(next);
                 }
                 Err(m) => err.set(Some(m)),
             }
@@ -318,7 +325,7 @@ pub fn step_card(p: &StepCardProps) -> Html {
                 <input id={id} type="number" min="0" step={step} class="step-num" value={value} onchange={on_field(f)} /></div>
         }
     };
-    let i = &*input;
+    let i = &input;
     let body = match (form_error.as_ref(), answer.as_deref()) {
         (Some(e), _) => {
             html! { <p class="inline-error" id="step-error" role="alert">{e.clone()}</p> }
@@ -326,7 +333,7 @@ pub fn step_card(p: &StepCardProps) -> Html {
         (None, None) => {
             html! { <p class="hint" id="step-pending" role="status">{t!("st-pending")}</p> }
         }
-        (None, Some(Err(e))) if !*touched => {
+        (None, Some(Err(e))) if !touched => {
             html! { <p class="hint" id="step-error" role="status" lang="en">{e.clone()}</p> }
         }
         (None, Some(Err(e))) => {

@@ -4,9 +4,11 @@
 //!
 //! Besides the engine's `Config` keys the page has its own keys, kept out
 //! of `Config`: `lang` (`en`, `zh`; default: the browser's language),
-//! `lesson` (a lesson id, `lessons/*.json`) and `stop` (1-based).
+//! `lesson` (a lesson id, `lessons/*.json`), `stop` (1-based) and the
+//! training step's `step*` keys ([`crate::engine::step::link`]).
 
 use crate::engine::config::{Config, ConfigError, Severity};
+use crate::engine::step::{self, StepInput};
 use crate::i18n::Lang;
 use crate::lessons;
 use crate::runtime::fault::{Fault, FaultSyntaxError};
@@ -29,7 +31,7 @@ pub fn current_query() -> String {
 pub fn load() -> (Config, Vec<ConfigError>) {
     let q = current_query();
     let (config, mut errors) = Config::from_query(&q);
-    errors.retain(|e| e.key != FAULT_KEY && !UI_KEYS.contains(&e.key.as_str()));
+    errors.retain(|e| e.key != FAULT_KEY && !is_ui_key(&e.key));
     if let Some((value, Err(e))) = fault_in(&q) {
         let value = if value.chars().count() > 80 {
             format!("{}…", value.chars().take(80).collect::<String>())
@@ -46,8 +48,14 @@ pub fn load() -> (Config, Vec<ConfigError>) {
     (config, errors)
 }
 
-/// The page's own link keys (not part of the engine's `Config`).
+/// The page's own link keys (not part of the engine's `Config`), besides
+/// the step's ([`step::link::KEYS`]).
 pub const UI_KEYS: [&str; 3] = ["lang", "lesson", "stop"];
+
+/// Is `key` one of the page's own link keys?
+pub fn is_ui_key(key: &str) -> bool {
+    UI_KEYS.contains(&key) || step::link::KEYS.contains(&key)
+}
 
 /// The page's own state in a link.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -56,6 +64,8 @@ pub struct UiState {
     pub lang: Lang,
     /// The open lesson and its stop (1-based), if any.
     pub lesson: Option<(&'static lessons::Lesson, usize)>,
+    /// The training step card's inputs, once the user or a link set them.
+    pub step: Option<StepInput>,
 }
 
 /// The browser's preferred languages (`navigator.languages`).
@@ -152,7 +162,11 @@ pub fn load_ui(query: &str) -> (UiState, Vec<ConfigError>) {
             }
         },
     };
-    (UiState { lang, lesson }, errors)
+    let (step, step_errors) = step::link::from_pairs(&pairs);
+    for e in step_errors {
+        bad(e.key, &e.value, e.allowed);
+    }
+    (UiState { lang, lesson, step }, errors)
 }
 
 /// The query of `config` with the page's own keys.
@@ -164,6 +178,14 @@ pub fn query_with(config: &Config, ui: &UiState, on_stop: bool) -> String {
         if on_stop {
             q.push_str(&format!("&stop={k}"));
         }
+    }
+    if let Some(s) = &ui.step {
+        let mut keys = form_urlencoded::Serializer::new(String::new());
+        for (k, v) in step::link::to_pairs(s) {
+            keys.append_pair(k, &v);
+        }
+        q.push('&');
+        q.push_str(&keys.finish());
     }
     q
 }

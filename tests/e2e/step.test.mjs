@@ -86,3 +86,41 @@ test('910b-8 without a peak: the error names peak_tflops; a peak makes the step'
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// From `cclsim step --model llama3-70b --dp 1 --tp 8 --seq 4096 --batch 8 --topo h100-8 --json`.
+const SHARED = { stepTimeUs: 5017382.488449855, rows: 1, bytes: 536870912 };
+
+test('the step is in the link: a shared link opens it, an edit is written back, a bad key is named', async () => {
+  const query = 'v=1&topo=h100-8&ranks=8&step=llama3-70b&step_dp=1&step_tp=8';
+  const { context, page, problems } = await open({ width: 1400, height: 900 }, query);
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  assert.equal(await page.inputValue('#step-model'), 'llama3-70b');
+  assert.equal(await page.inputValue('#step-tp'), '8');
+  assert.equal(await page.inputValue('#step-dp'), '1');
+  near(Number(await page.getAttribute('#step-time', 'data-us')), SHARED.stepTimeUs);
+  const rows = page.locator('#step-table tbody tr');
+  assert.equal(await rows.count(), SHARED.rows);
+  assert.equal(await rows.first().getAttribute('data-bytes'), String(SHARED.bytes));
+  // An edit goes into the address bar, and a reload keeps it.
+  await page.fill('#step-batch', '16');
+  await page.locator('#step-batch').blur();
+  await page.waitForURL(/step_batch=16/);
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('step'), 'llama3-70b');
+  assert.equal(u.searchParams.get('step_tp'), '8');
+  await page.reload();
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  assert.equal(await page.inputValue('#step-batch'), '16');
+  assert.equal(await page.inputValue('#step-tp'), '8');
+  // The table's bytes follow the batch: twice the sequences per call.
+  assert.equal(await rows.first().getAttribute('data-bytes'), String(2 * SHARED.bytes));
+  assert.deepEqual(problems, []);
+  // A value not of its key's type is named in the link's banner; the
+  // step keeps the rest.
+  await page.goto(`${BASE}/?${query}&step_zero=5`);
+  await page.waitForSelector('#config-error:not([hidden])');
+  assert.match(await page.locator('#config-error').innerText(), /step_zero/);
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  assert.equal(await page.inputValue('#step-tp'), '8');
+  await context.close();
+});

@@ -23,6 +23,7 @@
 
 /// The models a step is asked about: [`crate::engine::transformer`].
 pub use crate::engine::transformer as model;
+pub mod link;
 #[cfg(test)]
 mod tests;
 pub mod time;

@@ -1,0 +1,305 @@
+//! A step's inputs in a link: one URL key per [`StepInput`] field, named
+//! after `cclsim step`'s flags (`step` is the model), written only where
+//! the value differs from [`StepInput::default`] so that a shared step
+//! stays short.
+//!
+//! A key is read by its type alone (an integer, a number, a dtype, a
+//! size, a switch): whether the values make a step (TP dividing the
+//! heads, ranks equal to the product of the degrees, ...) is
+//! [`super::validate`]'s to say, with the field, once the machine is
+//! known. A value that is not even of its type is an error naming the key
+//! and what it takes, and the field keeps its default.
+
+use super::StepInput;
+use crate::engine::dtype::DType;
+use crate::engine::units::parse_bytes;
+
+/// Every key, in the order [`to_pairs`] writes them.
+pub const KEYS: [&str; 16] = [
+    "step",
+    "step_dp",
+    "step_tp",
+    "step_pp",
+    "step_ep",
+    "step_zero",
+    "step_mb",
+    "step_seq",
+    "step_batch",
+    "step_mfu",
+    "step_peak",
+    "step_dtype",
+    "step_grad_dtype",
+    "step_bucket",
+    "step_sp",
+    "step_attn",
+];
+
+/// One value that is not of its key's type: the key, the value and what
+/// the key takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError {
+    /// The URL key.
+    pub key: &'static str,
+    /// The value given.
+    pub value: String,
+    /// What the key takes.
+    pub allowed: String,
+}
+
+fn whole(v: &str) -> Result<u64, String> {
+    v.parse::<u64>()
+        .map_err(|_| "a whole number 0..=18446744073709551615".to_string())
+}
+
+fn number(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err("a finite number, e.g. 0.4".to_string()),
+    }
+}
+
+fn switch(v: &str) -> Result<bool, String> {
+    match v {
+        "1" | "on" | "true" => Ok(true),
+        "0" | "off" | "false" => Ok(false),
+        _ => Err("1 or 0 (on or off)".to_string()),
+    }
+}
+
+fn dtype(v: &str) -> Result<DType, String> {
+    DType::from_name(v).ok_or_else(|| "one of fp32, fp16, bf16, int32, int8".to_string())
+}
+
+fn usize_of(v: &str) -> Result<usize, String> {
+    whole(v).and_then(|n| usize::try_from(n).map_err(|_| "a smaller whole number".to_string()))
+}
+
+/// Sets the field of `key` in `s` from `v`; `Ok(false)` if `key` is not a
+/// step key.
+fn set(s: &mut StepInput, key: &str, v: &str) -> Result<bool, String> {
+    match key {
+        "step" => {
+            if v.is_empty() {
+                return Err("a model name, e.g. llama3-70b".to_string());
+            }
+            s.model = v.to_string()
+        }
+        "step_dp" => s.dp = usize_of(v)?,
+        "step_tp" => s.tp = usize_of(v)?,
+        "step_pp" => s.pp = usize_of(v)?,
+        "step_ep" => s.ep = usize_of(v)?,
+        "step_zero" => {
+            s.zero = match v {
+                "0" | "1" | "2" | "3" => v.parse().unwrap_or(0),
+                _ => return Err("0, 1, 2 or 3 (the ZeRO stage; 3 is FSDP)".to_string()),
+            }
+        }
+        "step_mb" => s.microbatches = usize_of(v)?,
+        "step_seq" => s.seq = whole(v)?,
+        "step_batch" => s.batch = whole(v)?,
+        "step_mfu" => s.mfu = number(v)?,
+        "step_peak" => s.peak_tflops = Some(number(v)?),
+        "step_dtype" => s.param_dtype = dtype(v)?,
+        "step_grad_dtype" => s.grad_dtype = dtype(v)?,
+        "step_bucket" => {
+            s.bucket_cap = Some(parse_bytes(v).map_err(|e| format!("a size such as 25MiB ({e})"))?)
+        }
+        "step_sp" => s.sequence_parallel = switch(v)?,
+        "step_attn" => s.attention_flops = switch(v)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The step a link's `(key, value)` pairs describe: `None` when no step
+/// key is present; otherwise [`StepInput::default`] with every readable
+/// key applied (the last of a repeated key wins), and one error per value
+/// that is not of its key's type.
+pub fn from_pairs(pairs: &[(String, String)]) -> (Option<StepInput>, Vec<LinkError>) {
+    let mut step = None::<StepInput>;
+    let mut errors = Vec::new();
+    for (k, v) in pairs {
+        let Some(key) = KEYS.iter().find(|x| **x == k.as_str()) else {
+            continue;
+        };
+        let s = step.get_or_insert_with(StepInput::default);
+        let v = v.trim();
+        if let Err(allowed) = set(s, key, v) {
+            errors.push(LinkError {
+                key,
+                value: v.chars().take(80).collect(),
+                allowed,
+            });
+        }
+    }
+    (step, errors)
+}
+
+/// The keys of `s` that differ from [`StepInput::default`] (the model
+/// always: it says the link holds a step). A model read from a
+/// `config.json` is not in a link: its name is written, which a page
+/// reads as that name (a preset, or an error naming it).
+pub fn to_pairs(s: &StepInput) -> Vec<(&'static str, String)> {
+    let d = StepInput::default();
+    let mut out = vec![("step", s.model.clone())];
+    let mut put = |key: &'static str, differs: bool, v: String| {
+        if differs {
+            out.push((key, v));
+        }
+    };
+    put("step_dp", s.dp != d.dp, s.dp.to_string());
+    put("step_tp", s.tp != d.tp, s.tp.to_string());
+    put("step_pp", s.pp != d.pp, s.pp.to_string());
+    put("step_ep", s.ep != d.ep, s.ep.to_string());
+    put("step_zero", s.zero != d.zero, s.zero.to_string());
+    put(
+        "step_mb",
+        s.microbatches != d.microbatches,
+        s.microbatches.to_string(),
+    );
+    put("step_seq", s.seq != d.seq, s.seq.to_string());
+    put("step_batch", s.batch != d.batch, s.batch.to_string());
+    put("step_mfu", s.mfu != d.mfu, s.mfu.to_string());
+    if let Some(p) = s.peak_tflops {
+        put("step_peak", true, p.to_string());
+    }
+    put(
+        "step_dtype",
+        s.param_dtype != d.param_dtype,
+        s.param_dtype.name().to_string(),
+    );
+    put(
+        "step_grad_dtype",
+        s.grad_dtype != d.grad_dtype,
+        s.grad_dtype.name().to_string(),
+    );
+    if let Some(b) = s.bucket_cap {
+        let v = if b > 0 && b % (1 << 20) == 0 {
+            format!("{}MiB", b >> 20)
+        } else {
+            b.to_string()
+        };
+        put("step_bucket", true, v);
+    }
+    put(
+        "step_sp",
+        s.sequence_parallel != d.sequence_parallel,
+        flag(s.sequence_parallel),
+    );
+    put(
+        "step_attn",
+        s.attention_flops != d.attention_flops,
+        flag(s.attention_flops),
+    );
+    out
+}
+
+fn flag(b: bool) -> String {
+    if b { "1" } else { "0" }.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(q: &str) -> Vec<(String, String)> {
+        form_urlencoded::parse(q.as_bytes()).into_owned().collect()
+    }
+
+    #[test]
+    fn no_step_key_is_no_step() {
+        assert_eq!(from_pairs(&pairs("op=allreduce&ranks=8")), (None, vec![]));
+    }
+
+    #[test]
+    fn the_seed_story_reads_back_field_by_field() {
+        let (s, errors) = from_pairs(&pairs(
+            "step=llama3-70b&step_dp=8&step_batch=64&step_mfu=0.45&step_peak=313&step_bucket=25MiB&step_sp=1",
+        ));
+        assert_eq!(errors, vec![]);
+        let s = s.unwrap();
+        assert_eq!(s.model, "llama3-70b");
+        assert_eq!((s.dp, s.tp, s.pp, s.batch), (8, 1, 1, 64));
+        assert_eq!(s.mfu, 0.45);
+        assert_eq!(s.peak_tflops, Some(313.0));
+        assert_eq!(s.bucket_cap, Some(25 << 20));
+        assert!(s.sequence_parallel && !s.attention_flops);
+    }
+
+    #[test]
+    fn written_keys_are_the_non_defaults_and_read_back_equal() {
+        let s = StepInput {
+            model: "mixtral-8x7b".into(),
+            dp: 4,
+            tp: 2,
+            ep: 4,
+            zero: 3,
+            microbatches: 4,
+            mfu: 0.35,
+            peak_tflops: Some(989.5),
+            grad_dtype: DType::Fp32,
+            bucket_cap: Some(100 << 20),
+            attention_flops: true,
+            ..StepInput::default()
+        };
+        let written = to_pairs(&s);
+        let keys: Vec<&str> = written.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            keys,
+            [
+                "step",
+                "step_dp",
+                "step_tp",
+                "step_ep",
+                "step_zero",
+                "step_mb",
+                "step_mfu",
+                "step_peak",
+                "step_grad_dtype",
+                "step_bucket",
+                "step_attn"
+            ]
+        );
+        let back: Vec<(String, String)> = written
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(from_pairs(&back), (Some(s), vec![]));
+        // The default step is its model alone.
+        assert_eq!(
+            to_pairs(&StepInput::default()),
+            [("step", "llama3-8b".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_value_not_of_its_type_names_the_key_and_keeps_the_default() {
+        let (s, errors) = from_pairs(&pairs("step_tp=two&step_zero=4&step_mfu=NaN&step_sp=maybe"));
+        let s = s.unwrap();
+        assert_eq!(
+            (s.tp, s.zero, s.mfu, s.sequence_parallel),
+            (1, 0, 0.4, false)
+        );
+        let got: Vec<(&str, &str)> = errors.iter().map(|e| (e.key, e.value.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("step_tp", "two"),
+                ("step_zero", "4"),
+                ("step_mfu", "NaN"),
+                ("step_sp", "maybe")
+            ]
+        );
+        assert!(errors[1].allowed.contains("0, 1, 2 or 3"));
+    }
+
+    #[test]
+    fn out_of_range_values_are_kept_for_the_step_to_name() {
+        // tp = 3 is a number: whether it divides the heads is the step's
+        // question on its machine, not the link's.
+        let (s, errors) = from_pairs(&pairs("step=llama3-8b&step_tp=3&step_dp=0"));
+        assert_eq!(errors, vec![]);
+        let s = s.unwrap();
+        assert_eq!((s.tp, s.dp), (3, 0));
+    }
+}
