@@ -52,7 +52,7 @@ f-algorithm = Algorithm
 f-root = Root
 f-size = Message size
 f-size-per-rank = S per rank
-f-size-slider = Message size, log scale from 1 KiB to 1 GiB
+f-size-slider = Message size, log scale from 1 KiB to 16 GiB
 f-size-typed = Message size in bytes; type e.g. 4096, 64MiB, 1.5 GB and press Enter
 f-dtype = Data type
 f-redop = Reduce op
@@ -73,8 +73,8 @@ auto-measured = { $lib } as measured (the fitted curve)
 auto-model = the model's fastest
 auto-at = — { $why } at { $bytes } on { $ranks } { $device }s.
 auto-would = auto would run { $algo } here.
-bytes-bad = bytes “{ $text }” is not a message size ({ $why }). Allowed: 1 KiB to 1 GiB, e.g. 4096, 64MiB, 1.5 GB.
-bytes-range = bytes “{ $text }” = { $bytes } bytes is out of range; allowed: 1 KiB (1024) to 1 GiB (1073741824).
+bytes-bad = bytes “{ $text }” is not a message size ({ $why }). Allowed: { $min } to { $max }, e.g. 4096, 64MiB, 1.5 GB.
+bytes-range = bytes “{ $text }” = { $bytes } bytes is out of range; allowed: { $min } to { $max } ({ $max_bytes } bytes).
 bytes-multiple = bytes “{ $text }” = { $bytes } bytes is not a whole number of { $dtype } elements ({ $es } bytes each); allowed: a multiple of { $es }, e.g. { $example }.
 seed-bad = seed “{ $text }” is not allowed: an integer 0..=18446744073709551615.
 
@@ -413,6 +413,7 @@ det-element = element
 det-fixed = fixed reduction order
 det-elements = elements
 det-count = { $differ } of { $n } elements differ between { $a } and { $b } (max { $ulps } ulps).
+det-count-first = (The message's first { $n } of its { $total } elements are compared.)
 det-cost = Fixed order modelled as a chain Reduce to rank 0 ({ $reduce } µs) + a chain Broadcast ({ $bcast } µs) = { $total } µs, against { $ar } µs for the { $algo } AllReduce.
 det-source = HCCL's 确定性计算 (HCCL_DETERMINISTIC=true; strict = order-preserving: one reduction order for every bit) makes results repeatable at a documented performance cost; NCCL has no switch and repeats bit for bit only for the same algorithm, protocol and rank count. The two reduction orders are the verifier's expression trees.
 det-ranks = { $m } ranks (same contributions, summed locally first)

@@ -53,7 +53,7 @@ f-algorithm = 通信算法
 f-root = 根节点 (root)
 f-size = 数据量
 f-size-per-rank = 每个 rank 的 S
-f-size-slider = 数据量，对数刻度，1 KiB 到 1 GiB
+f-size-slider = 数据量，对数刻度，1 KiB 到 16 GiB
 f-size-typed = 数据量（字节）；可输入 4096、64MiB、1.5 GB 等，按回车生效
 f-dtype = 数据类型
 f-redop = 归约操作
@@ -74,8 +74,8 @@ auto-measured = { $lib } 的实测结果（拟合曲线）
 auto-model = 模型预测最快的
 auto-at = — 在 { $ranks } 个 { $device } 上、数据量 { $bytes } 时{ $why }。
 auto-would = auto 在这里会选择 { $algo }。
-bytes-bad = 数据量“{ $text }”不是合法的大小（{ $why }）。允许：1 KiB 到 1 GiB，例如 4096、64MiB、1.5 GB。
-bytes-range = 数据量“{ $text }” = { $bytes } 字节，超出范围；允许：1 KiB (1024) 到 1 GiB (1073741824)。
+bytes-bad = 数据量“{ $text }”不是合法的大小（{ $why }）。允许：{ $min } 到 { $max }，例如 4096、64MiB、1.5 GB。
+bytes-range = 数据量“{ $text }” = { $bytes } 字节，超出范围；允许：{ $min } 到 { $max }（{ $max_bytes } 字节）。
 bytes-multiple = 数据量“{ $text }” = { $bytes } 字节，不是 { $dtype } 元素（每个 { $es } 字节）的整数倍；允许：{ $es } 的倍数，例如 { $example }。
 seed-bad = 随机种子“{ $text }”不合法：应为 0..=18446744073709551615 的整数。
 
@@ -405,6 +405,7 @@ det-element = 元素
 det-fixed = 固定归约顺序
 det-elements = 元素数
 det-count = { $a } 与 { $b } 之间 { $n } 个元素中有 { $differ } 个不同（最大 { $ulps } ulp）。
+det-count-first = （只比较消息 { $total } 个元素中的前 { $n } 个。）
 det-cost = 固定顺序按链式 Reduce 到 rank 0（{ $reduce } µs）+ 链式 Broadcast（{ $bcast } µs）= { $total } µs 建模，对比 { $algo } AllReduce 的 { $ar } µs。
 det-source = HCCL 的确定性计算（HCCL_DETERMINISTIC=true；strict 为保序：所有 bit 位的归约顺序一致）使结果可复现，文档说明会有性能下降；NCCL 没有此开关，只有在算法、协议和 rank 数相同时才逐位可复现。两种归约顺序来自校验器的表达式树。
 det-ranks = { $m } 个 rank（相同贡献，先在本地求和）

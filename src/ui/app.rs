@@ -38,7 +38,8 @@ use crate::engine::custom_topology::{CustomTopology, SpecError};
 use crate::engine::plan::{Offload, OnPage, Plan, Ranked, MAX_DRAWN_RANKS};
 use crate::engine::step::StepInput;
 use crate::engine::units::{
-    parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES, MIN_MESSAGE_BYTES as MIN_BYTES,
+    format_bytes, message_bytes, parse_bytes, MAX_MESSAGE_BYTES as MAX_BYTES,
+    MIN_MESSAGE_BYTES as MIN_BYTES,
 };
 use crate::i18n::{self, Lang};
 use crate::lessons::{self, Lesson, Look};
@@ -581,7 +582,10 @@ impl App {
         self.frac = DWELL;
         self.playing = false;
         self.frames.cancel();
-        self.bytes_text = format::bytes_field(self.config.bytes);
+        // A size typed as the user likes it (`1.5GB`) stays as typed.
+        if parse_bytes(self.bytes_text.trim()) != Ok(self.config.bytes) {
+            self.bytes_text = format::bytes_field(self.config.bytes);
+        }
         self.bytes_error = None;
     }
 
@@ -730,21 +734,37 @@ impl App {
 
     fn commit_bytes(&mut self, ctx: &Context<Self>) {
         let text = self.bytes_text.trim().to_string();
-        let es = self.config.dtype.size_bytes() as u64;
+        let dtype = self.config.dtype;
+        let es = dtype.size_bytes() as u64;
+        // The engine's one definition of a message size (the link's and
+        // cclsim's); the words around it are the page's, in its language.
         let result = match parse_bytes(&text) {
-            Err(why) => Err(t!("bytes-bad", text = text.clone(), why = why.to_string())),
-            Ok(b) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => {
-                Err(t!("bytes-range", text = text.clone(), bytes = b))
-            }
-            Ok(b) if b % es != 0 => Err(t!(
-                "bytes-multiple",
+            Err(why) => Err(t!(
+                "bytes-bad",
                 text = text.clone(),
-                bytes = b,
-                dtype = self.config.dtype.name(),
-                es = es,
-                example = (b - b % es).max(MIN_BYTES)
+                why = why,
+                min = format_bytes(MIN_BYTES),
+                max = format_bytes(MAX_BYTES)
             )),
-            Ok(b) => Ok(b),
+            Ok(b) => match message_bytes(&text, dtype) {
+                Ok(b) => Ok(b),
+                Err(_) if !(MIN_BYTES..=MAX_BYTES).contains(&b) => Err(t!(
+                    "bytes-range",
+                    text = text.clone(),
+                    bytes = b,
+                    min = format_bytes(MIN_BYTES),
+                    max = format_bytes(MAX_BYTES),
+                    max_bytes = MAX_BYTES
+                )),
+                Err(_) => Err(t!(
+                    "bytes-multiple",
+                    text = text.clone(),
+                    bytes = b,
+                    dtype = dtype.name(),
+                    es = es,
+                    example = (b - b % es).max(es)
+                )),
+            },
         };
         match result {
             Err(e) => self.bytes_error = Some(e),
@@ -752,9 +772,7 @@ impl App {
                 let mut next = self.config.clone();
                 next.bytes = b;
                 self.bytes_error = None;
-                if next == self.config {
-                    self.bytes_text = format::bytes_field(b);
-                } else {
+                if next != self.config {
                     self.set_config(ctx, next);
                 }
             }

@@ -243,7 +243,7 @@ pub fn controls(p: &ControlsProps) -> Html {
             }
         })
     };
-    let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 30.0);
+    let slider_pos = (c.bytes.max(1) as f64).log2().round().clamp(10.0, 34.0);
     let reduces = c.primitive.reduces();
     let auto_note = match (&p.plan, c.algo) {
         (Some(plan), AlgoChoice::Auto) => html! {
@@ -311,9 +311,9 @@ pub fn controls(p: &ControlsProps) -> Html {
             <div class="field size">
                 <label for="bytes">{t!("f-size")}{" "}<span class="muted">{t!("f-size-per-rank")}</span></label>
                 <div class="size-inputs">
-                    <input id="bytes-slider" type="range" min="10" max="30" step="1"
+                    <input id="bytes-slider" type="range" min="10" max="34" step="1"
                         value={slider_pos.to_string()} oninput={on_slider}
-                        title="1 KiB … 1 GiB (log scale)"
+                        title="1 KiB … 16 GiB (log scale)"
                         aria-label={t!("f-size-slider")}
                         aria-valuetext={crate::engine::units::format_bytes(c.bytes)} />
                     <input id="bytes" type="text" value={p.bytes_text.clone()} oninput={on_bytes_input}

@@ -129,7 +129,12 @@ pub fn determinism_card(p: &DeterminismCardProps) -> Html {
             let top = r.histogram.iter().map(|h| h.2).max().unwrap_or(1).max(1) as f64;
             html! {
                 <>
-                    <p id="det-count">{t!("det-count", differ = r.differing, n = r.elements, ulps = r.max_ulps, a = r.sides[0].clone(), b = r.sides[1].clone())}</p>
+                    <p id="det-count">{t!("det-count", differ = r.differing, n = r.elements, ulps = r.max_ulps, a = r.sides[0].clone(), b = r.sides[1].clone())}
+                        // A large message is compared on its first elements only.
+                        if r.elements < c.elems() {
+                            {" "}<span id="det-sampled">{t!("det-count-first", n = r.elements, total = c.elems())}</span>
+                        }
+                    </p>
                     <table class="det-hist" id="det-hist">
                         <tr><th>{"ulps"}</th><th>{t!("det-elements")}</th><th></th></tr>
                         { for r.histogram.iter().map(|(lo, hi, k)| {
