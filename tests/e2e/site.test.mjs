@@ -67,7 +67,8 @@ before(async () => {
   if (!site) {
     builtHere = mkdtempSync(join(tmpdir(), 'ccl-site-'));
     site = builtHere;
-    execFileSync('bash', ['scripts/site.sh', site], { cwd: ROOT, stdio: 'inherit' });
+    // The build's output to stderr: stdout is the test runner's report.
+    execFileSync('bash', ['scripts/site.sh', site], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   }
   site = normalize(site).replace(/\/+$/, '');
   assert.ok(existsSync(join(site, 'index.html')), `${site}/index.html (SITE_DIR) exists`);
