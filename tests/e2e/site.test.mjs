@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
 import { launchChromium, watch } from './browser.mjs';
 
 const OUT = new URL('./out/', import.meta.url).pathname;
@@ -70,7 +70,7 @@ before(async () => {
     // The build's output to stderr: stdout is the test runner's report.
     execFileSync('bash', ['scripts/site.sh', site], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   }
-  site = normalize(site).replace(/\/+$/, '');
+  site = resolve(site);
   assert.ok(existsSync(join(site, 'index.html')), `${site}/index.html (SITE_DIR) exists`);
   server = serve(site);
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
