@@ -5,7 +5,8 @@
 #      mpi:     cargo test --features mpi --test mpi (cclrun under mpirun -np 4)
 #   2. fuzz:    a short cargo-fuzz run of each target in fuzz/
 #   3. wasm:    wasm-bindgen-test in headless Chromium (codec, worker protocol)
-#   4. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e)
+#   4. e2e:     trunk serve --release + Playwright in Chromium (tests/e2e),
+#               and the static site (scripts/site.sh) served from a sub-path
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/install-test.sh"
@@ -43,11 +44,19 @@ step "wasm: wasm-bindgen-test in headless Chromium"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   cargo test --target wasm32-unknown-unknown --features simd --test wasm_runtime
 
-step "e2e: release build served by trunk, driven by Playwright"
+step "e2e: release build served by trunk, and the static site, driven by Playwright"
 PORT="${E2E_PORT:-8091}"
 LOG="$(mktemp)"
 SERVER=""
-trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi' EXIT
+# The static site once, before trunk serve: the same release profile and
+# target/, so the served build after it only reruns the wasm steps.
+# tests/e2e/site.test.mjs serves it from a sub-path.
+SITE_TMP=""
+if [ -z "${SITE_DIR:-}" ]; then SITE_TMP="$(mktemp -d)"; SITE_DIR="$SITE_TMP"; fi
+export SITE_DIR
+trap 'if [ -n "$SERVER" ]; then kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; fi
+      if [ -n "$SITE_TMP" ]; then rm -rf "$SITE_TMP"; fi' EXIT
+bash scripts/site.sh "$SITE_DIR"
 # Start trunk serve and wait for the worker script; one retry, because trunk
 # 0.21.14's file watcher has been seen to panic while cargo builds.
 serve_up() {
