@@ -44,3 +44,17 @@ test('avg on an HCCL machine says HCCL has none', async () => {
   await page.waitForSelector('#redop-note');
   assert.match(await page.textContent('#redop-note'), /HCCL has no avg/);
 });
+
+test('a large message is compared on its first elements, and the card says so', async () => {
+  const page = await context.newPage();
+  await page.goto(`${BASE}/?v=1&topo=910b-8&op=allreduce&algo=ring&dtype=fp16&bytes=16MiB&seed=1`);
+  await page.waitForSelector('#det-count');
+  const [, n] = await count(page);
+  assert.equal(n, 262144);
+  assert.match(await page.textContent('#det-sampled'), /first 262144 of its 8388608 elements/);
+  // A small message is compared whole: no such words.
+  await page.goto(`${BASE}/?v=1&topo=910b-8&op=allreduce&algo=ring&dtype=fp16&bytes=64KiB&seed=1`);
+  await page.waitForSelector('#det-count');
+  assert.equal(await page.locator('#det-sampled').count(), 0);
+  await page.close();
+});

@@ -191,3 +191,24 @@ test('the page has an icon and no request of it fails', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// One definition of a message size: the box takes what the link and
+// cclsim take (1 B to 16 GiB, a whole number of elements), says that range
+// when a size is out of it, and keeps a size written as the user wrote it.
+test('the size box takes the link\'s range, says it, and keeps a size as typed', async () => {
+  const { page, problems } = await open('?v=1&topo=910b-8&op=allreduce&ranks=8');
+  await settled(page, 'allreduce', '8');
+  await page.fill('#bytes', '1.5MB');
+  await page.press('#bytes', 'Enter');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('bytes') === '1500000');
+  await settled(page, 'allreduce', '8');
+  assert.equal(await page.inputValue('#bytes'), '1.5MB');
+  await page.fill('#bytes', '32GiB');
+  await page.press('#bytes', 'Enter');
+  const error = await page.locator('#bytes-error').innerText();
+  assert.match(error, /1 B to 16\.00 GiB|1 B to 16 GiB/, error);
+  assert.match(error, /17179869184/, error);
+  assert.equal(param(page, 'bytes'), '1500000');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
