@@ -346,6 +346,265 @@ struct Tr {
     preds: u32,
 }
 
+/// The schedule's transfers in order, and the (rank, step) groups that
+/// order them: a group is what one rank does at one step; the transfers
+/// of a rank's next step wait for its group.
+struct Flat {
+    trs: Vec<Tr>,
+    /// Transfers per group.
+    group_members: Vec<u32>,
+    /// The transfers that wait for each group.
+    dependents: Vec<Vec<usize>>,
+}
+
+/// A transfer of `c` elements is cut into `m = ceil(c / q)` slices of `q`
+/// elements, the last one shorter (`q = ceil(c / k)`, or NCCL's fixed
+/// slice): full slices and a shorter last one, as NCCL cuts a buffer into
+/// fixed-size chunks (near-equal slices would make one more element cost
+/// less time: one more slice shortens the pipeline's fill). The `m ≤ k`
+/// slices sit in `k` slots by the fraction of the transfer they complete:
+/// slot `j` holds slice `i` iff `floor(j·m/k) ≤ i < floor((j+1)·m/k)`, so
+/// slot `j` of every transfer ends at the same fraction `(j+1)/k` of its
+/// data and the slot-by-slot dependencies between steps follow the data (a
+/// transfer half the size of its predecessor sends its first slice after
+/// the predecessor's second). Empty slots cost nothing. Bytes of slot `j`.
+fn slot_bytes(count: u64, j: usize, k: usize, slice_elems: Option<u64>, es: u64) -> f64 {
+    let kk = k as u64;
+    let q = slice_elems.unwrap_or_else(|| count.div_ceil(kk)).max(1);
+    let m = count.div_ceil(q);
+    let first = j as u64 * m / kk;
+    let last = (j as u64 + 1) * m / kk;
+    let lo = (q * first).min(count);
+    let hi = (q * last).min(count);
+    ((hi - lo) * es) as f64
+}
+
+/// Every slot's state in the event simulation (slot `id` is slot
+/// `id % k` of transfer `id / k`), and every (group, slot)'s.
+struct Slots {
+    k: usize,
+    /// Dependencies not yet met.
+    wait: Vec<u32>,
+    /// When the slot may start (its dependencies and a late device).
+    release: Vec<f64>,
+    /// Bytes still to move.
+    remaining: Vec<f64>,
+    /// The slot's current max-min fair rate.
+    rate: Vec<f64>,
+    /// When its data starts to move (release + α).
+    active_from: Vec<f64>,
+    /// When its last byte arrived.
+    end: Vec<f64>,
+    /// When it is done (arrived, and reduced if the receiver reduces).
+    done: Vec<f64>,
+    /// No bytes: it pays no α.
+    empty: Vec<bool>,
+    /// Slots of each (group, slot) not yet done.
+    pending: Vec<u32>,
+    /// When each (group, slot) is done.
+    ready: Vec<f64>,
+    /// Until when each rank's reduce unit is busy.
+    busy_until: Vec<f64>,
+    /// Slots whose data will start to move, by time.
+    starts: BinaryHeap<Least>,
+}
+
+/// Scratch for the max-min fair rates, one entry per directed link,
+/// kept between events so that an event allocates nothing.
+struct Fair {
+    cnt: Vec<u32>,
+    flows: Vec<u32>,
+    last_t: Vec<usize>,
+    capl: Vec<f64>,
+    local: Vec<usize>,
+    touched: Vec<usize>,
+    on_link: Vec<Vec<usize>>,
+    frozen: Vec<bool>,
+    held: Vec<bool>,
+    fill: BinaryHeap<Least>,
+}
+
+impl Fair {
+    fn new(links: usize) -> Fair {
+        Fair {
+            cnt: vec![0; links],
+            flows: vec![0; links],
+            last_t: vec![usize::MAX; links],
+            capl: vec![0.0; links],
+            local: vec![usize::MAX; links],
+            touched: Vec::new(),
+            on_link: Vec::new(),
+            frozen: Vec::new(),
+            held: Vec::new(),
+            fill: BinaryHeap::new(),
+        }
+    }
+
+    /// Sets `rate` of every slot in `active` (sorted here) to its max-min
+    /// fair share of `cap` (progressive filling) and raises `step_share`
+    /// to the most transfers sharing a link at each step. Sorted by id, a
+    /// transfer's slots are adjacent: `flows` counts distinct transfers per
+    /// link (the reported sharing; a transfer's own slots are not
+    /// contention). A connection sends its slices in order (FIFO): only the
+    /// earliest active slot of each transfer moves data; the later ones
+    /// have paid their α and wait for the wire.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn rates(
+        &mut self,
+        cap: &[f64],
+        active: &mut [usize],
+        k: usize,
+        trs: &[Tr],
+        route_hops: &[Vec<usize>],
+        rate: &mut [f64],
+        step_share: &mut [usize],
+    ) {
+        // Borrowed apart, so that the hot loops keep each vector's pointer
+        // in a register instead of reloading it through `self`.
+        let Fair {
+            cnt,
+            flows,
+            last_t,
+            capl,
+            local,
+            touched,
+            held,
+            ..
+        } = self;
+        active.sort_unstable();
+        held.clear();
+        held.resize(active.len(), false);
+        for a in 1..active.len() {
+            held[a] = active[a] / k == active[a - 1] / k;
+        }
+        for (a, &id) in active.iter().enumerate() {
+            if held[a] {
+                rate[id] = 0.0;
+                continue;
+            }
+            let t = id / k;
+            for &h in &route_hops[trs[t].route] {
+                if cnt[h] == 0 {
+                    local[h] = touched.len();
+                    touched.push(h);
+                    capl[h] = cap[h];
+                    last_t[h] = usize::MAX;
+                }
+                cnt[h] += 1;
+                if last_t[h] != t {
+                    last_t[h] = t;
+                    flows[h] += 1;
+                }
+            }
+        }
+        let shared = touched.iter().any(|&h| cnt[h] > 1);
+        for (a, &id) in active.iter().enumerate() {
+            if held[a] {
+                continue;
+            }
+            let hops = &route_hops[trs[id / k].route];
+            let most = hops.iter().map(|&h| flows[h] as usize).max().unwrap_or(1);
+            let st = &mut step_share[trs[id / k].step];
+            *st = (*st).max(most);
+            if !shared {
+                rate[id] = hops.iter().map(|&h| cap[h]).fold(f64::INFINITY, f64::min);
+            }
+        }
+        if shared {
+            self.fill_shares(active, k, trs, route_hops, rate);
+        }
+        let Fair {
+            cnt,
+            flows,
+            local,
+            touched,
+            ..
+        } = self;
+        for &h in touched.iter() {
+            cnt[h] = 0;
+            flows[h] = 0;
+            local[h] = usize::MAX;
+        }
+        touched.clear();
+    }
+
+    /// Progressive filling over links some slots share. The bottleneck
+    /// link (least share, the first touched on a tie) comes off a min-heap
+    /// of shares instead of a scan of every touched link per level: a
+    /// link's share changes only when a flow through it is frozen, and then
+    /// it is pushed again (the old entry is stale: its share is no longer
+    /// the link's). Shares only grow while filling, so the least valid
+    /// entry is the bottleneck. O((links + hops) log links) per event
+    /// instead of O(links²): nb on 1024 ranks with slices=2 went from
+    /// minutes to seconds.
+    #[inline]
+    fn fill_shares(
+        &mut self,
+        active: &[usize],
+        k: usize,
+        trs: &[Tr],
+        route_hops: &[Vec<usize>],
+        rate: &mut [f64],
+    ) {
+        let Fair {
+            cnt,
+            capl,
+            local,
+            touched,
+            on_link,
+            frozen,
+            held,
+            fill,
+            ..
+        } = self;
+        on_link.resize_with(touched.len(), Vec::new);
+        on_link.iter_mut().for_each(Vec::clear);
+        frozen.clear();
+        frozen.extend(held.iter().copied());
+        for (a, &id) in active.iter().enumerate() {
+            if held[a] {
+                continue;
+            }
+            for &h in &route_hops[trs[id / k].route] {
+                on_link[local[h]].push(a);
+            }
+        }
+        fill.clear();
+        for &h in touched.iter() {
+            if cnt[h] > 0 {
+                fill.push(Least(capl[h] / cnt[h] as f64, local[h]));
+            }
+        }
+        let mut left = held.iter().filter(|h| !**h).count();
+        while left > 0 {
+            let Some(Least(share, l)) = fill.pop() else {
+                break;
+            };
+            let best = touched[l];
+            if cnt[best] == 0 || capl[best] / cnt[best] as f64 != share {
+                continue;
+            }
+            for &a in &on_link[l] {
+                if frozen[a] {
+                    continue;
+                }
+                frozen[a] = true;
+                left -= 1;
+                let id = active[a];
+                rate[id] = share;
+                for &h in &route_hops[trs[id / k].route] {
+                    capl[h] -= share;
+                    cnt[h] -= 1;
+                    if cnt[h] > 0 && h != best {
+                        fill.push(Least(capl[h] / cnt[h] as f64, local[h]));
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Simulator<'_> {
     /// Simulates one loop of `elems` elements of `es` bytes with `k ≥ 2`
     /// slices per transfer, `window` of them in flight per transfer (module
@@ -366,10 +625,6 @@ impl Simulator<'_> {
         record: bool,
     ) -> Option<Timeline> {
         let window = window.max(1);
-        let schedule = self.schedule;
-        let gamma = self.topo.reduce_gbps;
-        let nsteps = schedule.steps.len();
-        let ranks = schedule.ranks;
         // Directed-link ids of every route.
         let route_hops: Vec<Vec<usize>> = self
             .routes
@@ -381,7 +636,69 @@ impl Simulator<'_> {
                     .collect()
             })
             .collect();
-        // Transfers, groups and the group dependency lists.
+        let flat = self.flatten(elems);
+        let mut slots = self.slots(&flat, k, window, slice_elems, es);
+        let mut fair = Fair::new(self.cap.len());
+        let mut step_share = vec![0usize; self.schedule.steps.len()];
+        let mut active: Vec<usize> = Vec::new();
+        let mut finished: Vec<(f64, usize)> = Vec::new();
+        let mut now = 0.0f64;
+        let mut work = 0usize;
+        loop {
+            if active.is_empty() {
+                match slots.starts.peek() {
+                    Some(s) => now = now.max(s.0),
+                    None => break,
+                }
+            }
+            let tol = 1e-12 * now.abs().max(1.0);
+            while slots.starts.peek().is_some_and(|s| s.0 <= now + tol) {
+                let Some(Least(at, id)) = slots.starts.pop() else {
+                    break;
+                };
+                if slots.remaining[id] <= 0.0 {
+                    finished.push((at, id));
+                } else {
+                    active.push(id);
+                }
+            }
+            if active.is_empty() && finished.is_empty() {
+                continue;
+            }
+            let mut next = f64::INFINITY;
+            work += active.len();
+            if work > SLICE_WORK_BUDGET {
+                return None;
+            }
+            if !active.is_empty() {
+                fair.rates(
+                    &self.cap,
+                    &mut active,
+                    k,
+                    &flat.trs,
+                    &route_hops,
+                    &mut slots.rate,
+                    &mut step_share,
+                );
+                next = slots.advance(now, &mut active, &mut finished);
+            }
+            // Arrivals in time order: reduce, then release what waited.
+            finished.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for (at, id) in finished.drain(..) {
+                self.arrive(&mut slots, &flat, at, id, window, slice_elems, es);
+            }
+            if next.is_finite() {
+                now = next;
+            }
+        }
+        Some(self.timeline(&flat, &slots, &step_share, &route_hops, es, record))
+    }
+
+    /// The schedule's transfers for `elems` elements, with their groups
+    /// ([`Flat`]).
+    fn flatten(&self, elems: u64) -> Flat {
+        let schedule = self.schedule;
+        let ranks = schedule.ranks;
         let mut trs: Vec<Tr> = Vec::with_capacity(schedule.transfer_count());
         let mut group_members: Vec<u32> = Vec::new();
         let mut dependents: Vec<Vec<usize>> = Vec::new();
@@ -428,299 +745,151 @@ impl Simulator<'_> {
                 last_group[t.dst] = Some(cur[t.dst].1);
             }
         }
-        let n = trs.len() * k;
-        // A transfer of `c` elements is cut into `m = ceil(c / q)` slices of
-        // `q` elements, the last one shorter (`q = ceil(c / k)`, or NCCL's
-        // fixed slice): full slices and a shorter last one, as NCCL cuts a
-        // buffer into fixed-size chunks (near-equal slices would make one
-        // more element cost less time: one more slice shortens the
-        // pipeline's fill). The `m ≤ k` slices sit in `k` slots by the
-        // fraction of the transfer they complete: slot `j` holds slice `i`
-        // iff `floor(j·m/k) ≤ i < floor((j+1)·m/k)`, so slot `j` of every
-        // transfer ends at the same fraction `(j+1)/k` of its data and the
-        // slot-by-slot dependencies between steps follow the data (a
-        // transfer half the size of its predecessor sends its first slice
-        // after the predecessor's second). Empty slots cost nothing.
-        let slice_bytes = |id: usize| -> f64 {
-            let t = &trs[id / k];
-            let j = id % k;
-            let (c, kk) = (t.count, k as u64);
-            let q = slice_elems.unwrap_or_else(|| c.div_ceil(kk)).max(1);
-            let m = c.div_ceil(q);
-            let first = j as u64 * m / kk;
-            let last = (j as u64 + 1) * m / kk;
-            let lo = (q * first).min(c);
-            let hi = (q * last).min(c);
-            ((hi - lo) * es) as f64
-        };
-        let mut wait: Vec<u32> = (0..n)
-            .map(|id| trs[id / k].preds + u32::from(id % k >= window))
-            .collect();
+        Flat {
+            trs,
+            group_members,
+            dependents,
+        }
+    }
+
+    /// Every slot before the first event: what it waits for (its
+    /// transfer's predecessors, and slot `j − window` of its own transfer),
+    /// its bytes, and the slots that start at once.
+    fn slots(
+        &self,
+        flat: &Flat,
+        k: usize,
+        window: usize,
+        slice_elems: Option<u64>,
+        es: u64,
+    ) -> Slots {
+        let n = flat.trs.len() * k;
+        let tr = |id: usize| &flat.trs[id / k];
         // A late device ([`Topology::impairment`]) releases nothing before
         // its offset.
         let imp = &self.topo.impairment;
-        let mut release: Vec<f64> = (0..n)
-            .map(|id| {
-                let t = &trs[id / k];
-                imp.late_of(t.src).max(imp.late_of(t.dst))
-            })
+        let remaining: Vec<f64> = (0..n)
+            .map(|id| slot_bytes(tr(id).count, id % k, k, slice_elems, es))
             .collect();
-        let mut remaining: Vec<f64> = (0..n).map(slice_bytes).collect();
-        let mut rate = vec![0.0f64; n];
-        let mut active_from = vec![0.0f64; n];
-        let mut end = vec![f64::NAN; n];
-        let mut done = vec![f64::NAN; n];
-        let mut pending: Vec<u32> = group_members
+        let pending: Vec<u32> = flat
+            .group_members
             .iter()
             .flat_map(|&m| std::iter::repeat_n(m, k))
             .collect();
-        let mut ready = vec![0.0f64; pending.len()];
-        let mut busy_until = vec![0.0f64; ranks];
-        let mut heap: BinaryHeap<Least> = BinaryHeap::new();
-        // An empty slice pays no α: it is done as soon as it is released.
-        let empty: Vec<bool> = remaining.iter().map(|&r| r <= 0.0).collect();
-        let alpha = |id: usize| {
-            if empty[id] {
-                0.0
-            } else {
-                self.routes[trs[id / k].route].latency_us
-            }
+        let mut slots = Slots {
+            k,
+            wait: (0..n)
+                .map(|id| tr(id).preds + u32::from(id % k >= window))
+                .collect(),
+            release: (0..n)
+                .map(|id| imp.late_of(tr(id).src).max(imp.late_of(tr(id).dst)))
+                .collect(),
+            empty: remaining.iter().map(|&r| r <= 0.0).collect(),
+            remaining,
+            rate: vec![0.0; n],
+            active_from: vec![0.0; n],
+            end: vec![f64::NAN; n],
+            done: vec![f64::NAN; n],
+            ready: vec![0.0; pending.len()],
+            pending,
+            busy_until: vec![0.0; self.schedule.ranks],
+            starts: BinaryHeap::new(),
         };
         for id in 0..n {
-            if wait[id] == 0 {
-                active_from[id] = release[id] + alpha(id);
-                heap.push(Least(active_from[id], id));
+            if slots.wait[id] == 0 {
+                slots.active_from[id] = slots.release[id] + self.alpha(&slots, flat, id);
+                slots.starts.push(Least(slots.active_from[id], id));
             }
         }
-        // Scratch for the rates.
-        let nl = self.cap.len();
-        let mut cnt = vec![0u32; nl];
-        let mut flows = vec![0u32; nl];
-        let mut last_t = vec![usize::MAX; nl];
-        let mut capl = vec![0.0f64; nl];
-        let mut local = vec![usize::MAX; nl];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut on_link: Vec<Vec<usize>> = Vec::new();
-        let mut frozen: Vec<bool> = Vec::new();
-        let mut held: Vec<bool> = Vec::new();
-        let mut fill: BinaryHeap<Least> = BinaryHeap::new();
-        let mut step_share = vec![0usize; nsteps];
-        let mut active: Vec<usize> = Vec::new();
-        let mut finished: Vec<(f64, usize)> = Vec::new();
-        let mut now = 0.0f64;
-        let mut work = 0usize;
-        loop {
-            if active.is_empty() {
-                match heap.peek() {
-                    Some(s) => now = now.max(s.0),
-                    None => break,
-                }
+        slots
+    }
+
+    /// The α slot `id` pays: its route's latency, none for an empty slot.
+    #[inline]
+    fn alpha(&self, slots: &Slots, flat: &Flat, id: usize) -> f64 {
+        if slots.empty[id] {
+            0.0
+        } else {
+            self.routes[flat.trs[id / slots.k].route].latency_us
+        }
+    }
+
+    /// Slot `id`'s data arrived at `at`: it is reduced (one receive after
+    /// another per receiver, at the device's reduce speed), then releases
+    /// slot `j + window` of its transfer and, once its groups are done,
+    /// slot `j` of every transfer waiting for them.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn arrive(
+        &self,
+        slots: &mut Slots,
+        flat: &Flat,
+        at: f64,
+        id: usize,
+        window: usize,
+        slice_elems: Option<u64>,
+        es: u64,
+    ) {
+        let k = slots.k;
+        let t = &flat.trs[id / k];
+        let j = id % k;
+        slots.end[id] = at;
+        slots.done[id] = match (t.reduce, self.topo.reduce_gbps) {
+            (true, Some(g)) => {
+                let s = slots.busy_until[t.dst].max(at);
+                let g = g * self.topo.impairment.speed_of(t.dst);
+                let e = s + slot_bytes(t.count, j, k, slice_elems, es) / (g * 1e3);
+                slots.busy_until[t.dst] = e;
+                e
             }
-            let tol = 1e-12 * now.abs().max(1.0);
-            while heap.peek().is_some_and(|s| s.0 <= now + tol) {
-                let Some(Least(at, id)) = heap.pop() else {
-                    break;
-                };
-                if remaining[id] <= 0.0 {
-                    finished.push((at, id));
-                } else {
-                    active.push(id);
+            _ => at,
+        };
+        if j + window < k {
+            self.notify(slots, flat, id + window, at);
+        }
+        for g in t.groups {
+            let gi = g * k + j;
+            slots.ready[gi] = slots.ready[gi].max(slots.done[id]);
+            slots.pending[gi] -= 1;
+            if slots.pending[gi] == 0 {
+                let when = slots.ready[gi];
+                for &d in &flat.dependents[g] {
+                    self.notify(slots, flat, d * k + j, when);
                 }
-            }
-            if active.is_empty() && finished.is_empty() {
-                continue;
-            }
-            let mut next = f64::INFINITY;
-            work += active.len();
-            if work > SLICE_WORK_BUDGET {
-                return None;
-            }
-            if !active.is_empty() {
-                // Max-min fair rates (progressive filling) over the active
-                // sub-transfers. Sorted by id, a transfer's slices are
-                // adjacent: `flows` counts distinct transfers per link (the
-                // reported sharing; a transfer's own slices are not
-                // contention).
-                active.sort_unstable();
-                // A connection sends its slices in order (FIFO): only the
-                // earliest active slice of each transfer moves data; the
-                // later ones have paid their α and wait for the wire.
-                held.clear();
-                held.resize(active.len(), false);
-                for a in 1..active.len() {
-                    held[a] = active[a] / k == active[a - 1] / k;
-                }
-                for (a, &id) in active.iter().enumerate() {
-                    if held[a] {
-                        rate[id] = 0.0;
-                        continue;
-                    }
-                    let t = id / k;
-                    for &h in &route_hops[trs[t].route] {
-                        if cnt[h] == 0 {
-                            local[h] = touched.len();
-                            touched.push(h);
-                            capl[h] = self.cap[h];
-                            last_t[h] = usize::MAX;
-                        }
-                        cnt[h] += 1;
-                        if last_t[h] != t {
-                            last_t[h] = t;
-                            flows[h] += 1;
-                        }
-                    }
-                }
-                let shared = touched.iter().any(|&h| cnt[h] > 1);
-                for (a, &id) in active.iter().enumerate() {
-                    if held[a] {
-                        continue;
-                    }
-                    let hops = &route_hops[trs[id / k].route];
-                    let most = hops.iter().map(|&h| flows[h] as usize).max().unwrap_or(1);
-                    let st = &mut step_share[trs[id / k].step];
-                    *st = (*st).max(most);
-                    if !shared {
-                        rate[id] = hops
-                            .iter()
-                            .map(|&h| self.cap[h])
-                            .fold(f64::INFINITY, f64::min);
-                    }
-                }
-                if shared {
-                    on_link.resize_with(touched.len(), Vec::new);
-                    on_link.iter_mut().for_each(Vec::clear);
-                    frozen.clear();
-                    frozen.extend(held.iter().copied());
-                    for (a, &id) in active.iter().enumerate() {
-                        if held[a] {
-                            continue;
-                        }
-                        for &h in &route_hops[trs[id / k].route] {
-                            on_link[local[h]].push(a);
-                        }
-                    }
-                    // The bottleneck link (least share, the first touched
-                    // on a tie) comes off a min-heap of shares instead of a
-                    // scan of every touched link per level: a link's share
-                    // changes only when a flow through it is frozen, and
-                    // then it is pushed again (the old entry is stale: its
-                    // share is no longer the link's). Shares only grow
-                    // while filling, so the least valid entry is the
-                    // bottleneck. O((links + hops) log links) per event
-                    // instead of O(links²): nb on 1024 ranks with slices=2
-                    // went from minutes to seconds.
-                    fill.clear();
-                    for &h in &touched {
-                        if cnt[h] > 0 {
-                            fill.push(Least(capl[h] / cnt[h] as f64, local[h]));
-                        }
-                    }
-                    let mut left = held.iter().filter(|h| !**h).count();
-                    while left > 0 {
-                        let Some(Least(share, l)) = fill.pop() else {
-                            break;
-                        };
-                        let best = touched[l];
-                        if cnt[best] == 0 || capl[best] / cnt[best] as f64 != share {
-                            continue;
-                        }
-                        for &a in &on_link[l] {
-                            if frozen[a] {
-                                continue;
-                            }
-                            frozen[a] = true;
-                            left -= 1;
-                            let id = active[a];
-                            rate[id] = share;
-                            for &h in &route_hops[trs[id / k].route] {
-                                capl[h] -= share;
-                                cnt[h] -= 1;
-                                if cnt[h] > 0 && h != best {
-                                    fill.push(Least(capl[h] / cnt[h] as f64, local[h]));
-                                }
-                            }
-                        }
-                    }
-                }
-                for &h in &touched {
-                    cnt[h] = 0;
-                    flows[h] = 0;
-                    local[h] = usize::MAX;
-                }
-                touched.clear();
-                let next_finish = active
-                    .iter()
-                    .filter(|&&id| rate[id] > 0.0)
-                    .map(|&id| now + remaining[id] / rate[id])
-                    .fold(f64::INFINITY, f64::min);
-                let next_start = heap.peek().map_or(f64::INFINITY, |s| s.0);
-                next = next_finish.min(next_start);
-                let dt = next - now;
-                let tol = 1e-12 * next.abs().max(1.0);
-                active.retain(|&id| {
-                    if rate[id] <= 0.0 {
-                        return true;
-                    }
-                    let fin = now + remaining[id] / rate[id];
-                    if fin <= next + tol {
-                        remaining[id] = 0.0;
-                        finished.push((fin, id));
-                        false
-                    } else {
-                        remaining[id] -= rate[id] * dt;
-                        true
-                    }
-                });
-            }
-            // Arrivals in time order: reduce, then release what waited.
-            finished.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
-            for (at, id) in finished.drain(..) {
-                let t = &trs[id / k];
-                let j = id % k;
-                end[id] = at;
-                done[id] = match (t.reduce, gamma) {
-                    (true, Some(g)) => {
-                        let s = busy_until[t.dst].max(at);
-                        let g = g * imp.speed_of(t.dst);
-                        let e = s + slice_bytes(id) / (g * 1e3);
-                        busy_until[t.dst] = e;
-                        e
-                    }
-                    _ => at,
-                };
-                let mut notify = |id2: usize, when: f64, heap: &mut BinaryHeap<Least>| {
-                    release[id2] = release[id2].max(when);
-                    wait[id2] -= 1;
-                    if wait[id2] == 0 {
-                        active_from[id2] = release[id2] + alpha(id2);
-                        heap.push(Least(active_from[id2], id2));
-                    }
-                };
-                if j + window < k {
-                    notify(id + window, at, &mut heap);
-                }
-                for g in t.groups {
-                    let gi = g * k + j;
-                    ready[gi] = ready[gi].max(done[id]);
-                    pending[gi] -= 1;
-                    if pending[gi] == 0 {
-                        for &d in &dependents[g] {
-                            notify(d * k + j, ready[gi], &mut heap);
-                        }
-                    }
-                }
-            }
-            if next.is_finite() {
-                now = next;
             }
         }
-        // The timeline, per step and per transfer (slices folded).
+    }
+
+    /// One dependency of slot `id` is met at `when`; the last one puts it
+    /// on the start heap.
+    #[inline]
+    fn notify(&self, slots: &mut Slots, flat: &Flat, id: usize, when: f64) {
+        slots.release[id] = slots.release[id].max(when);
+        slots.wait[id] -= 1;
+        if slots.wait[id] == 0 {
+            slots.active_from[id] = slots.release[id] + self.alpha(slots, flat, id);
+            slots.starts.push(Least(slots.active_from[id], id));
+        }
+    }
+
+    /// The timeline, per step and per transfer (slots folded).
+    fn timeline(
+        &self,
+        flat: &Flat,
+        slots: &Slots,
+        step_share: &[usize],
+        route_hops: &[Vec<usize>],
+        es: u64,
+        record: bool,
+    ) -> Timeline {
+        let k = slots.k;
+        let nsteps = self.schedule.steps.len();
         let mut steps = Vec::with_capacity(nsteps);
         let mut transfers = Vec::new();
         let mut link_busy = Vec::new();
         let mut prev_end = 0.0f64;
         let mut ti = 0usize;
-        for (si, step) in schedule.steps.iter().enumerate() {
+        for (si, step) in self.schedule.steps.iter().enumerate() {
             let m = step.transfers.len();
             let ids = ti * k..(ti + m) * k;
             let (start, fin) = if m == 0 {
@@ -728,10 +897,10 @@ impl Simulator<'_> {
             } else {
                 (
                     ids.clone()
-                        .map(|id| release[id])
+                        .map(|id| slots.release[id])
                         .fold(f64::INFINITY, f64::min),
                     ids.clone()
-                        .map(|id| done[id])
+                        .map(|id| slots.done[id])
                         .fold(f64::NEG_INFINITY, f64::max),
                 )
             };
@@ -742,57 +911,125 @@ impl Simulator<'_> {
             });
             prev_end = fin;
             if record {
-                let mut busy: HashMap<usize, (f64, f64, usize)> = HashMap::new();
-                for i in 0..m {
-                    let t = ti + i;
-                    let ids = t * k..(t + 1) * k;
-                    let route = trs[t].route;
-                    let first_from = ids
-                        .clone()
-                        .map(|id| active_from[id])
-                        .fold(f64::INFINITY, f64::min);
-                    let last_end = ids
-                        .clone()
-                        .map(|id| end[id])
-                        .fold(f64::NEG_INFINITY, f64::max);
-                    for &h in &route_hops[route] {
-                        let e = busy.entry(h).or_insert((first_from, last_end, 0));
-                        e.0 = e.0.min(first_from);
-                        e.1 = e.1.max(last_end);
-                        e.2 += 1;
-                    }
-                    transfers.push(TransferTiming {
-                        step: si,
-                        index: i,
-                        bytes: trs[t].count * es,
-                        link: self.routes[route]
-                            .hops
-                            .first()
-                            .map_or(usize::MAX, |h| h.link),
-                        start_us: release[t * k],
-                        end_us: last_end,
-                        done_us: ids.map(|id| done[id]).fold(f64::NEG_INFINITY, f64::max),
-                        route,
-                    });
-                }
-                let mut v: Vec<_> = busy.into_iter().collect();
-                v.sort_unstable_by_key(|(id, _)| *id);
-                link_busy.extend(v.into_iter().map(|(id, (a, b, f))| LinkBusy {
-                    link: id / 2,
-                    forward: id % 2 == 1,
-                    step: si,
-                    start_us: a,
-                    end_us: b,
-                    flows: f,
-                }));
+                self.record_step(
+                    flat,
+                    slots,
+                    route_hops,
+                    es,
+                    si,
+                    ti..ti + m,
+                    &mut transfers,
+                    &mut link_busy,
+                );
             }
             ti += m;
         }
-        Some(Timeline::of_loop(
+        Timeline::of_loop(
             steps,
             transfers,
             link_busy,
             record.then(|| self.routes.clone()),
-        ))
+        )
+    }
+
+    /// Step `si`'s transfers (`range` of the flattened ones) and its links'
+    /// busy intervals, for the drawn timeline.
+    #[allow(clippy::too_many_arguments)]
+    fn record_step(
+        &self,
+        flat: &Flat,
+        slots: &Slots,
+        route_hops: &[Vec<usize>],
+        es: u64,
+        si: usize,
+        range: std::ops::Range<usize>,
+        transfers: &mut Vec<TransferTiming>,
+        link_busy: &mut Vec<LinkBusy>,
+    ) {
+        let k = slots.k;
+        let first = range.start;
+        let mut busy: HashMap<usize, (f64, f64, usize)> = HashMap::new();
+        for t in range {
+            let ids = t * k..(t + 1) * k;
+            let route = flat.trs[t].route;
+            let first_from = ids
+                .clone()
+                .map(|id| slots.active_from[id])
+                .fold(f64::INFINITY, f64::min);
+            let last_end = ids
+                .clone()
+                .map(|id| slots.end[id])
+                .fold(f64::NEG_INFINITY, f64::max);
+            for &h in &route_hops[route] {
+                let e = busy.entry(h).or_insert((first_from, last_end, 0));
+                e.0 = e.0.min(first_from);
+                e.1 = e.1.max(last_end);
+                e.2 += 1;
+            }
+            transfers.push(TransferTiming {
+                step: si,
+                index: t - first,
+                bytes: flat.trs[t].count * es,
+                link: self.routes[route]
+                    .hops
+                    .first()
+                    .map_or(usize::MAX, |h| h.link),
+                start_us: slots.release[t * k],
+                end_us: last_end,
+                done_us: ids
+                    .map(|id| slots.done[id])
+                    .fold(f64::NEG_INFINITY, f64::max),
+                route,
+            });
+        }
+        let mut v: Vec<_> = busy.into_iter().collect();
+        v.sort_unstable_by_key(|(id, _)| *id);
+        link_busy.extend(v.into_iter().map(|(id, (a, b, f))| LinkBusy {
+            link: id / 2,
+            forward: id % 2 == 1,
+            step: si,
+            start_us: a,
+            end_us: b,
+            flows: f,
+        }));
+    }
+}
+
+impl Slots {
+    /// Moves every active slot at its rate from `now` to the next event
+    /// (a slot finishing or one starting) and returns its time; slots that
+    /// finish by then go to `finished`.
+    #[inline]
+    fn advance(
+        &mut self,
+        now: f64,
+        active: &mut Vec<usize>,
+        finished: &mut Vec<(f64, usize)>,
+    ) -> f64 {
+        let next_finish = active
+            .iter()
+            .filter(|&&id| self.rate[id] > 0.0)
+            .map(|&id| now + self.remaining[id] / self.rate[id])
+            .fold(f64::INFINITY, f64::min);
+        let next_start = self.starts.peek().map_or(f64::INFINITY, |s| s.0);
+        let next = next_finish.min(next_start);
+        let dt = next - now;
+        let tol = 1e-12 * next.abs().max(1.0);
+        let (rate, remaining) = (&self.rate, &mut self.remaining);
+        active.retain(|&id| {
+            if rate[id] <= 0.0 {
+                return true;
+            }
+            let fin = now + remaining[id] / rate[id];
+            if fin <= next + tol {
+                remaining[id] = 0.0;
+                finished.push((fin, id));
+                false
+            } else {
+                remaining[id] -= rate[id] * dt;
+                true
+            }
+        });
+        next
     }
 }
