@@ -4,9 +4,9 @@
 // scripts/sw-register.js into DIR and loads it from index.html. Run by
 // scripts/site.sh after scripts/site-csp.mjs: node scripts/site-sw.mjs DIR
 //
-// The version is a hash of every file's name and bytes, so any change to
-// the build (a new index.html, a new worker.js) gives the service worker a
-// new cache name, and the old cache is deleted when the new one activates.
+// The version is a hash of every file's name and bytes and of the worker's
+// code, so any change to the build (a new index.html, a new worker.js)
+// gives the service worker a new cache name, and the old cache is deleted when the new one activates.
 // Running it again on the same folder changes nothing (the tag is added once).
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -46,12 +46,16 @@ for (const name of readdirSync(dir).sort()) {
 for (const want of ['index.html', 'sw-register.js']) {
   if (!files.some((f) => f.path === want)) fail(`${want} is missing from ${dir}`);
 }
+// The worker's own code counts too: a change to how it caches is a new
+// version, precached afresh.
+const template = readFileSync(join(here, 'sw-template.js'), 'utf8');
 const version = createHash('sha256')
   .update(files.map((f) => `${f.path} ${f.sha256}\n`).join(''))
+  .update(template)
   .digest('hex').slice(0, 16);
 
 const sw = `const VERSION = ${JSON.stringify(version)};\n`
   + `const FILES = ${JSON.stringify(files.map(({ path, hashed }) => ({ path, hashed })), null, 1)};\n`
-  + readFileSync(join(here, 'sw-template.js'), 'utf8');
+  + template;
 writeFileSync(join(dir, 'sw.js'), sw);
 console.log(`site-sw: ${dir}/sw.js: version ${version}, ${files.length} files precached`);

@@ -18,10 +18,12 @@ const KIND = new Map(FILES.map((f) => [url(f.path), f.hashed ? 'hashed' : 'plain
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    // cache: 'reload' skips the HTTP cache, which may still hold the
-    // previous build's worker.js (its name carries no hash).
+    // A hashed file may come from the HTTP cache (the visit that installs
+    // this worker has just downloaded the 4 MB app; a bad connection should
+    // not pay for it twice). The others are revalidated: the HTTP cache may
+    // still hold the previous build's worker.js, whose name has no hash.
     await Promise.all(FILES.map(async (f) => {
-      const res = await fetch(new Request(url(f.path), { cache: 'reload' }));
+      const res = await fetch(new Request(url(f.path), { cache: f.hashed ? 'default' : 'no-cache' }));
       if (!res.ok) throw new Error(`sw: ${f.path}: HTTP ${res.status}`);
       await cache.put(f.path === 'index.html' ? INDEX : url(f.path), res);
     }));
