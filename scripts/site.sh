@@ -35,7 +35,12 @@ trunk build --release --public-url ./ --dist "$DIR"
 # hash of trunk's inline loader for its nonce.
 node scripts/site-csp.mjs "$DIR/index.html" Trunk.toml
 
-for f in index.html worker.js worker_bg.wasm worker_simd.js worker_simd_bg.wasm planner.js planner_bg.wasm; do
+# Offline after the first visit: a service worker that precaches every file
+# of this build (its cache named by their content hash), and the small
+# script that registers it. Last: it hashes the final files.
+node scripts/site-sw.mjs "$DIR"
+
+for f in index.html sw.js sw-register.js worker.js worker_bg.wasm worker_simd.js worker_simd_bg.wasm planner.js planner_bg.wasm; do
   [ -s "$DIR/$f" ] || { echo "site: $DIR/$f is missing after the build" >&2; exit 1; }
 done
 echo "[site] $DIR ($(du -sh "$DIR" | cut -f1)):"
