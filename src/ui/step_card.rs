@@ -20,7 +20,7 @@ use crate::engine::step::{model, StepCollective, StepInput, StepReport};
 use crate::engine::units::format_bytes;
 use crate::runtime::planner::{Answer, Job};
 use crate::t;
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Props of [`StepCard`].
@@ -35,6 +35,9 @@ pub struct StepCardProps {
     /// A changed input.
     pub on_change: Callback<StepInput>,
 }
+
+/// The model's name once a `config.json` was pasted.
+const PASTED: &str = "config.json";
 
 /// The step a machine of `ranks` ranks starts from: data parallel over
 /// every rank, one sequence per rank at least, so that a large machine's
@@ -299,8 +302,44 @@ pub fn step_card(p: &StepCardProps) -> Html {
         let (input, on_change) = (input.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
             let mut next = input.clone();
-            next.model = e.target_unchecked_into::<HtmlSelectElement>().value();
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            // The pasted model stays until a preset is picked.
+            if v != PASTED {
+                next.model = v;
+                next.shape = None;
+            }
             on_change.emit(next);
+        })
+    };
+    let config_text = use_state(String::new);
+    let on_config_text = {
+        let config_text = config_text.clone();
+        Callback::from(move |e: InputEvent| {
+            config_text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value())
+        })
+    };
+    let on_config_use = {
+        let (input, err, on_change, text) = (
+            input.clone(),
+            form_error.clone(),
+            p.on_change.clone(),
+            config_text.clone(),
+        );
+        Callback::from(move |_: MouseEvent| match model::from_config_json(&text) {
+            Ok(shape) => {
+                err.set(None);
+                on_change.emit(StepInput {
+                    model: PASTED.to_string(),
+                    shape: Some(shape),
+                    ..input.clone()
+                });
+            }
+            Err((field, value, allowed)) => err.set(Some(t!(
+                "st-config-bad",
+                field = field,
+                value = value,
+                allowed = allowed
+            ))),
         })
     };
     let on_field = |f: Field| {
@@ -352,7 +391,10 @@ pub fn step_card(p: &StepCardProps) -> Html {
             <div class="what-if-controls step-controls">
                 <div class="field"><label for="step-model">{t!("st-model")}</label>
                     <select id="step-model" onchange={on_model}>
-                        { for model::PRESETS.iter().map(|m| html! { <option value={*m} selected={i.model == *m}>{*m}</option> }) }
+                        { for model::PRESETS.iter().map(|m| html! { <option value={*m} selected={i.shape.is_none() && i.model == *m}>{*m}</option> }) }
+                        if i.shape.is_some() {
+                            <option value={PASTED} selected=true>{t!("st-model-pasted")}</option>
+                        }
                     </select></div>
                 {num("step-dp", "dp".to_string(), i.dp.to_string(), Field::Dp, "1")}
                 {num("step-tp", "tp".to_string(), i.tp.to_string(), Field::Tp, "1")}
@@ -370,6 +412,14 @@ pub fn step_card(p: &StepCardProps) -> Html {
                     <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
                         value={peak} onchange={on_field(Field::Peak)} /></div>
             </div>
+            <details class="step-config" id="step-config">
+                <summary>{t!("st-config-summary")}</summary>
+                <p class="hint">{t!("st-config-hint")}</p>
+                <textarea id="step-config-json" rows="6" spellcheck="false" lang="en"
+                    placeholder="{ \"hidden_size\": 4096, \"intermediate_size\": 14336, ... }"
+                    value={(*config_text).clone()} oninput={on_config_text} />
+                <button id="step-config-use" onclick={on_config_use}>{t!("st-config-use")}</button>
+            </details>
             {body}
         </section>
     }

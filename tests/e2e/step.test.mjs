@@ -124,3 +124,39 @@ test('the step is in the link: a shared link opens it, an edit is written back, 
   assert.equal(await page.inputValue('#step-tp'), '8');
   await context.close();
 });
+
+// A pasted config.json (Llama-3-70B's fields, one ignored) gives what
+// `cclsim step --config cfg.json --dp 1 --tp 8 --seq 4096 --batch 8 --topo h100-8`
+// gives, and the link carries its shape; a bad field is named.
+test('a pasted config.json is the step\'s model, and its shape is in the link', async () => {
+  const { context, page, problems } = await open({ width: 1400, height: 900 },
+    'v=1&topo=h100-8&ranks=8&step=llama3-8b&step_dp=1&step_tp=8');
+  await page.click('#step-config summary');
+  await page.fill('#step-config-json', JSON.stringify({
+    num_attention_heads: 7, hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, vocab_size: 128256,
+  }));
+  await page.click('#step-config-use');
+  assert.match(await page.textContent('#step-error'), /num_attention_heads “7”/);
+  await page.fill('#step-config-json', JSON.stringify({
+    hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64,
+    num_key_value_heads: 8, vocab_size: 128256, rope_theta: 500000.0,
+  }));
+  await page.click('#step-config-use');
+  await page.waitForURL(/step_shape=/);
+  await page.waitForFunction((want) => {
+    const el = document.querySelector('#step-time');
+    return el && Math.abs(Number(el.getAttribute('data-us')) - want) <= 1e-6 * want;
+  }, SHARED.stepTimeUs, { timeout: 60_000 });
+  assert.equal(new URL(page.url()).searchParams.get('step_shape'), '8192.28672.80.64.8.128256.0.0.0');
+  assert.equal(await page.inputValue('#step-model'), 'config.json');
+  await page.reload();
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  assert.equal(await page.inputValue('#step-model'), 'config.json');
+  near(Number(await page.getAttribute('#step-time', 'data-us')), SHARED.stepTimeUs);
+  // A preset replaces the pasted model.
+  await page.selectOption('#step-model', 'llama3-8b');
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('step_shape'));
+  await page.locator('#step').screenshot({ path: '/tmp/step-config.png' });
+  assert.deepEqual(problems, []);
+  await context.close();
+});

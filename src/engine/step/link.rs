@@ -10,13 +10,15 @@
 //! known. A value that is not even of its type is an error naming the key
 //! and what it takes, and the field keeps its default.
 
-use super::StepInput;
+use super::{model, StepInput};
 use crate::engine::dtype::DType;
+use crate::engine::transformer::ModelShape;
 use crate::engine::units::parse_bytes;
 
 /// Every key, in the order [`to_pairs`] writes them.
-pub const KEYS: [&str; 16] = [
+pub const KEYS: [&str; 17] = [
     "step",
+    "step_shape",
     "step_dp",
     "step_tp",
     "step_pp",
@@ -70,6 +72,58 @@ fn dtype(v: &str) -> Result<DType, String> {
     DType::from_name(v).ok_or_else(|| "one of fp32, fp16, bf16, int32, int8".to_string())
 }
 
+/// The fields of a `config.json` a `step_shape` value lists, in order.
+const SHAPE_FIELDS: [&str; 9] = [
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "vocab_size",
+    "num_local_experts",
+    "num_experts_per_tok",
+    "tie_word_embeddings",
+];
+
+/// A model read from a pasted `config.json`, as nine numbers joined by
+/// dots in [`SHAPE_FIELDS`] order, checked by the same reader as the
+/// `config.json` itself ([`model::from_config_json`]).
+fn shape(v: &str) -> Result<ModelShape, String> {
+    let allowed = || {
+        format!(
+            "nine whole numbers joined by dots: {}",
+            SHAPE_FIELDS.join(", ")
+        )
+    };
+    let parts: Vec<&str> = v.split('.').collect();
+    if parts.len() != SHAPE_FIELDS.len() {
+        return Err(allowed());
+    }
+    let mut json = serde_json::Map::new();
+    for (name, part) in SHAPE_FIELDS.iter().zip(&parts) {
+        let n: u64 = part.parse().map_err(|_| allowed())?;
+        json.insert(name.to_string(), n.into());
+    }
+    model::from_config_json(&serde_json::Value::Object(json).to_string())
+        .map_err(|(field, value, why)| format!("{field} {value}: {why}"))
+}
+
+fn shape_value(m: &ModelShape) -> String {
+    [
+        m.hidden,
+        m.intermediate,
+        m.layers,
+        m.heads,
+        m.kv_heads,
+        m.vocab,
+        m.experts,
+        m.top_k,
+        u64::from(m.tied),
+    ]
+    .map(|n| n.to_string())
+    .join(".")
+}
+
 fn usize_of(v: &str) -> Result<usize, String> {
     whole(v).and_then(|n| usize::try_from(n).map_err(|_| "a smaller whole number".to_string()))
 }
@@ -84,6 +138,7 @@ fn set(s: &mut StepInput, key: &str, v: &str) -> Result<bool, String> {
             }
             s.model = v.to_string()
         }
+        "step_shape" => s.shape = Some(shape(v)?),
         "step_dp" => s.dp = usize_of(v)?,
         "step_tp" => s.tp = usize_of(v)?,
         "step_pp" => s.pp = usize_of(v)?,
@@ -136,12 +191,14 @@ pub fn from_pairs(pairs: &[(String, String)]) -> (Option<StepInput>, Vec<LinkErr
 }
 
 /// The keys of `s` that differ from [`StepInput::default`] (the model
-/// always: it says the link holds a step). A model read from a
-/// `config.json` is not in a link: its name is written, which a page
-/// reads as that name (a preset, or an error naming it).
+/// always: it says the link holds a step; a model read from a
+/// `config.json` as its shape, `step_shape`).
 pub fn to_pairs(s: &StepInput) -> Vec<(&'static str, String)> {
     let d = StepInput::default();
     let mut out = vec![("step", s.model.clone())];
+    if let Some(m) = &s.shape {
+        out.push(("step_shape", shape_value(m)));
+    }
     let mut put = |key: &'static str, differs: bool, v: String| {
         if differs {
             out.push((key, v));
@@ -270,6 +327,35 @@ mod tests {
             to_pairs(&StepInput::default()),
             [("step", "llama3-8b".to_string())]
         );
+    }
+
+    #[test]
+    fn a_pasted_config_travels_as_its_shape() {
+        let s = StepInput {
+            model: "config.json".into(),
+            shape: Some(model::LLAMA3_70B),
+            ..StepInput::default()
+        };
+        let written = to_pairs(&s);
+        assert_eq!(
+            written[1],
+            ("step_shape", "8192.28672.80.64.8.128256.0.0.0".to_string())
+        );
+        let back: Vec<(String, String)> = written
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(from_pairs(&back), (Some(s), vec![]));
+        // The reader of config.json checks it: 7 heads do not divide 8192.
+        let (_, errors) = from_pairs(&pairs("step_shape=8192.28672.80.7.7.128256.0.0.0"));
+        assert_eq!(errors[0].key, "step_shape");
+        assert!(
+            errors[0].allowed.contains("num_attention_heads 7"),
+            "{}",
+            errors[0].allowed
+        );
+        let (_, errors) = from_pairs(&pairs("step_shape=1.2.3"));
+        assert!(errors[0].allowed.starts_with("nine whole numbers"));
     }
 
     #[test]
