@@ -380,8 +380,9 @@ pub struct App {
     /// The window's popstate listener, kept alive.
     popstate: Option<wasm_bindgen::closure::Closure<dyn Fn(web_sys::Event)>>,
     /// The size the user had before the fusion what-if replaced it with
-    /// the bucket the workers run: turning fusion off gives it back.
-    bytes_before_fusion: Option<u64>,
+    /// the bucket the workers run, and how they wrote it: turning fusion
+    /// off gives both back.
+    bytes_before_fusion: Option<(u64, String)>,
     /// The configuration the user had when they opened learn mode:
     /// closing it gives it back (a lesson's settings are the lesson's,
     /// not the user's).
@@ -658,9 +659,11 @@ impl App {
     /// size the user picked while fused stays.
     fn keep_user_size(&mut self, next: &mut Config) {
         match (self.config.fusion.is_some(), next.fusion.is_some()) {
-            (false, true) => self.bytes_before_fusion = Some(self.config.bytes),
+            (false, true) => {
+                self.bytes_before_fusion = Some((self.config.bytes, self.bytes_text.clone()))
+            }
             (true, false) => {
-                let Some(b) = self.bytes_before_fusion.take() else {
+                let Some((b, text)) = self.bytes_before_fusion.take() else {
                     return;
                 };
                 let untouched = next.bytes == self.config.bytes
@@ -669,6 +672,9 @@ impl App {
                 let b = b - b % es;
                 if untouched && b > 0 {
                     next.bytes = b;
+                    if parse_bytes(text.trim()) == Ok(b) {
+                        self.bytes_text = text;
+                    }
                 }
             }
             _ => {}

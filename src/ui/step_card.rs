@@ -36,6 +36,29 @@ pub struct StepCardProps {
     pub on_change: Callback<StepInput>,
 }
 
+/// The project's worked case (README): Llama-3 70B with DDP on one 8-NPU
+/// 910B server, one sequence per rank, and a 300 TFLOPS peak the user is
+/// told is assumed (no 910B datasheet figure is cited here).
+fn worked_case_link() -> String {
+    let machine = Config {
+        topo: "910b-8".into(),
+        ranks: 8,
+        ..Config::default()
+    };
+    let step = StepInput {
+        model: "llama3-70b".into(),
+        dp: 8,
+        batch: 8,
+        peak_tflops: Some(300.0),
+        ..StepInput::default()
+    };
+    let mut keys = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in crate::engine::step::link::to_pairs(&step) {
+        keys.append_pair(k, &v);
+    }
+    format!("?{}&{}", machine.to_query(), keys.finish())
+}
+
 /// The model's name once a `config.json` was pasted.
 const PASTED: &str = "config.json";
 
@@ -420,6 +443,8 @@ pub fn step_card(p: &StepCardProps) -> Html {
                     value={(*config_text).clone()} oninput={on_config_text} />
                 <button id="step-config-use" onclick={on_config_use}>{t!("st-config-use")}</button>
             </details>
+            <p class="hint" id="step-worked-case">{t!("st-worked-intro")}{" "}
+                <a id="step-worked" href={worked_case_link()}>{t!("st-worked")}</a></p>
             {body}
         </section>
     }

@@ -160,3 +160,19 @@ test('a pasted config.json is the step\'s model, and its shape is in the link', 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// The README's worked case is one click from the card: the link sets the
+// machine and the step; the figure is `cclsim step --model llama3-70b
+// --topo 910b-8 --dp 8 --batch 8 --peak-tflops 300 --json`'s.
+test('the worked case opens from the card with the CLI\'s step time', async () => {
+  const { context, page, problems } = await open({ width: 1400, height: 900 }, 'v=1');
+  await Promise.all([page.waitForURL(/step=llama3-70b/), page.click('#step-worked')]);
+  const u = new URL(page.url());
+  assert.equal(u.searchParams.get('topo'), '910b-8');
+  assert.equal(u.searchParams.get('step_peak'), '300');
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  near(Number(await page.getAttribute('#step-time', 'data-us')), 14478180.80710211);
+  assert.match(await page.textContent('#step-exposed'), /0\.2 %/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
