@@ -40,8 +40,9 @@ for (const name of readdirSync(dir).sort()) {
   if (!statSync(join(dir, name)).isFile()) { console.warn(`site-sw: ${name}/ is not precached`); continue; }
   const sha = createHash('sha256').update(readFileSync(join(dir, name))).digest('hex');
   // trunk's content hash in the name (app-3a957ac2ecfec12b_bg.wasm,
-  // style-c36e4bf2403e6719.css): such a file never changes, cache-first.
-  files.push({ path: name, sha256: sha, hashed: /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(name) });
+  // style-c36e4bf2403e6719.css; a 64-bit hash in hex without leading zeros,
+  // so up to 16 digits): such a file never changes, cache-first.
+  files.push({ path: name, sha256: sha, hashed: /-[0-9a-f]{1,16}(_bg)?\.(js|wasm|css)$/.test(name) });
 }
 for (const want of ['index.html', 'sw-register.js']) {
   if (!files.some((f) => f.path === want)) fail(`${want} is missing from ${dir}`);
