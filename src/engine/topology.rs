@@ -321,7 +321,7 @@ pub const NVLINK_H100_HOP_LATENCY_US: f64 = 3.4;
 /// of 8 NPUs predicts algbw 8 × 18.3 = 146 GB/s and mesh AllReduce 73 GB/s,
 /// matching the 149 / 72 GB/s measured with torch_npu on 8 cards
 /// (gameofdimension/limulidae README). The HCCS line rate is 56 GB/s per peer
-/// (ArthurChiao's GPU data sheets, 2023-10-25), which no public measurement
+/// (ArthurChiao's GPU data sheets), which no public measurement
 /// reaches.
 pub const HCCS_910B_GBPS: f64 = 18.3;
 
@@ -383,7 +383,7 @@ impl Topology {
 
     /// One Atlas 800T A2-class server: 8 Ascend 910B NPUs, an HCCS link
     /// between every pair (28 links, full mesh, no switch; `npu-smi info -t
-    /// topo` in ArthurChiao's GPU notes, 2023-09-16). Link figures:
+    /// topo` in ArthurChiao's GPU notes). Link figures:
     /// [`HCCS_910B_GBPS`], [`HCCS_910B_LATENCY_US`]. Reductions are inline:
     /// HCCL on 910B reduces in the transfer itself (its `INLINE_REDUCE` path),
     /// so the model charges no separate γ.
