@@ -52,11 +52,11 @@ fn worked_case_link() -> String {
         peak_tflops: Some(300.0),
         ..StepInput::default()
     };
-    let mut keys = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in crate::engine::step::link::to_pairs(&step) {
-        keys.append_pair(k, &v);
-    }
-    format!("?{}&{}", machine.to_query(), keys.finish())
+    format!(
+        "?{}&{}",
+        machine.to_query(),
+        crate::engine::step::link::to_query(&step)
+    )
 }
 
 /// The model's name once a `config.json` was pasted.

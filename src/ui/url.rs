@@ -180,12 +180,8 @@ pub fn query_with(config: &Config, ui: &UiState, on_stop: bool) -> String {
         }
     }
     if let Some(s) = &ui.step {
-        let mut keys = form_urlencoded::Serializer::new(String::new());
-        for (k, v) in step::link::to_pairs(s) {
-            keys.append_pair(k, &v);
-        }
         q.push('&');
-        q.push_str(&keys.finish());
+        q.push_str(&step::link::to_query(s));
     }
     q
 }

@@ -251,6 +251,15 @@ pub fn to_pairs(s: &StepInput) -> Vec<(&'static str, String)> {
     out
 }
 
+/// [`to_pairs`] as a query string (without `?`).
+pub fn to_query(s: &StepInput) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in to_pairs(s) {
+        q.append_pair(k, &v);
+    }
+    q.finish()
+}
+
 fn flag(b: bool) -> String {
     if b { "1" } else { "0" }.to_string()
 }
