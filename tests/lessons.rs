@@ -295,9 +295,9 @@ const FIGURES: &[Figure] = &[
     Figure {
         stop: ("hier", 5),
         id: "lesson-hier-5-ask",
-        en: "pipeline about 4.2 ms",
-        zh: "pipeline 约 4.2 ms",
-        quoted: 4.2,
+        en: "pipeline about 3.8 ms",
+        zh: "pipeline 约 3.8 ms",
+        quoted: 3.8,
         step: 0.1,
         model: |p| p.estimate.time_us / 1000.0,
     },

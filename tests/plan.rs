@@ -899,3 +899,43 @@ fn auto_at_8192_ranks_is_hier_nhr_and_estimated() {
     assert_eq!(p.schedule_steps, 22);
     assert!(p.estimate.time_us > 0.0);
 }
+
+/// HCCL stops choosing its pipeline when the task graph outgrows one FFTS+
+/// graph (`CalcContextNumForPipeline` > `HCCL_FFTS_CAPACITY` 65535,
+/// `coll_alg_operator.cc`): on 1024 servers an AllReduce needs
+/// 2 × (1024 × 43 + 5) = 88 074 contexts, so 16 GiB on 8192 ranks (2 MiB
+/// a rank, above the 1 MiB pipeline threshold) runs hier-nhr, as the
+/// cost model picks for 4 servers and more. On 761 servers it fits
+/// (65 456) and the pipeline runs.
+#[test]
+fn auto_leaves_the_pipeline_when_its_task_graph_outgrows_ffts() {
+    let big = Plan::headline(&config("910b-1024x8", Primitive::AllReduce, 8192, 16 << 30)).unwrap();
+    assert_eq!(big.algorithm, Algorithm::HierNhr);
+    let Decision::Library { why } = &big.decision else {
+        panic!("{:?}", big.decision)
+    };
+    assert!(
+        why.contains("88074 FFTS+ task contexts") && why.contains("65535"),
+        "{why}"
+    );
+    let fits = Plan::headline(&config("910b-761x8", Primitive::AllReduce, 6088, 16 << 30)).unwrap();
+    assert_eq!(fits.algorithm, Algorithm::Pipeline);
+}
+
+/// HCCL's pipeline executor loops by one CCL buffer *per rank*
+/// (`CollAllReduceMeshOpbasePipelineExecutor::CalcLoopMaxCount`:
+/// `(cclBuffSize - align) / unitSize * userRankSize`): 16 GiB on 1024
+/// ranks is one loop (the buffer holds 1024 × 200 MiB), where an executor
+/// of one buffer a loop (hier-nhr) runs ceil(16 GiB / 200 MiB) = 82.
+#[test]
+fn the_pipeline_loops_by_a_buffer_per_rank() {
+    let c = config("910b-128x8", Primitive::AllReduce, 1024, 16 << 30);
+    let pipe = Plan::headline(&c).unwrap();
+    assert_eq!((pipe.algorithm, pipe.loops()), (Algorithm::Pipeline, 1));
+    let mut nhr = c.clone();
+    nhr.algo = AlgoChoice::Fixed(Algorithm::HierNhr);
+    let nhr = Plan::headline(&nhr).unwrap();
+    assert_eq!(nhr.loops(), 82);
+    // Overlapping HCCS with RoCE is why HCCL prefers it here.
+    assert!(pipe.estimate.time_us < nhr.estimate.time_us);
+}

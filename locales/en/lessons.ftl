@@ -109,7 +109,7 @@ lesson-hier-4-ask = Why is flat mesh (every NPU to every NPU) so slow here, thou
 lesson-hier-4-answer = 24 of each NPU's 31 peers are in other servers, so most of its bytes cross RoCE, and flows share the RoCE ports: the slow level carries almost everything.
 lesson-hier-5-say = With auto, HCCL on several servers runs its Pipeline for AllReduce above 1 MiB per rank: the slow RoCE transfers hide the fast HCCS ones. The chart shows pipeline on top at large sizes.
 lesson-hier-5-look = pipeline's curve at 256 MiB on the chart.
-lesson-hier-5-ask = pipeline about 4.2 ms, hier about 6.9 ms: what does pipeline do with the HCCS time that hier spends separately?
+lesson-hier-5-ask = pipeline about 3.8 ms, hier about 6.9 ms: what does pipeline do with the HCCS time that hier spends separately?
 lesson-hier-5-answer = It overlaps it: while a slice crosses RoCE, the previous slice moves over HCCS in the same step, so the server-internal time is hidden behind the network time.
 
 ## 6. AlltoAll for mixture-of-experts

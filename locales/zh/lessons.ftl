@@ -107,7 +107,7 @@ lesson-hier-4-ask = 为什么直接做 mesh（每个 NPU 对每个 NPU）在这�
 lesson-hier-4-answer = 每个 NPU 的 31 个对端中有 24 个在其他服务器上，所以它的大部分字节都要经过 RoCE，而且多条流共享 RoCE 端口：慢速层级几乎承载了全部数据。
 lesson-hier-5-say = 使用 auto 时，多机上的 HCCL 在每个 rank 超过 1 MiB 的 AllReduce 中使用流水线并行算法(Pipeline)：慢速的 RoCE 传输掩盖了快速的 HCCS 传输。图表显示大数据量时 pipeline 位居最上。
 lesson-hier-5-look = 图表中 pipeline 曲线在 256 MiB 处。
-lesson-hier-5-ask = pipeline 约 4.2 ms，hier 约 6.9 ms：hier 单独花在 HCCS 上的时间，pipeline 是怎么处理的？
+lesson-hier-5-ask = pipeline 约 3.8 ms，hier 约 6.9 ms：hier 单独花在 HCCS 上的时间，pipeline 是怎么处理的？
 lesson-hier-5-answer = 让它重叠：一个切片在经过 RoCE 时，上一个切片在同一步里经 HCCS 传输，于是服务器内部的时间被隐藏在网络时间之后。
 
 ## 6. 混合专家模型的 AlltoAll

@@ -21,8 +21,10 @@
 //!   every rank, which is how the closed forms count.
 //! - Buffer loops: if the topology has a staging buffer
 //!   ([`Topology::ccl_buffer_bytes`], HCCL's `HCCL_BUFFSIZE`), a message of
-//!   `S` bytes runs as `ceil(S / buffer)` back-to-back loops of at most
-//!   `buffer` bytes (whole elements), each a full run of the schedule.
+//!   `S` bytes runs as `ceil(S / L)` back-to-back loops of at most `L`
+//!   bytes (whole elements), each a full run of the schedule; `L` is the
+//!   buffer, or what HCCL's executor of the algorithm fits in it
+//!   ([`loop_capacity`]).
 //!
 //! With one flow per link direction this reduces to `α + bytes / B` per
 //! transfer and equals the closed forms of Thakur, Rabenseifner & Gropp
@@ -300,7 +302,7 @@ pub fn estimate_recorded(
     let es = dtype.size_bytes() as u64;
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
-    let (loops, loop_elems) = loops_of(topo, bytes, es);
+    let (loops, loop_elems) = loops_of(schedule, topo, bytes, es);
     let mut slicing = slicing(schedule, topo, bytes, dtype, slices);
     // The last step ends last when steps are synchronous; sliced steps
     // overlap, so take the latest end.
@@ -382,13 +384,7 @@ pub fn estimate_sliced_reference(
     let es = dtype.size_bytes() as u64;
     let elems = bytes / es;
     // Buffer loops: whole elements per loop.
-    let (loops, loop_elems) = match topo.ccl_buffer_bytes {
-        Some(buf) if bytes > buf && buf >= es => {
-            let per = buf / es;
-            (elems.div_ceil(per), per)
-        }
-        _ => (1, elems),
-    };
+    let (loops, loop_elems) = loops_of(schedule, topo, bytes, es);
     let mut sim = reference::Simulator::new(schedule, topo)?;
     let mut slicing = sliced::choose(schedule, topo, loop_elems, es, slices);
     let (k, w) = (slicing.slices as usize, slicing.window as usize);
@@ -506,7 +502,7 @@ impl<'a> Streaming<'a> {
             return Ok(None);
         }
         let es = dtype.size_bytes() as u64;
-        let (_, loop_elems) = loops_of(topo, bytes, es);
+        let (_, loop_elems) = loops_of(header, topo, bytes, es);
         let slicing = sliced::choose(header, topo, loop_elems, es, slices);
         Ok(Some(Streaming::with_slicing(
             header, topo, bytes, es, slicing, record, budget,
@@ -523,7 +519,7 @@ impl<'a> Streaming<'a> {
         budget: Option<SimBudget>,
     ) -> Self {
         let elems = bytes / es;
-        let (loops, loop_elems) = loops_of(topo, bytes, es);
+        let (loops, loop_elems) = loops_of(header, topo, bytes, es);
         let fast = fast::Fast::new(header.ranks, topo, record == Record::Full);
         let first = fast::Run::new(&fast, header, loop_elems, es, record == Record::Full);
         let last = last_loop(elems, loops, loop_elems)
@@ -655,21 +651,36 @@ pub fn slicing(
     slices: Slices,
 ) -> Slicing {
     let es = dtype.size_bytes() as u64;
-    let (_, loop_elems) = loops_of(topo, bytes, es);
+    let (_, loop_elems) = loops_of(schedule, topo, bytes, es);
     sliced::choose(schedule, topo, loop_elems, es, slices)
 }
 
 /// Buffer loops of a message of `bytes` bytes of `es`-byte elements on
 /// `topo`, and the elements of each full loop (whole elements per loop).
-fn loops_of(topo: &Topology, bytes: u64, es: u64) -> (u64, u64) {
+fn loops_of(schedule: &Schedule, topo: &Topology, bytes: u64, es: u64) -> (u64, u64) {
     let elems = bytes / es;
-    match topo.ccl_buffer_bytes {
+    match loop_capacity(schedule, topo) {
         Some(buf) if bytes > buf && buf >= es => {
             let per = buf / es;
             (elems.div_ceil(per), per)
         }
         _ => (1, elems),
     }
+}
+
+/// Bytes one buffer loop of `schedule` holds on `topo` (`None`: no
+/// buffer, one loop): HCCL's executors fit one CCL buffer a loop, its
+/// pipeline executors one buffer per rank
+/// ([`super::algorithm::pipeline::loop_bytes`]).
+pub fn loop_capacity(schedule: &Schedule, topo: &Topology) -> Option<u64> {
+    topo.ccl_buffer_bytes.map(|buf| {
+        super::algorithm::pipeline::loop_bytes(
+            &schedule.algorithm,
+            schedule.primitive,
+            schedule.ranks,
+            buf,
+        )
+    })
 }
 
 /// Elements of the last buffer loop when it differs from the others.

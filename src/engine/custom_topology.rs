@@ -43,7 +43,7 @@
 //! | `reduce_gbps` | number, optional | reduction throughput per device, GB/s of reduced bytes (the model's `1/γ`), `0.001 ≤ x ≤ 1e5`; omitted = reductions are free (inline) |
 //! | `library` | string, optional (`model`) | whose choices `auto` follows: `hccl`, `nccl`, `mpi` (their selection rules, [`crate::engine::library`]) or `model` (the cost model's fastest) |
 //! | `algorithms` | array of strings, optional | with `model`: the algorithms `auto` ranks (names as in `algo=`); omitted = all |
-//! | `ccl_buffer_bytes` | integer, optional | the library's staging buffer, bytes, 1024..=2^40: larger messages run in `ceil(S / buffer)` loops (HCCL's `HCCL_BUFFSIZE`); omitted = one loop |
+//! | `ccl_buffer_bytes` | integer, optional | the library's staging buffer, bytes, 1024..=2^40: larger messages run in `ceil(S / buffer)` loops (HCCL's `HCCL_BUFFSIZE`; its pipeline holds one buffer per rank a loop); omitted = one loop |
 //!
 //! Unknown fields are errors (a misspelt `bandwith_gbps` must not be
 //! silently ignored). Devices never forward traffic (as in every preset,

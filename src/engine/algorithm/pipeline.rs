@@ -36,6 +36,27 @@ use super::{CostTerms, Lazy, LazyIter};
 use crate::engine::collective::Primitive;
 use crate::engine::schedule::{Step, Transfer};
 
+/// ReduceScatter's pipeline keeps this many slices of its buffer in flight
+/// (`PIPELINE_DEPTH`, hccl `reduce_scatter_pipeline_pub.h`).
+const RS_PIPELINE_DEPTH: u64 = 3;
+
+/// Bytes of one buffer loop of algorithm `algorithm` (its URL name) for
+/// `primitive` on `ranks` ranks with a CCL buffer of `buffer` bytes
+/// (`HCCL_BUFFSIZE`). HCCL's executors say it in `CalcLoopMaxCount`: most
+/// fit one buffer a loop (`CollAllReduceExecutor`: `cclBuffSize /
+/// unitSize`); the op-base pipeline executors one buffer per rank
+/// (`CollAllReduceMeshOpbasePipelineExecutor`: `(cclBuffSize - align) /
+/// unitSize * userRankSize`; AllGather's counts per-rank input against
+/// the whole buffer), ReduceScatter's a third of that (`PIPELINE_DEPTH`).
+pub fn loop_bytes(algorithm: &str, primitive: Primitive, ranks: usize, buffer: u64) -> u64 {
+    let per_rank = |div: u64| buffer.saturating_mul(ranks as u64) / div;
+    match (algorithm, primitive) {
+        ("pipeline", Primitive::AllReduce | Primitive::AllGather) => per_rank(1),
+        ("pipeline", Primitive::ReduceScatter) => per_rank(RS_PIPELINE_DEPTH),
+        _ => buffer,
+    }
+}
+
 /// AllGather step `t` of `m` servers: per holder position `(at, l)` (in
 /// that order, so that every step's traffic is the same but for the last,
 /// see [`stream_lazy`]) the block of rank `((at - t) mod m, l)` goes on
@@ -146,6 +167,28 @@ pub fn closed_form(p: Primitive, t: &CostTerms) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pipeline's loops hold a buffer per rank (`CalcLoopMaxCount`):
+    /// 1024 ranks × 200 MiB = 200 GiB; ReduceScatter a third (24 × 200 MiB
+    /// / 3 = 1600 MiB); other executors one buffer.
+    #[test]
+    fn pipeline_loops_hold_a_buffer_per_rank() {
+        let buf = 200 << 20;
+        assert_eq!(
+            loop_bytes("pipeline", Primitive::AllReduce, 1024, buf),
+            200 << 30
+        );
+        assert_eq!(
+            loop_bytes("pipeline", Primitive::AllGather, 16, buf),
+            3200 << 20
+        );
+        assert_eq!(
+            loop_bytes("pipeline", Primitive::ReduceScatter, 24, buf),
+            1600 << 20
+        );
+        assert_eq!(loop_bytes("hier-nhr", Primitive::AllReduce, 1024, buf), buf);
+        assert_eq!(loop_bytes("mesh", Primitive::AllGather, 8, buf), buf);
+    }
 
     #[test]
     fn ring_and_mesh_share_steps() {

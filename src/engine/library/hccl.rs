@@ -34,6 +34,17 @@
 //!   two-level AlltoAll (not in our catalogue); `pairwise` is its one-level
 //!   alternative (`HCCL_ALGO=level1:pairwise`). Scatter / Gather: `hier`.
 //!   Barrier: dissemination (`nb`) stands in.
+//! - **The pipeline's task budget.** The pipeline is chosen only while its
+//!   task graph fits one FFTS+ graph (`CalcContextNumForPipeline` ≤
+//!   `HCCL_FFTS_CAPACITY` = 65535, `coll_alg_operator.cc`): 43 contexts per
+//!   server step with 8 NPUs a server, twice for AllReduce, so AllReduce
+//!   stops using it above 761 servers and AllGather / ReduceScatter above
+//!   1523; the cost model above decides instead.
+//! - **Buffer loops** (`CalcLoopMaxCount` of each executor): a message
+//!   larger than the CCL buffer (`HCCL_BUFFSIZE`) runs in loops of at most
+//!   one buffer, except in the pipeline executors, whose loops hold one
+//!   buffer *per rank* (AllReduce, AllGather; ReduceScatter a third of it,
+//!   `PIPELINE_DEPTH` 3): [`crate::engine::algorithm::pipeline::loop_bytes`].
 
 use super::{Call, Choice};
 use crate::engine::algorithm::{hier, Algorithm};
@@ -47,6 +58,21 @@ pub const PIPELINE_ALLREDUCE_MIN_BYTES: u64 = 1 << 20;
 pub const PIPELINE_MIN_BYTES: u64 = 32 << 10;
 /// HCCL's level1 planning latency, µs per step (`LATENCY`).
 pub const LEVEL1_STEP_US: f64 = 60.0;
+/// The most contexts one FFTS+ task graph holds (`HCCL_FFTS_CAPACITY`).
+pub const FFTS_CAPACITY: u64 = 65535;
+/// HCCL's conservative count of the FFTS+ contexts its pipeline needs on
+/// `m` servers of 8 NPUs (`CalcContextNumForPipeline`): per server step
+/// 5 per HCCS peer (35), 7 for RDMA, 1 for the local copy; 4 for the
+/// closing barrier and 1 copy; AllReduce runs two such pipelines.
+pub fn pipeline_contexts(primitive: Primitive, m: usize) -> u64 {
+    let per_step = 5 * (hier::PER_SERVER as u64 - 1) + 7 + 1;
+    let one = m as u64 * per_step + 4 + 1;
+    if primitive == Primitive::AllReduce {
+        2 * one
+    } else {
+        one
+    }
+}
 
 /// Is every pair of devices inside each server of `call` linked directly
 /// (HCCL's level0 mesh)?
@@ -122,7 +148,22 @@ pub fn choose(call: &Call) -> Option<Choice> {
             Scatter | Gather => (Algorithm::Star, "HCCL: the root talks to every NPU".into()),
         }
     } else {
+        let contexts = pipeline_contexts(call.primitive, m);
+        let pipeline_size = match call.primitive {
+            AllReduce => per_rank >= PIPELINE_ALLREDUCE_MIN_BYTES,
+            AllGather | ReduceScatter => per_rank >= PIPELINE_MIN_BYTES,
+            _ => false,
+        };
         match call.primitive {
+            AllReduce | AllGather | ReduceScatter if pipeline_size && contexts > FFTS_CAPACITY => {
+                let (a, name) = level1(m);
+                (
+                    a,
+                    format!(
+                        "HCCL on {m} servers: its pipeline would need {contexts} FFTS+ task contexts, more than one graph holds (HCCL_FFTS_CAPACITY 65535), so its α-β level1 cost model decides: mesh inside each server, {name} between servers"
+                    ),
+                )
+            }
             AllReduce if per_rank >= PIPELINE_ALLREDUCE_MIN_BYTES => (
                 Algorithm::Pipeline,
                 format!(
@@ -174,5 +215,17 @@ mod tests {
         assert_eq!(level1(3).0, Algorithm::Hier);
         assert_eq!(level1(4).0, Algorithm::HierNhr);
         assert_eq!(level1(128).0, Algorithm::HierNhr);
+    }
+
+    /// `CalcContextNumForPipeline` by hand: 761 servers, AllReduce:
+    /// 2 × (761 × (35 + 7 + 1) + 4 + 1) = 2 × 32 728 = 65 456 ≤ 65 535;
+    /// 762: 2 × 32 771 = 65 542 > 65 535. AllGather on 1523 servers:
+    /// 1523 × 43 + 5 = 65 494; on 1524: 65 537.
+    #[test]
+    fn pipeline_fits_one_ffts_graph_up_to_761_servers_for_allreduce() {
+        assert_eq!(pipeline_contexts(Primitive::AllReduce, 761), 65_456);
+        assert_eq!(pipeline_contexts(Primitive::AllReduce, 762), 65_542);
+        assert_eq!(pipeline_contexts(Primitive::AllGather, 1523), 65_494);
+        assert_eq!(pipeline_contexts(Primitive::ReduceScatter, 1524), 65_537);
     }
 }

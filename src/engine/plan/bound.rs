@@ -441,7 +441,7 @@ impl<'t> BoundWalk<'t> {
             chunks: header.chunks.max(1),
             primitive: header.primitive,
             ranks: header.ranks,
-            buffer: self.topo.ccl_buffer_bytes,
+            buffer: crate::engine::cost::loop_capacity(header, self.topo),
         }
     }
 }
