@@ -67,11 +67,17 @@ f-slices = Slices
 f-slices-title = Slices per transfer in the cost model: auto = like the library (NCCL 512 KiB / 1 MiB slices; HCCL none, it loops by HCCL_BUFFSIZE)
 size-is = S = { $bytes }.
 model-only-why = Model only: { $why }.
+model-only-bytes = messages above { $max } are modelled, not executed in the browser
+model-only-ranks = more than { $max } ranks are modelled, not executed in the browser
+model-only-buffers = all ranks' buffers together would exceed { $cap } in the browser; modelled only
+model-only-once = (the cap for compressed runs; with placement=once every rank holds all { $ranks } compressed inputs, { $per } per rank)
+model-only-compressed = (the cap for compressed runs, whose reference the page computes for every rank)
 auto-is = auto:
 auto-library = what { $lib } runs
 auto-measured = { $lib } as measured (the fitted curve)
 auto-model = the model's fastest
 auto-at = — { $why } at { $bytes } on { $ranks } { $device }s.
+auto-nccl = { $runs }, drawn as { $algo }
 auto-would = auto would run { $algo } here.
 bytes-bad = bytes “{ $text }” is not a message size ({ $why }). Allowed: { $min } to { $max }, e.g. 4096, 64MiB, 1.5 GB.
 bytes-range = bytes “{ $text }” = { $bytes } bytes is out of range; allowed: { $min } to { $max } ({ $max_bytes } bytes).
@@ -259,6 +265,7 @@ algo-star = star: the root exchanges with every rank in one step
 algo-pairwise = pairwise (HCCL Pairwise): n-1 steps, one peer per step, no link shared
 algo-nb = NB (HCCL's nonuniform Bruck): ceil(log2 n) steps for any n, at distances 1, 2, 4, …
 algo-dbtree = double binary tree (NCCL): two trees, each with half the data; log-depth latency, full bandwidth
+algo-nvls = NCCL runs { $runs } here: NVLink SHARP, every GPU writes its data into the NVSwitch, which reduces it and multicasts the result back; drawn as every GPU to every GPU (mesh), though the switch does the reducing
 algo-hier = hierarchy (HCCL A2): intra-server mesh over HCCS, inter-server ring over RoCE (8·S ranks)
 algo-hier-nhr = hierarchy with NHR between the servers: ceil(log2 S) inter-server steps
 algo-nhr = NHR (HCCL's nonuniform hierarchical ring): ceil(log2 n) steps per phase for any n

@@ -68,11 +68,17 @@ f-slices = 切片数
 f-slices-title = 代价模型中每次传输的切片数：auto = 与通信库一致（NCCL 为 512 KiB / 1 MiB 切片；HCCL 不切片，按 HCCL_BUFFSIZE 分轮执行）
 size-is = S = { $bytes }。
 model-only-why = 仅模型：{ $why }。
+model-only-bytes = 超过 { $max } 的消息只做建模，不在浏览器中执行
+model-only-ranks = 超过 { $max } 个 rank 只做建模，不在浏览器中执行
+model-only-buffers = 所有 rank 的缓冲区合计将超过浏览器中的上限 { $cap }；仅建模
+model-only-once = （压缩运行的上限；placement=once 时每个 rank 都持有全部 { $ranks } 份压缩输入，每个 rank { $per }）
+model-only-compressed = （压缩运行的上限：页面要为每个 rank 计算参考结果）
 auto-is = auto：
 auto-library = { $lib } 实际采用的
 auto-measured = { $lib } 的实测结果（拟合曲线）
 auto-model = 模型预测最快的
-auto-at = — 在 { $ranks } 个 { $device } 上、数据量 { $bytes } 时{ $why }。
+auto-at = — 在 { $ranks } 个 { $device } 上、数据量 { $bytes } 时，{ $why }。
+auto-nccl = { $runs }（以 { $algo } 绘制）
 auto-would = auto 在这里会选择 { $algo }。
 bytes-bad = 数据量“{ $text }”不是合法的大小（{ $why }）。允许：{ $min } 到 { $max }，例如 4096、64MiB、1.5 GB。
 bytes-range = 数据量“{ $text }” = { $bytes } 字节，超出范围；允许：{ $min } 到 { $max }（{ $max_bytes } 字节）。
@@ -260,6 +266,7 @@ algo-star = 星形：根节点在一步内与每个 rank 交换
 algo-pairwise = 逐对通信算法(Pairwise)：n-1 步，每步一个对端，不共享链路
 algo-nb = 非均匀的数据块通信算法(NB)（Bruck）：任意 n 都是 ceil(log2 n) 步，距离 1、2、4、…
 algo-dbtree = 双二叉树（NCCL）：两棵树各传一半数据；时延为对数深度，带宽用满
+algo-nvls = NCCL 在这里运行 { $runs }：NVLink SHARP，每块 GPU 把数据写入 NVSwitch，由交换机完成规约并把结果组播回去；图中画成每块 GPU 对每块 GPU（mesh），但规约其实由交换机完成
 algo-hier = 分层算法（HCCL A2）：Server内经 HCCS 用 Mesh，Server间经 RoCE 用环（8·S 个 rank）
 algo-hier-nhr = 分层算法，Server间使用 NHR：ceil(log2 S) 个 Server间步骤
 algo-nhr = 非均衡的层次环算法(NHR)：任意 n 每阶段都是 ceil(log2 n) 步

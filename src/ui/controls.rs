@@ -248,7 +248,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let auto_note = match (&p.plan, c.algo) {
         (Some(plan), AlgoChoice::Auto) => html! {
             <p class="hint" id="auto-choice">
-                {t!("auto-is")}{" "}<strong>{plan.algorithm.name()}</strong>{" "}
+                {t!("auto-is")}{" "}<strong>{auto_name(plan)}</strong>{" "}
                 {t!("auto-at", why = match plan.decision {
                     crate::engine::plan::Decision::Library { .. } => t!("auto-library", lib = plan.library.title()),
                     crate::engine::plan::Decision::Measured { .. } => t!("auto-measured", lib = plan.library.title()),
@@ -275,7 +275,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let summary = p
         .plan
         .as_ref()
-        .map(|pl| crate::i18n::tr(&format!("algo-{}", pl.algorithm.name())))
+        .map(|pl| algo_summary(pl))
         .unwrap_or_default();
 
     html! {
@@ -397,7 +397,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <p class="inline-error" id="bytes-error" role="alert">{err.clone()}</p>
                 } else {
                     <p class="hint" id="bytes-error">{t!("size-is", bytes = format::bytes_long(c.bytes))}{" "}
-                        { c.model_only_reason().map(|r| t!("model-only-why", why = r)).unwrap_or_default() }
+                        { c.model_only().map(|m| t!("model-only-why", why = format::model_only(m))).unwrap_or_default() }
                     </p>
                 }
                 if let (Some(err), Some(_)) = (&*nodes_error, per_node) {
@@ -435,5 +435,53 @@ fn measured_option(p: &crate::engine::calibrate::Profile) -> String {
             ranks = p.ranks,
             tool = p.tool.to_string()
         ),
+    }
+}
+
+/// The algorithm `auto` runs, in the library's words: NCCL's
+/// (algorithm/protocol) and the schedule that draws it where our name
+/// differs (`NVLS/Simple, drawn as mesh`), else our algorithm's name.
+fn auto_name(plan: &Plan) -> String {
+    match nccl_run(plan) {
+        Some(runs) => t!(
+            "auto-nccl",
+            runs = runs.to_string(),
+            algo = plan.algorithm.name()
+        ),
+        None => plan.algorithm.name().to_string(),
+    }
+}
+
+/// The line under the algorithm control: what the algorithm does. Where
+/// NCCL runs NVLS, whose reduction happens in the switch, the drawn mesh's
+/// HCCL description would mislead; NCCL's own is given instead.
+fn algo_summary(plan: &Plan) -> String {
+    let nvls = plan
+        .prediction
+        .as_ref()
+        .and_then(|a| a.algo)
+        .is_some_and(|a| {
+            matches!(
+                a,
+                crate::engine::library::nccl::NcclAlgo::Nvls
+                    | crate::engine::library::nccl::NcclAlgo::NvlsTree
+            )
+        });
+    match (nvls, plan.config.algo) {
+        (true, AlgoChoice::Auto) => {
+            t!(
+                "algo-nvls",
+                runs = nccl_run(plan).unwrap_or_default().to_string()
+            )
+        }
+        _ => crate::i18n::tr(&format!("algo-{}", plan.algorithm.name())),
+    }
+}
+
+/// NCCL's (algorithm/protocol) of an `auto` plan on an NCCL machine.
+fn nccl_run(plan: &Plan) -> Option<&str> {
+    match (plan.config.algo, &plan.prediction) {
+        (AlgoChoice::Auto, Some(a)) if a.algo.is_some() => Some(a.runs.as_str()),
+        _ => None,
     }
 }

@@ -173,3 +173,28 @@ pub fn chunks(first: usize, count: usize) -> String {
         format!("c{first}–c{}", first + count - 1)
     }
 }
+
+/// Why a configuration is model-only, in the page's language.
+pub fn model_only(m: crate::engine::config::ModelOnly) -> String {
+    use crate::engine::config::ModelOnly;
+    use crate::t;
+    match m {
+        ModelOnly::Bytes { max } => t!("model-only-bytes", max = format_bytes(max)),
+        ModelOnly::Ranks { max } => t!("model-only-ranks", max = max as u64),
+        ModelOnly::Buffers { cap, compressed } => {
+            let cap = t!("model-only-buffers", cap = format_bytes(cap));
+            match compressed {
+                None => cap,
+                Some(Some((ranks, per))) => format!(
+                    "{cap} {}",
+                    t!(
+                        "model-only-once",
+                        ranks = ranks as u64,
+                        per = format_bytes(per)
+                    )
+                ),
+                Some(None) => format!("{cap} {}", t!("model-only-compressed")),
+            }
+        }
+    }
+}

@@ -76,7 +76,10 @@ pub fn result_panel(p: &ResultProps) -> Html {
                 "{} {}",
                 t!(
                     "res-model-only-text",
-                    why = c.model_only_reason().unwrap_or_else(|| t!("res-too-large"))
+                    why = c
+                        .model_only()
+                        .map(super::format::model_only)
+                        .unwrap_or_else(|| t!("res-too-large"))
                 ),
                 if p.plan.as_ref().is_some_and(|pl| pl.drawn()) {
                     t!("res-model-only-drawn")

@@ -30,3 +30,19 @@ export function watch(page, problems = [], { console: consoleErrors = true } = {
   page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
   return problems;
 }
+
+/**
+ * The `#run-result` data-* attributes once the page's run is final (not
+ * idle, not running) and every `want` attribute (`{ topo: 'h100-8' }`)
+ * has its value: what a test reads after it changed the configuration.
+ */
+export async function runResult(page, want = {}, timeout = 120_000) {
+  await page.waitForFunction((w) => {
+    const el = document.querySelector('#run-result');
+    const s = el?.getAttribute('data-state');
+    if (!s || ['idle', 'running'].includes(s)) return false;
+    return Object.entries(w).every(([k, v]) => el.getAttribute(`data-${k}`) === v);
+  }, want, { timeout, polling: 50 });
+  return page.$eval('#run-result', (el) => Object.fromEntries(
+    [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value])));
+}

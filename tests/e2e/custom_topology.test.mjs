@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
-import { BASE, launchChromium, watch } from './browser.mjs';
+import { BASE, launchChromium, watch, runResult as final } from './browser.mjs';
 
 // 4 devices: two pairs on NVLink, a PCIe switch joining everyone.
 const FOUR = {
@@ -44,18 +44,6 @@ async function open(url) {
   watch(page, problems);
   await page.goto(url);
   return page;
-}
-
-/** The #run-result data-* once the run of `want` (topo, ranks) is final. */
-async function final(page, want = {}, timeout = 60_000) {
-  await page.waitForFunction((w) => {
-    const el = document.querySelector('#run-result');
-    const s = el?.getAttribute('data-state');
-    if (!s || ['idle', 'running'].includes(s)) return false;
-    return Object.entries(w).every(([k, v]) => el.getAttribute(`data-${k}`) === v);
-  }, want, { timeout, polling: 50 });
-  return page.$eval('#run-result', (el) => Object.fromEntries(
-    [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value])));
 }
 
 const labels = (page) => page.$$eval('#topology .node-label', (xs) => xs.map((x) => x.textContent));

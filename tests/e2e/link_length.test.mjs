@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { BASE, launchChromium, watch } from './browser.mjs';
+import { BASE, launchChromium, watch, runResult as final } from './browser.mjs';
 
 const OUT = new URL('./out/', import.meta.url).pathname;
 mkdirSync(OUT, { recursive: true });
@@ -70,16 +70,6 @@ async function open(url) {
   watch(page, problems);
   await page.goto(url);
   return page;
-}
-
-/** Waits for the run of `want` to be final. */
-async function final(page, want = {}) {
-  await page.waitForFunction((w) => {
-    const el = document.querySelector('#run-result');
-    const s = el?.getAttribute('data-state');
-    if (!s || ['idle', 'running'].includes(s)) return false;
-    return Object.entries(w).every(([k, v]) => el.getAttribute(`data-${k}`) === v);
-  }, want, { timeout: 120_000, polling: 100 });
 }
 
 /** The link "Copy link" puts on the clipboard. */

@@ -211,6 +211,34 @@ test('while the wasm loads the page says so, and the app replaces that line', as
   await page.close();
 });
 
+// On an NCCL machine auto names NCCL's own choice, not only the schedule
+// that draws it: 1 GiB on h100-8 is NVLS/Simple (NCCL 2.30.7's tuning
+// model), drawn as mesh, and the line under the control describes NVLS
+// (the switch reduces), not HCCL's mesh.
+test('auto on h100-8 names NCCL\'s NVLS, drawn as mesh', async () => {
+  const { page, problems } = await open('?v=1&op=allreduce&topo=h100-8&ranks=8&bytes=1GiB');
+  await page.waitForFunction(() => /\d/.test(document.querySelector('#estimate-us')?.textContent ?? ''));
+  assert.match(await page.textContent('#auto-choice'), /auto: NVLS\/Simple, drawn as mesh — what NCCL runs at 1 GiB on 8 GPUs/);
+  const summary = await page.textContent('.algo-summary');
+  assert.match(summary, /^NCCL runs NVLS\/Simple here: NVLink SHARP/);
+  assert.doesNotMatch(summary, /HCCL/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Why a page is model-only is said in the page's language (the engine
+// gives the reason as data, not an English sentence).
+test('in Chinese the model-only reason is Chinese', async () => {
+  const { page, problems } = await open('?v=1&lang=zh&op=allreduce&topo=910b-8&ranks=8&bytes=1GiB');
+  await page.waitForFunction(() => /仅模型/.test(document.querySelector('section.controls')?.textContent ?? ''));
+  assert.match(await page.textContent('section.controls'), /仅模型：超过 128 MiB 的消息只做建模，不在浏览器中执行。/);
+  await page.goto(`${BASE}/?v=1&lang=zh&op=allreduce&topo=910b-16x8&ranks=65&bytes=1MiB`);
+  await page.waitForFunction(() => /超过 64 个 rank/.test(document.querySelector('section.controls')?.textContent ?? ''));
+  assert.doesNotMatch(await page.textContent('section.controls'), /modelled/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // A drawn page makes its plan without the ranking and takes the ranking
 // from the planner worker (engine Plan::unranked, Job::Ranked). What auto
 // would pick is the library's rule, so the controls say it at once; the

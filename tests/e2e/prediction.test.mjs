@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { BASE, launchChromium, watch } from './browser.mjs';
+import { BASE, launchChromium, watch, runResult as final } from './browser.mjs';
 
 const POLARIS = readFileSync(
   new URL('../fixtures/polaris-2.18/n2_all_reduce.txt', import.meta.url), 'utf8');
@@ -30,18 +30,6 @@ async function open(url) {
   watch(page, problems);
   await page.goto(url);
   return page;
-}
-
-/** The #run-result data-* once the page settled on `want`. */
-async function final(page, want = {}, timeout = 120_000) {
-  await page.waitForFunction((w) => {
-    const el = document.querySelector('#run-result');
-    const s = el?.getAttribute('data-state');
-    if (!s || ['idle', 'running'].includes(s)) return false;
-    return Object.entries(w).every(([k, v]) => el.getAttribute(`data-${k}`) === v);
-  }, want, { timeout, polling: 50 });
-  return page.$eval('#run-result', (el) => Object.fromEntries(
-    [...el.attributes].filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value])));
 }
 
 /** `#prediction`'s data-* once it shows what runs. */

@@ -512,33 +512,88 @@ impl Config {
         self.compress.scheme != Scheme::None && bytes >= self.compress_min
     }
 
-    /// Why this run is model-only, in words; `None` if the workers run it.
+    /// Why this run is model-only, in English (`cclsim`, tests); `None` if
+    /// the workers run it. The page words [`Self::model_only`] itself.
     pub fn model_only_reason(&self) -> Option<String> {
+        self.model_only().map(|m| m.to_string())
+    }
+
+    /// Why this run is model-only; `None` if the workers run it.
+    pub fn model_only(&self) -> Option<ModelOnly> {
         if self.bytes > MAX_EXECUTED_BYTES {
-            Some(format!(
-                "messages above {} are modelled, not executed in the browser",
-                super::units::format_bytes(MAX_EXECUTED_BYTES)
-            ))
+            Some(ModelOnly::Bytes {
+                max: MAX_EXECUTED_BYTES,
+            })
         } else if self.ranks > MAX_EXECUTED_RANKS {
-            Some(format!(
-                "more than {MAX_EXECUTED_RANKS} ranks are modelled, not executed in the browser"
-            ))
+            Some(ModelOnly::Ranks {
+                max: MAX_EXECUTED_RANKS,
+            })
         } else if !self.executable() {
-            Some(format!(
-                "all ranks' buffers together would exceed {}{} in the browser; modelled only",
-                super::units::format_bytes(self.max_total_bytes()),
-                match (self.compress.scheme, self.placement) {
-                    (Scheme::None, _) => String::new(),
-                    (_, Placement::Once) => format!(
-                        " (the cap for compressed runs; with placement=once every rank holds all {} compressed inputs, {} per rank)",
-                        self.ranks,
-                        super::units::format_bytes(self.buffer_bytes())
-                    ),
-                    _ => " (the cap for compressed runs, whose reference the page computes for every rank)".to_string(),
-                }
-            ))
+            Some(ModelOnly::Buffers {
+                cap: self.max_total_bytes(),
+                compressed: match (self.compress.scheme, self.placement) {
+                    (Scheme::None, _) => None,
+                    (_, Placement::Once) => Some(Some((self.ranks, self.buffer_bytes()))),
+                    _ => Some(None),
+                },
+            })
         } else {
             None
+        }
+    }
+}
+
+/// Why a configuration is modelled but not executed in the browser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelOnly {
+    /// The message exceeds what a rank may hold (`max` bytes).
+    Bytes { max: u64 },
+    /// More ranks than the page runs workers for.
+    Ranks { max: usize },
+    /// All ranks' buffers together exceed `cap` bytes. `compressed`:
+    /// `None` uncompressed; `Some(None)` compressed (the page computes a
+    /// reference for every rank); `Some(Some((ranks, per_rank)))` with
+    /// placement=once, where every rank holds all `ranks` compressed
+    /// inputs, `per_rank` bytes.
+    Buffers {
+        cap: u64,
+        compressed: Option<Option<(usize, u64)>>,
+    },
+}
+
+impl std::fmt::Display for ModelOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use super::units::format_bytes;
+        match *self {
+            ModelOnly::Bytes { max } => write!(
+                f,
+                "messages above {} are modelled, not executed in the browser",
+                format_bytes(max)
+            ),
+            ModelOnly::Ranks { max } => {
+                write!(
+                    f,
+                    "more than {max} ranks are modelled, not executed in the browser"
+                )
+            }
+            ModelOnly::Buffers { cap, compressed } => {
+                write!(
+                    f,
+                    "all ranks' buffers together would exceed {} in the browser; modelled only",
+                    format_bytes(cap)
+                )?;
+                match compressed {
+                    None => Ok(()),
+                    Some(Some((ranks, per))) => write!(
+                        f,
+                        " (the cap for compressed runs; with placement=once every rank holds all {ranks} compressed inputs, {} per rank)",
+                        format_bytes(per)
+                    ),
+                    Some(None) => f.write_str(
+                        " (the cap for compressed runs, whose reference the page computes for every rank)",
+                    ),
+                }
+            }
         }
     }
 }
