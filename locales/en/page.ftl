@@ -560,3 +560,10 @@ st-col-total = total
 st-col-overlap = overlaps
 st-drill = Open { $primitive } of { $bytes } on { $ranks } ranks in the playground
 st-source = Compute = 6 · active parameters · tokens at peak × MFU (peak: { $peak }); each call timed as the playground's headline; what the compute hides per cclsim step's overlap model. Click a primitive to open that call.
+fusion-hint-drawn-only = Fusion is planned up to 64 ranks (auto ranks every bucket size there).
+fusion-hint-allreduce = Fusion applies to AllReduce.
+fusion-hint-pick = Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets.
+fusion-run = The workers run bucket { $bucket } ({ $tensors } { $tensors ->
+        [one] tensor
+       *[other] tensors
+    }, { $bytes }) as one AllReduce, checked bit for bit against the reference and every element within the { $dtype } tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.

@@ -540,3 +540,7 @@ st-col-total = 合计
 st-col-overlap = 重叠于
 st-drill = 在 playground 中打开 { $ranks } 个 rank 上 { $bytes } 的 { $primitive }
 st-source = 计算 = 6 · 激活参数 · tokens，按峰值 × MFU（峰值：{ $peak }）；每次调用按首页估计计时；计算能掩盖多少按 cclsim step 的重叠模型。点击原语可打开该调用。
+fusion-hint-drawn-only = 融合最多规划到 64 个 rank（auto 在此范围内比较每种桶大小）。
+fusion-hint-allreduce = 融合只适用于 AllReduce。
+fusion-hint-pick = 选出一次反向传播要 AllReduce 的张量（Llama 3 的形状，或 N 个相同的层），比较逐张量 AllReduce 与 DDP 分桶。
+fusion-run = worker 把第 { $bucket } 个桶（{ $tensors } 个张量，{ $bytes }）作为一次 AllReduce 运行，与参考结果逐位比对，且每个元素都在其精确和的 { $dtype } 容差之内。精确和按元素计算，所以这也是每个拆包后张量自己的 AllReduce 结果；与逐张量运行相比，只有元素的舍入顺序可能不同。

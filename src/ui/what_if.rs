@@ -390,7 +390,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
     let fv = p.plan.as_ref().and_then(|pl| pl.fusion.clone());
     let body = match &fv {
         None => html! {
-            <p class="hint">{ if c.fusion.is_some() && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) { "Fusion is planned up to 64 ranks (auto ranks every bucket size there)." } else if c.fusion.is_some() { "Fusion applies to AllReduce." } else { "Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets." } }</p>
+            <p class="hint">{ if c.fusion.is_some() && p.plan.as_ref().is_some_and(|pl| !pl.drawn()) { t!("fusion-hint-drawn-only") } else if c.fusion.is_some() { t!("fusion-hint-allreduce") } else { t!("fusion-hint-pick") } }</p>
         },
         Some(f) => {
             let fp = &f.plan;
@@ -455,7 +455,7 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                     <p class="hint">{t!("wi-blocks")}</p>
                     { match (running, f.run_bucket) {
                         (Some(b), _) => html! {
-                            <p class="fusion-run" id="fusion-run" lang="en">{format!("The workers run bucket {} ({} tensor{}, {}) as one AllReduce, checked bit for bit against the reference and every element within the {} tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.", f.running.unwrap_or(0), b.tensors.len(), if b.tensors.len() == 1 { "" } else { "s" }, format_bytes(b.bytes), c.dtype)}</p>
+                            <p class="fusion-run" id="fusion-run">{t!("fusion-run", bucket = f.running.unwrap_or(0) as u64, tensors = b.tensors.len() as u64, bytes = format_bytes(b.bytes), dtype = c.dtype.to_string())}</p>
                         },
                         (None, Some(k)) => html! {
                             <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}
