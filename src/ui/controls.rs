@@ -456,24 +456,10 @@ fn auto_name(plan: &Plan) -> String {
 /// NCCL runs NVLS, whose reduction happens in the switch, the drawn mesh's
 /// HCCL description would mislead; NCCL's own is given instead.
 fn algo_summary(plan: &Plan) -> String {
-    let nvls = plan
-        .prediction
-        .as_ref()
-        .and_then(|a| a.algo)
-        .is_some_and(|a| {
-            matches!(
-                a,
-                crate::engine::library::nccl::NcclAlgo::Nvls
-                    | crate::engine::library::nccl::NcclAlgo::NvlsTree
-            )
-        });
-    match (nvls, plan.config.algo) {
-        (true, AlgoChoice::Auto) => {
-            t!(
-                "algo-nvls",
-                runs = nccl_run(plan).unwrap_or_default().to_string()
-            )
-        }
+    use crate::engine::library::nccl::NcclAlgo;
+    let algo = plan.prediction.as_ref().and_then(|a| a.algo);
+    match (nccl_run(plan), algo) {
+        (Some(runs), Some(NcclAlgo::Nvls)) => t!("algo-nvls", runs = runs.to_string()),
         _ => crate::i18n::tr(&format!("algo-{}", plan.algorithm.name())),
     }
 }

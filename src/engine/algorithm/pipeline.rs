@@ -50,9 +50,12 @@ const RS_PIPELINE_DEPTH: u64 = 3;
 /// the whole buffer), ReduceScatter's a third of that (`PIPELINE_DEPTH`).
 pub fn loop_bytes(algorithm: &str, primitive: Primitive, ranks: usize, buffer: u64) -> u64 {
     let per_rank = |div: u64| buffer.saturating_mul(ranks as u64) / div;
-    match (algorithm, primitive) {
-        ("pipeline", Primitive::AllReduce | Primitive::AllGather) => per_rank(1),
-        ("pipeline", Primitive::ReduceScatter) => per_rank(RS_PIPELINE_DEPTH),
+    if algorithm != super::Algorithm::Pipeline.name() {
+        return buffer;
+    }
+    match primitive {
+        Primitive::AllReduce | Primitive::AllGather => per_rank(1),
+        Primitive::ReduceScatter => per_rank(RS_PIPELINE_DEPTH),
         _ => buffer,
     }
 }

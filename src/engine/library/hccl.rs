@@ -160,18 +160,18 @@ pub fn choose(call: &Call) -> Option<Choice> {
                 (
                     a,
                     format!(
-                        "HCCL on {m} servers: its pipeline would need {contexts} FFTS+ task contexts, more than one graph holds (HCCL_FFTS_CAPACITY 65535), so its α-β level1 cost model decides: mesh inside each server, {name} between servers"
+                        "HCCL on {m} servers: its pipeline would need {contexts} FFTS+ task contexts, more than one graph holds (HCCL_FFTS_CAPACITY {FFTS_CAPACITY}), so its α-β level1 cost model decides: mesh inside each server, {name} between servers"
                     ),
                 )
             }
-            AllReduce if per_rank >= PIPELINE_ALLREDUCE_MIN_BYTES => (
+            AllReduce if pipeline_size => (
                 Algorithm::Pipeline,
                 format!(
                     "HCCL on {m} servers: {} per rank ≥ 1 MiB, so its AllReduce pipeline (PIPELINE_ALLREDUCE_MIN_SIZE)",
                     crate::engine::units::format_bytes(per_rank)
                 ),
             ),
-            AllGather | ReduceScatter if per_rank >= PIPELINE_MIN_BYTES => (
+            AllGather | ReduceScatter if pipeline_size => (
                 Algorithm::Pipeline,
                 format!(
                     "HCCL on {m} servers: {} per rank ≥ 32 KiB, so its pipeline (PIPELINE_MIN_SIZE)",

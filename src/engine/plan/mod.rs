@@ -705,7 +705,8 @@ impl Plan {
         }
     }
 
-    /// Buffer loops of the run (1 if the message fits HCCL's buffer).
+    /// Buffer loops of the run (1 if the message fits one loop of HCCL's
+    /// buffer, [`crate::engine::cost::loop_capacity`]).
     pub fn loops(&self) -> u64 {
         self.estimate.timeline.loops.max(1)
     }
