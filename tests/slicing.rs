@@ -8,8 +8,8 @@ mod common;
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::collective::Primitive;
 use ccl_playground::engine::cost::{
-    closed_form_us, estimate, estimate_sliced, estimate_sliced_reference, Slices, MAX_SLICES,
-    SLICE_BUDGET, SLICE_WORK_BUDGET,
+    closed_form_us, estimate, estimate_sliced, estimate_sliced_reference, SliceCap, SliceRule,
+    SliceWhy, Slices, MAX_SLICES, SLICE_BUDGET, SLICE_WORK_BUDGET,
 };
 use ccl_playground::engine::dtype::DType;
 use ccl_playground::engine::schedule::{Schedule, Step, Transfer};
@@ -256,7 +256,17 @@ fn auto_follows_hccl_buffer_and_nccl_slice() {
     let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 8).unwrap();
     let e = estimate_sliced(&s, &t, 1 << 30, DType::Fp32, Slices::Auto).unwrap();
     assert_eq!(e.slicing.slices, 1);
-    assert!(e.slicing.why.contains("HCCL_BUFFSIZE"), "{}", e.slicing.why);
+    assert_eq!(
+        e.slicing.why,
+        SliceWhy::of(SliceRule::AutoHccl {
+            buffer_bytes: 200 << 20
+        })
+    );
+    assert!(
+        e.slicing.why.to_string().contains("HCCL_BUFFSIZE"),
+        "{}",
+        e.slicing.why
+    );
     assert_eq!(
         e,
         estimate(&s, &t, 1 << 30, DType::Fp32)
@@ -270,8 +280,19 @@ fn auto_follows_hccl_buffer_and_nccl_slice() {
     let h = Topology::preset("h100-8").unwrap();
     let e = estimate_sliced(&s, &h, 1 << 30, DType::Fp32, Slices::Auto).unwrap();
     assert_eq!(e.slicing.slices, 128);
+    assert_eq!(
+        e.slicing.why.rule,
+        SliceRule::AutoNccl {
+            slices: 128,
+            slice_bytes: 1 << 20,
+            largest_bytes: 128 << 20
+        }
+    );
+    // NCCL_STEPS 8 / SLICESTEPS 2.
+    assert_eq!(e.slicing.why.window, Some(4));
     assert!(
-        e.slicing.why.contains("1.00 MiB") || e.slicing.why.contains("1 MiB"),
+        e.slicing.why.to_string().contains("1.00 MiB")
+            || e.slicing.why.to_string().contains("1 MiB"),
         "{}",
         e.slicing.why
     );
@@ -307,12 +328,27 @@ fn slices_are_capped_by_the_simulation_budget() {
     assert_eq!(n, 254 * 128);
     let e = estimate_sliced(&s, &t, 64 << 20, DType::Fp32, Slices::Fixed(8)).unwrap();
     assert_eq!(e.slicing.slices as usize, SLICE_BUDGET / n);
-    assert!(e.slicing.why.contains("capped to 2"), "{}", e.slicing.why);
+    // 65 536 sub-transfers / 32 512 transfers = 2 slices.
+    assert_eq!(
+        e.slicing.why.caps,
+        [SliceCap::Transfers {
+            slices: 2,
+            transfers: n,
+            budget: SLICE_BUDGET
+        }]
+    );
+    assert!(
+        e.slicing.why.to_string().contains("capped to 2"),
+        "{}",
+        e.slicing.why
+    );
     let t = Topology::preset("910b-128x8").unwrap();
     let s = algorithm::build(Algorithm::Ring, Primitive::AllReduce, 1024).unwrap();
     let sl = ccl_playground::engine::cost::choose_slices(&s, &t, 1 << 20, 4, Slices::Fixed(4));
     assert_eq!(sl.slices, 1);
-    assert!(sl.why.contains("capped to 1"), "{}", sl.why);
+    assert!(sl.why.to_string().contains("capped to 1"), "{}", sl.why);
+    // One slice: no window remark.
+    assert_eq!(sl.why.window, None);
 }
 
 /// Bruck (nb) on 512 ranks with 2 slices: its transfers of different sizes
@@ -330,8 +366,17 @@ fn slices_are_capped_by_the_work_budget() {
         estimate_sliced_reference(&s, &t, 1 << 30, DType::Fp32, Slices::Fixed(2)).unwrap(),
     ] {
         assert_eq!(e.slicing.slices, 1);
+        assert_eq!(e.slicing.why.rule, SliceRule::Set { slices: 2 });
+        assert_eq!(
+            e.slicing.why.caps,
+            [SliceCap::FlowUpdates {
+                slices: 2,
+                budget: SLICE_WORK_BUDGET
+            }]
+        );
+        assert_eq!(e.slicing.why.window, None);
         assert!(
-            e.slicing.why.starts_with("slices=2, as set; capped to 1: the pipelined simulation of 2 slices needs more than 2000000 flow updates"),
+            e.slicing.why.to_string().starts_with("slices=2, as set; capped to 1: the pipelined simulation of 2 slices needs more than 2000000 flow updates"),
             "{}",
             e.slicing.why
         );

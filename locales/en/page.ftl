@@ -274,6 +274,20 @@ verdict-short = { $chosen }: { $algo }, predicted { $t } µs, { $rank } of { $co
 verdict-short-unranked = { $chosen }: { $algo }, predicted { $t } µs.
 ranking-error = The ranking of the other algorithms could not be made: { $error }
 slices-title = URL key slices: auto or 1..=256
+slice-unsliced = unsliced: each step's transfers move whole, steps are synchronous
+slice-set = slices={ $n }, as set
+slice-auto-profile = auto: 1 slice; a fitted profile measured the library as a whole, its pipelining is already in the fitted α and β
+slice-auto-hccl = auto: 1 slice; HCCL moves each step whole and pipelines a large message by its CCL buffer (HCCL_BUFFSIZE { $buffer }: buffer loops)
+slice-auto-nccl = auto: { $n ->
+    [one] 1 slice
+   *[other] { $n } slices
+} of at most { $slice }, NCCL's Simple-protocol slice ({ $steps } steps of NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); largest transfer { $largest }
+slice-cap-transfers = capped to { $n } so that slices × { $transfers } transfers stay within { $budget } simulated sub-transfers
+slice-cap-flow = capped to 1: the pipelined simulation of { $n } slices needs more than { $budget } flow updates (transfers that finish at different times re-share the links at every finish), so the loop is estimated unsliced
+slice-window-nccl = up to { $w } slices in flight per connection (NCCL: NCCL_STEPS 8 / SLICESTEPS)
+slice-window-hccl = up to 1 slice in flight per connection (HCCL: one at a time)
+slice-join = {"; "}
+slice-end = .
 slices-line = { $n ->
     [one] 1 slice per transfer
    *[other] { $n } slices per transfer
@@ -563,6 +577,11 @@ st-source = Compute = 6 · active parameters · tokens at peak × MFU (peak: { $
 fusion-hint-drawn-only = Fusion is planned up to 64 ranks (auto ranks every bucket size there).
 fusion-hint-allreduce = Fusion applies to AllReduce.
 fusion-hint-pick = Pick the tensors a backward pass AllReduces (Llama 3 shapes, or N equal layers) to compare one AllReduce per tensor with DDP's buckets.
+fusion-not-bucket = The workers run { $bytes } (not one of the buckets).
+fusion-run-bucket = Run bucket { $k } ({ $tensors } { $tensors ->
+        [one] tensor
+       *[other] tensors
+    }, { $bytes })
 fusion-run = The workers run bucket { $bucket } ({ $tensors } { $tensors ->
         [one] tensor
        *[other] tensors

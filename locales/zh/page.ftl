@@ -275,6 +275,17 @@ verdict-short = { $chosen }：{ $algo }，预测 { $t } µs，在 { $count } 个
 verdict-short-unranked = { $chosen }：{ $algo }，预测 { $t } µs。
 ranking-error = 无法计算其他算法的排名：{ $error }
 slices-title = URL 参数 slices：auto 或 1..=256
+slice-unsliced = 不切片：每一步的传输整块发送，各步同步
+slice-set = slices={ $n }，按设定
+slice-auto-profile = auto：1 个切片；拟合的配置测量的是整个库，其流水已包含在拟合的 α 和 β 中
+slice-auto-hccl = auto：1 个切片；HCCL 每一步整块发送，大消息按其 CCL 缓冲区分块流水（HCCL_BUFFSIZE { $buffer }：缓冲区循环）
+slice-auto-nccl = auto：{ $n } 个切片，每片至多 { $slice }，即 NCCL Simple 协议的切片（NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 的 { $steps } 步）；最大一次传输 { $largest }
+slice-cap-transfers = 上限降为 { $n }，使切片数 × { $transfers } 次传输不超过 { $budget } 个模拟子传输
+slice-cap-flow = 上限降为 1：{ $n } 个切片的流水模拟需要超过 { $budget } 次流量更新（不同时刻完成的传输每完成一次就重新分配链路），因此该循环按不切片估算
+slice-window-nccl = 每个连接最多 { $w } 个切片同时在途（NCCL：NCCL_STEPS 8 / SLICESTEPS）
+slice-window-hccl = 每个连接最多 1 个切片同时在途（HCCL：一次一个）
+slice-join = ；
+slice-end = 。
 slices-line = 每次传输 { $n } 个切片{ $window ->
     [0] {""}
    *[other] ，最多 { $window } 个同时在途
@@ -543,4 +554,6 @@ st-source = 计算 = 6 · 激活参数 · tokens，按峰值 × MFU（峰值：{
 fusion-hint-drawn-only = 融合最多规划到 64 个 rank（auto 在此范围内比较每种桶大小）。
 fusion-hint-allreduce = 融合只适用于 AllReduce。
 fusion-hint-pick = 选出一次反向传播要 AllReduce 的张量（Llama 3 的形状，或 N 个相同的层），比较逐张量 AllReduce 与 DDP 分桶。
+fusion-not-bucket = worker 运行的是 { $bytes }（不是其中任何一个桶）。
+fusion-run-bucket = 运行第 { $k } 个桶（{ $tensors } 个张量，{ $bytes }）
 fusion-run = worker 把第 { $bucket } 个桶（{ $tensors } 个张量，{ $bytes }）作为一次 AllReduce 运行，与参考结果逐位比对，且每个元素都在其精确和的 { $dtype } 容差之内。精确和按元素计算，所以这也是每个拆包后张量自己的 AllReduce 结果；与逐张量运行相比，只有元素的舍入顺序可能不同。

@@ -48,8 +48,8 @@ pub mod reference;
 mod sliced;
 #[doc(hidden)]
 pub use sliced::{
-    choose as choose_slices, nccl_slice_bytes, unsliced_by_rule, Slices, Slicing, MAX_SLICES,
-    NCCL_STEP_BYTES, SLICE_BUDGET, SLICE_WORK_BUDGET,
+    choose as choose_slices, nccl_slice_bytes, unsliced_by_rule, SliceCap, SliceRule, SliceWhy,
+    Slices, Slicing, MAX_SLICES, NCCL_STEP_BYTES, SLICE_BUDGET, SLICE_WORK_BUDGET,
 };
 
 /// When one transfer runs on the modelled hardware.

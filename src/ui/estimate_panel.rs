@@ -199,7 +199,7 @@ pub fn estimate_panel(p: &EstimateProps) -> Html {
             }
             <p class="hint" id="estimate-slices" title={t!("slices-title")}>
                 {t!("slices-line", n = e.slicing.slices, window = if e.slicing.window > 1 && e.slicing.slices > 1 { e.slicing.window } else { 0 })}
-                {" — "}<span lang="en">{format!("{}.", e.slicing.why)}</span>
+                {" — "}{format::slice_why(&e.slicing.why)}
             </p>
             if let Some(err) = &p.ranking_error {
                 <p class="hint error" id="ranking-error" role="status">{t!("ranking-error", error = err.clone())}</p>

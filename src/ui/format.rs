@@ -198,3 +198,50 @@ pub fn model_only(m: crate::engine::config::ModelOnly) -> String {
         }
     }
 }
+
+/// Why a prediction used its slice count, in the page's language (the
+/// engine's `Display` is the English of the same data), as one sentence.
+pub fn slice_why(w: &crate::engine::cost::SliceWhy) -> String {
+    use crate::engine::cost::{SliceCap, SliceRule};
+    use crate::t;
+    let mut parts = vec![match w.rule {
+        SliceRule::Unsliced => t!("slice-unsliced"),
+        SliceRule::Set { slices } => t!("slice-set", n = slices as u64),
+        SliceRule::AutoProfile => t!("slice-auto-profile"),
+        SliceRule::AutoHccl { buffer_bytes } => {
+            t!("slice-auto-hccl", buffer = format_bytes(buffer_bytes))
+        }
+        SliceRule::AutoNccl {
+            slices,
+            slice_bytes,
+            largest_bytes,
+        } => t!(
+            "slice-auto-nccl",
+            n = slices as u64,
+            slice = format_bytes(slice_bytes),
+            steps = slice_bytes / crate::engine::cost::NCCL_STEP_BYTES,
+            largest = format_bytes(largest_bytes)
+        ),
+    }];
+    parts.extend(w.caps.iter().map(|c| match *c {
+        SliceCap::Transfers {
+            slices,
+            transfers,
+            budget,
+        } => t!(
+            "slice-cap-transfers",
+            n = slices as u64,
+            transfers = transfers as u64,
+            budget = budget as u64
+        ),
+        SliceCap::FlowUpdates { slices, budget } => {
+            t!("slice-cap-flow", n = slices as u64, budget = budget as u64)
+        }
+    }));
+    match w.window {
+        Some(1) => parts.push(t!("slice-window-hccl")),
+        Some(w) => parts.push(t!("slice-window-nccl", w = w as u64)),
+        None => {}
+    }
+    format!("{}{}", parts.join(&t!("slice-join")), t!("slice-end"))
+}

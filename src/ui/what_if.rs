@@ -458,8 +458,8 @@ pub fn fusion_card(p: &WhatIfProps) -> Html {
                             <p class="fusion-run" id="fusion-run">{t!("fusion-run", bucket = f.running.unwrap_or(0) as u64, tensors = b.tensors.len() as u64, bytes = format_bytes(b.bytes), dtype = c.dtype.to_string())}</p>
                         },
                         (None, Some(k)) => html! {
-                            <p class="fusion-run">{format!("The workers run {} (not one of the buckets). ", format_bytes(c.bytes))}
-                                <button id="run-bucket" onclick={run_bucket(fp.buckets[k].0.bytes)}>{format!("Run bucket {k} ({} tensors, {})", fp.buckets[k].0.tensors.len(), format_bytes(fp.buckets[k].0.bytes))}</button></p>
+                            <p class="fusion-run">{t!("fusion-not-bucket", bytes = format_bytes(c.bytes))}{" "}
+                                <button id="run-bucket" onclick={run_bucket(fp.buckets[k].0.bytes)}>{t!("fusion-run-bucket", k = k as u64, tensors = fp.buckets[k].0.tensors.len() as u64, bytes = format_bytes(fp.buckets[k].0.bytes))}</button></p>
                         },
                         (None, None) => html! { <p class="hint">{t!("wi-no-bucket")}</p> },
                     } }

@@ -95,21 +95,16 @@ pub const SLICE_BUDGET: usize = 1 << 16;
 /// finish one at a time, and every finish re-shares the links).
 pub const SLICE_WORK_BUDGET: usize = 2_000_000;
 
-/// How [`Slicing::why`] starts its FIFO-depth remark.
-const WINDOW_WHY: &str = "; up to ";
-
 /// Caps `slicing` to one slice after the sliced simulation (`run_sliced`) went over
 /// [`SLICE_WORK_BUDGET`], saying so in its `why`.
 pub fn over_budget(slicing: &mut Slicing) {
     if slicing.slices > 1 {
         // The window no longer applies to one slice.
-        if let Some(i) = slicing.why.find(WINDOW_WHY) {
-            slicing.why.truncate(i);
-        }
-        slicing.why.push_str(&format!(
-            "; capped to 1: the pipelined simulation of {} slices needs more than {SLICE_WORK_BUDGET} flow updates (transfers that finish at different times re-share the links at every finish), so the loop is estimated unsliced",
-            slicing.slices
-        ));
+        slicing.why.window = None;
+        slicing.why.caps.push(SliceCap::FlowUpdates {
+            slices: slicing.slices,
+            budget: SLICE_WORK_BUDGET,
+        });
     }
     slicing.slices = 1;
     slicing.slice_elems = None;
@@ -163,8 +158,9 @@ pub struct Slicing {
     /// Slices in flight per connection (the FIFO depth `W`, module doc).
     #[serde(default = "one")]
     pub window: u32,
-    /// Why, in words (the library rule, the request, a cap).
-    pub why: String,
+    /// Why: the library rule or the request, then any cap (data, so each
+    /// front end words it in its language; `Display` is the English).
+    pub why: SliceWhy,
     /// Elements per slice when the library cuts by a fixed slice (NCCL's
     /// `auto`): every transfer is cut into full slices of this many
     /// elements and a shorter last one; `None`: each transfer of `c`
@@ -183,7 +179,7 @@ impl Default for Slicing {
             requested: Slices::Fixed(1),
             slices: 1,
             window: 1,
-            why: "unsliced: each step's transfers move whole, steps are synchronous".into(),
+            why: SliceWhy::of(SliceRule::Unsliced),
             slice_elems: None,
         }
     }
@@ -228,23 +224,14 @@ pub fn choose(
     // NCCL's fixed slice, in elements, when the transfers are cut by it
     // (not capped): full slices and a shorter last one.
     let mut fixed_slice: Option<u64> = None;
-    let (k, mut why) = match requested {
+    let (k, rule) = match requested {
         Slices::Fixed(k) => {
             let k = k.clamp(1, MAX_SLICES);
-            (k, format!("slices={k}, as set"))
+            (k, SliceRule::Set { slices: k })
         }
-        Slices::Auto if is_profile(topo) => (
-            1,
-            "auto: 1 slice; a fitted profile measured the library as a whole, its pipelining is already in the fitted α and β".into(),
-        ),
+        Slices::Auto if is_profile(topo) => (1, SliceRule::AutoProfile),
         Slices::Auto => match topo.ccl_buffer_bytes {
-            Some(buf) => (
-                1,
-                format!(
-                    "auto: 1 slice; HCCL moves each step whole and pipelines a large message by its CCL buffer (HCCL_BUFFSIZE {}: buffer loops)",
-                    format_bytes(buf)
-                ),
-            ),
+            Some(buffer_bytes) => (1, SliceRule::AutoHccl { buffer_bytes }),
             None => {
                 let slice = nccl_slice_bytes(schedule.primitive);
                 let largest = schedule
@@ -262,27 +249,26 @@ pub fn choose(
                 if unclamped == k as u64 {
                     fixed_slice = Some((slice / es).max(1));
                 }
-                (
-                    k,
-                    format!(
-                        "auto: {k} slice{} of at most {}, NCCL's Simple-protocol slice ({} steps of NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); largest transfer {}",
-                        if k == 1 { "" } else { "s" },
-                        format_bytes(slice),
-                        slice / NCCL_STEP_BYTES,
-                        format_bytes(largest)
-                    ),
-                )
+                let rule = SliceRule::AutoNccl {
+                    slices: k,
+                    slice_bytes: slice,
+                    largest_bytes: largest,
+                };
+                (k, rule)
             }
         },
     };
+    let mut why = SliceWhy::of(rule);
     let transfers = schedule.transfer_count().max(1);
     let mut slices = k;
     if k > 1 && k as usize * transfers > SLICE_BUDGET {
         slices = (SLICE_BUDGET / transfers).max(1) as u32;
         fixed_slice = None;
-        why.push_str(&format!(
-            "; capped to {slices} so that slices × {transfers} transfers stay within {SLICE_BUDGET} simulated sub-transfers"
-        ));
+        why.caps.push(SliceCap::Transfers {
+            slices,
+            transfers,
+            budget: SLICE_BUDGET,
+        });
     }
     // The FIFO depth: NCCL keeps NCCL_STEPS buffer steps per connection,
     // SLICESTEPS of them per slice; HCCL one slice at a time.
@@ -291,15 +277,7 @@ pub fn choose(
         None => (8 * NCCL_STEP_BYTES / nccl_slice_bytes(schedule.primitive)) as u32,
     };
     if slices > 1 {
-        why.push_str(&format!(
-            "{WINDOW_WHY}{window} slice{} in flight per connection ({})",
-            if window == 1 { "" } else { "s" },
-            if window == 1 {
-                "HCCL: one at a time"
-            } else {
-                "NCCL: NCCL_STEPS 8 / SLICESTEPS"
-            }
-        ));
+        why.window = Some(window);
     }
     Slicing {
         requested,
@@ -307,6 +285,142 @@ pub fn choose(
         window,
         why,
         slice_elems: fixed_slice.filter(|_| slices > 1),
+    }
+}
+
+/// The rule that gave a [`Slicing`] its first slice count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SliceRule {
+    /// The step-synchronous default of a plan that was never sliced.
+    Unsliced,
+    /// `slices=k` asked for.
+    Set { slices: u32 },
+    /// `auto` on a fitted profile: its pipelining is in the fitted α and β.
+    AutoProfile,
+    /// `auto` on HCCL: whole steps, a large message in buffer loops.
+    AutoHccl { buffer_bytes: u64 },
+    /// `auto` on NCCL: the largest transfer over NCCL's Simple slice.
+    AutoNccl {
+        slices: u32,
+        slice_bytes: u64,
+        largest_bytes: u64,
+    },
+}
+
+/// A cap put on the rule's slice count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SliceCap {
+    /// `slices × transfers` would pass `budget` simulated sub-transfers.
+    Transfers {
+        slices: u32,
+        transfers: usize,
+        budget: usize,
+    },
+    /// The pipelined simulation of `slices` slices needed more than
+    /// `budget` flow updates ([`SLICE_WORK_BUDGET`]): estimated unsliced.
+    FlowUpdates { slices: u32, budget: usize },
+}
+
+/// Why a prediction used its slice count, as data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SliceWhy {
+    /// The rule or the request.
+    pub rule: SliceRule,
+    /// The caps applied after it, in order.
+    pub caps: Vec<SliceCap>,
+    /// Slices in flight per connection, when more than one slice runs.
+    pub window: Option<u32>,
+}
+
+impl SliceWhy {
+    /// The rule alone, uncapped.
+    pub fn of(rule: SliceRule) -> SliceWhy {
+        SliceWhy {
+            rule,
+            caps: Vec::new(),
+            window: None,
+        }
+    }
+}
+
+/// "s" after a count other than one.
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+impl std::fmt::Display for SliceRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SliceRule::Unsliced => {
+                f.write_str("unsliced: each step's transfers move whole, steps are synchronous")
+            }
+            SliceRule::Set { slices } => write!(f, "slices={slices}, as set"),
+            SliceRule::AutoProfile => f.write_str(
+                "auto: 1 slice; a fitted profile measured the library as a whole, its pipelining is already in the fitted α and β",
+            ),
+            SliceRule::AutoHccl { buffer_bytes } => write!(
+                f,
+                "auto: 1 slice; HCCL moves each step whole and pipelines a large message by its CCL buffer (HCCL_BUFFSIZE {}: buffer loops)",
+                format_bytes(buffer_bytes)
+            ),
+            SliceRule::AutoNccl {
+                slices,
+                slice_bytes,
+                largest_bytes,
+            } => write!(
+                f,
+                "auto: {slices} slice{} of at most {}, NCCL's Simple-protocol slice ({} steps of NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8); largest transfer {}",
+                plural(slices),
+                format_bytes(slice_bytes),
+                slice_bytes / NCCL_STEP_BYTES,
+                format_bytes(largest_bytes)
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for SliceCap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            SliceCap::Transfers {
+                slices,
+                transfers,
+                budget,
+            } => write!(
+                f,
+                "capped to {slices} so that slices × {transfers} transfers stay within {budget} simulated sub-transfers"
+            ),
+            SliceCap::FlowUpdates { slices, budget } => write!(
+                f,
+                "capped to 1: the pipelined simulation of {slices} slices needs more than {budget} flow updates (transfers that finish at different times re-share the links at every finish), so the loop is estimated unsliced"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for SliceWhy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.rule)?;
+        for cap in &self.caps {
+            write!(f, "; {cap}")?;
+        }
+        if let Some(w) = self.window {
+            let by = if w == 1 {
+                "HCCL: one at a time"
+            } else {
+                "NCCL: NCCL_STEPS 8 / SLICESTEPS"
+            };
+            write!(
+                f,
+                "; up to {w} slice{} in flight per connection ({by})",
+                plural(w)
+            )?;
+        }
+        Ok(())
     }
 }
 

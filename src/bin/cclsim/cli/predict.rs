@@ -115,7 +115,7 @@ pub(super) fn predict(
             "topology": p.topology.name,
             "loops": e.timeline.loops,
             "slices": e.slicing.slices,
-            "slices_why": e.slicing.why,
+            "slices_why": e.slicing.why.to_string(),
             "max_link_sharing": e.timeline.steps.iter().map(|x| x.max_link_sharing).max().unwrap_or(0),
             "link": format!("?{}", c.to_query()),
             "faults": faults_json(&c),
