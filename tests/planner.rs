@@ -638,18 +638,65 @@ fn step_job_is_the_engines_step() {
     let input = StepInput::default();
     let job = Job::Step {
         input: input.clone(),
+        vs: None,
     };
     assert_eq!(job.lane(), Lane::Step);
     assert_eq!(Lane::Step.worker(), 1);
     let r = ask_about(c.clone(), job);
     assert_eq!(r.len(), 1);
     assert!(r[0].last);
-    let Ok(Answer::Step(s)) = &r[0].answer else {
+    let Ok(Answer::Step(s, None)) = &r[0].answer else {
         panic!("{:?}", r[0].answer)
     };
     assert_eq!(**s, step::step(&input, &c).unwrap());
 
-    let r = ask("v=1", Job::Step { input });
+    // Pinned beside it: the same step with int8 gradients; the answer is
+    // the engine's comparison.
+    let z = StepInput {
+        compress: ccl_playground::engine::quantization::Scheme::Int8,
+        ..input.clone()
+    };
+    let vs = step::link::full_query(&c, &z);
+    let r = ask_about(
+        c.clone(),
+        Job::Step {
+            input: input.clone(),
+            vs: Some(vs.clone()),
+        },
+    );
+    let Ok(Answer::Step(s, Some(pinned))) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    let want = step::step_vs(&input, &c, Some(&vs)).unwrap();
+    assert_eq!(**s, want.0);
+    let p = pinned.as_ref().as_ref().unwrap();
+    assert_eq!(Some(Ok(p.clone())), want.1);
+    assert_eq!(p.report, step::step(&z, &c).unwrap());
+    assert_eq!(
+        p.differs,
+        [(
+            "step_compress".to_string(),
+            "int8".to_string(),
+            String::new()
+        )]
+    );
+    // A pinned step that cannot be made is said beside the current one.
+    let r = ask_about(
+        c.clone(),
+        Job::Step {
+            input: input.clone(),
+            vs: Some("v=1&topo=h100-8&step_tp=3".into()),
+        },
+    );
+    let Ok(Answer::Step(_, Some(bad))) = &r[0].answer else {
+        panic!("{:?}", r[0].answer)
+    };
+    assert!(
+        bad.as_ref().as_ref().unwrap_err().contains("tp=3"),
+        "{bad:?}"
+    );
+
+    let r = ask("v=1", Job::Step { input, vs: None });
     let Err(e) = &r[0].answer else {
         panic!("{:?}", r[0].answer)
     };

@@ -89,6 +89,8 @@ pub enum Job {
     Step {
         /// The model and its layout.
         input: StepInput,
+        /// A pinned step to compare with ([`step::step_vs`]).
+        vs: Option<String>,
     },
 }
 
@@ -219,8 +221,8 @@ pub enum Answer {
     Determinism(Box<Comparison>),
     /// A tuner file beside the model's recommendation.
     Tuner(Box<TunerComparison>),
-    /// One training step ([`Job::Step`]).
-    Step(Box<StepReport>),
+    /// One training step ([`Job::Step`]), and the pinned one beside it.
+    Step(Box<StepReport>, Option<Box<Result<step::Pinned, String>>>),
 }
 
 /// One message from the worker: an answer (or the job's error, in words)
@@ -290,9 +292,9 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
                 .map(|x| Answer::Tuner(Box::new(x)))
                 .map_err(|e| e.to_string()),
         )),
-        Job::Step { input } => emit(done(
-            step::step(input, c)
-                .map(|r| Answer::Step(Box::new(r)))
+        Job::Step { input, vs } => emit(done(
+            step::step_vs(input, c, vs.as_deref())
+                .map(|(r, pinned)| Answer::Step(Box::new(r), pinned.map(Box::new)))
                 .map_err(|e| e.to_string()),
         )),
     }

@@ -11,12 +11,14 @@
 //! and what it takes, and the field keeps its default.
 
 use super::{model, StepInput};
+use crate::engine::config::Config;
 use crate::engine::dtype::DType;
+use crate::engine::quantization::Scheme;
 use crate::engine::transformer::ModelShape;
 use crate::engine::units::parse_bytes;
 
 /// Every key, in the order [`to_pairs`] writes them.
-pub const KEYS: [&str; 17] = [
+pub const KEYS: [&str; 18] = [
     "step",
     "step_shape",
     "step_dp",
@@ -34,6 +36,7 @@ pub const KEYS: [&str; 17] = [
     "step_bucket",
     "step_sp",
     "step_attn",
+    "step_compress",
 ];
 
 /// One value that is not of its key's type: the key, the value and what
@@ -161,6 +164,10 @@ fn set(s: &mut StepInput, key: &str, v: &str) -> Result<bool, String> {
         }
         "step_sp" => s.sequence_parallel = switch(v)?,
         "step_attn" => s.attention_flops = switch(v)?,
+        "step_compress" => {
+            s.compress = Scheme::from_name(v)
+                .ok_or_else(|| "one of none, int8, fp8e4m3, fp8e5m2".to_string())?
+        }
         _ => return Ok(false),
     }
     Ok(true)
@@ -248,6 +255,11 @@ pub fn to_pairs(s: &StepInput) -> Vec<(&'static str, String)> {
         s.attention_flops != d.attention_flops,
         flag(s.attention_flops),
     );
+    put(
+        "step_compress",
+        s.compress != d.compress,
+        s.compress.name().to_string(),
+    );
     out
 }
 
@@ -258,6 +270,87 @@ pub fn to_query(s: &StepInput) -> String {
         q.append_pair(k, &v);
     }
     q.finish()
+}
+
+/// The key of a pinned step compared beside the current one: its value
+/// is a whole [`full_query`] (machine and step), percent-encoded.
+pub const VS_KEY: &str = "step_vs";
+
+/// A step and its machine as one query: the machine's keys
+/// ([`Config::to_query`]), then the step's ([`to_query`]).
+pub fn full_query(machine: &Config, s: &StepInput) -> String {
+    format!("{}&{}", machine.to_query(), to_query(s))
+}
+
+/// The machine and step of a [`full_query`]; keys of neither are
+/// refused.
+///
+/// Errors: every value that is not of its key's type and every unknown
+/// key, as `key=value: allowed`, joined by `; `.
+pub fn from_full_query(q: &str) -> Result<(Config, StepInput), String> {
+    let q = q.strip_prefix('?').unwrap_or(q);
+    let (machine, config_errors) = Config::from_query(q);
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(q.as_bytes()).into_owned().collect();
+    let (step, step_errors) = from_pairs(&pairs);
+    let mut errors: Vec<String> = config_errors
+        .iter()
+        .filter(|e| !(e.is_notice() && KEYS.contains(&e.key.as_str())))
+        .map(|e| format!("{}={}: {}", e.key, e.value, e.allowed))
+        .collect();
+    errors.extend(
+        step_errors
+            .iter()
+            .map(|e| format!("{}={}: {}", e.key, e.value, e.allowed)),
+    );
+    if !errors.is_empty() {
+        return Err(errors.join("; "));
+    }
+    Ok((machine, step.unwrap_or_default()))
+}
+
+/// `machine` and `s` with `overrides` (link keys, `step_tp=2&topo=h100-8`)
+/// written over them: the other side of a comparison.
+///
+/// Errors: as [`from_full_query`], for the keys of `overrides`.
+pub fn variant(
+    machine: &Config,
+    s: &StepInput,
+    overrides: &str,
+) -> Result<(Config, StepInput), String> {
+    let o = overrides.trim().trim_start_matches('?');
+    from_full_query(&format!("{}&{o}", full_query(machine, s)))
+}
+
+/// The keys whose values differ between two queries, in `b`'s order and
+/// then `a`'s leftovers: `(key, value in a, value in b)`, an absent key's
+/// value empty (its default). `v` is left out.
+pub fn differences(a: &str, b: &str) -> Vec<(String, String, String)> {
+    let read = |q: &str| -> Vec<(String, String)> {
+        form_urlencoded::parse(q.trim_start_matches('?').as_bytes())
+            .into_owned()
+            .filter(|(k, _)| k != "v")
+            .collect()
+    };
+    let (a, b) = (read(a), read(b));
+    let last = |pairs: &[(String, String)], k: &str| {
+        pairs
+            .iter()
+            .rev()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let mut keys: Vec<&String> = Vec::new();
+    for (k, _) in b.iter().chain(a.iter()) {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (last(&a, k), last(&b, k));
+            (x != y).then(|| (k.clone(), x.unwrap_or_default(), y.unwrap_or_default()))
+        })
+        .collect()
 }
 
 fn flag(b: bool) -> String {
@@ -306,6 +399,7 @@ mod tests {
             grad_dtype: DType::Fp32,
             bucket_cap: Some(100 << 20),
             attention_flops: true,
+            compress: Scheme::Int8,
             ..StepInput::default()
         };
         let written = to_pairs(&s);
@@ -323,7 +417,8 @@ mod tests {
                 "step_peak",
                 "step_grad_dtype",
                 "step_bucket",
-                "step_attn"
+                "step_attn",
+                "step_compress"
             ]
         );
         let back: Vec<(String, String)> = written
@@ -396,5 +491,62 @@ mod tests {
         assert_eq!(errors, vec![]);
         let s = s.unwrap();
         assert_eq!((s.tp, s.dp), (3, 0));
+    }
+
+    #[test]
+    fn a_variant_is_the_step_with_link_keys_written_over_it() {
+        let machine = Config {
+            topo: "910b-2x8".into(),
+            ranks: 16,
+            ..Config::default()
+        };
+        let s = StepInput {
+            dp: 16,
+            batch: 16,
+            ..StepInput::default()
+        };
+        let (m, v) = variant(&machine, &s, "step_tp=2&step_dp=8&step_compress=int8").unwrap();
+        assert_eq!(m, machine);
+        assert_eq!(
+            v,
+            StepInput {
+                tp: 2,
+                dp: 8,
+                compress: Scheme::Int8,
+                ..s.clone()
+            }
+        );
+        // Another machine, the step kept.
+        let (m, v) = variant(&machine, &s, "?topo=h100-8&ranks=8").unwrap();
+        assert_eq!((m.topo.as_str(), m.ranks), ("h100-8", 8));
+        assert_eq!(v, s);
+        // A full query reads back what wrote it.
+        assert_eq!(
+            from_full_query(&full_query(&machine, &s)),
+            Ok((machine.clone(), s.clone()))
+        );
+        // A typo is refused, named, never dropped.
+        let e = variant(&machine, &s, "step_tpp=2").unwrap_err();
+        assert!(e.starts_with("step_tpp=2: unknown key"), "{e}");
+        let e = variant(&machine, &s, "step_compress=zip").unwrap_err();
+        assert_eq!(e, "step_compress=zip: one of none, int8, fp8e4m3, fp8e5m2");
+    }
+
+    #[test]
+    fn differences_name_each_changed_key_with_both_values() {
+        let d = differences(
+            "v=1&topo=910b-8&step=llama3-8b&step_dp=8",
+            "v=1&topo=h100-8&step=llama3-8b&step_dp=4&step_tp=2",
+        );
+        let want = [
+            ("topo", "910b-8", "h100-8"),
+            ("step_dp", "8", "4"),
+            ("step_tp", "", "2"),
+        ];
+        assert_eq!(
+            d,
+            want.map(|(k, a, b)| (k.to_string(), a.to_string(), b.to_string()))
+        );
+        assert_eq!(differences("a=1", "a=1"), vec![]);
     }
 }

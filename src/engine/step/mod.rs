@@ -33,6 +33,7 @@ pub mod validate;
 use super::collective::Primitive;
 use super::config::Config;
 use super::dtype::DType;
+use super::quantization::Scheme;
 use super::topology::Topology;
 use model::ModelShape;
 use serde::{Deserialize, Serialize};
@@ -91,6 +92,14 @@ pub struct StepInput {
     /// V/(12·l·h))` (Korthikanti et al. 2022; Narayanan et al. 2021 count
     /// 96 for activation recomputation's extra forward).
     pub attention_flops: bool,
+    /// Block quantisation of the data-parallel gradient reductions (DDP's
+    /// AllReduce, ZeRO's gradient ReduceScatter): a what-if, timed by the
+    /// playground's compression model ([`crate::engine::compressed`]).
+    /// Neither NCCL nor HCCL compresses; PyTorch DDP's built-in comm hooks
+    /// cast to fp16 / bf16 (`torch/distributed/algorithms/ddp_comm_hooks/
+    /// default_hooks.py`) or use PowerSGD (`powerSGD_hook.py`); block int8 /
+    /// fp8 is not among them.
+    pub compress: Scheme,
 }
 
 impl Default for StepInput {
@@ -113,6 +122,7 @@ impl Default for StepInput {
             bucket_cap: None,
             sequence_parallel: false,
             attention_flops: false,
+            compress: Scheme::None,
         }
     }
 }
@@ -172,6 +182,10 @@ pub struct StepCollective {
     pub algorithm: String,
     /// How its group was placed for timing.
     pub placement: String,
+    /// With [`StepInput::compress`] on a gradient reduction: the scheme it
+    /// was timed with, or why it went uncompressed; empty otherwise.
+    #[serde(default)]
+    pub compression: String,
 }
 
 /// One step, timed.
@@ -249,7 +263,9 @@ fn timed(input: &StepInput, m: &ModelShape, machine: &Config) -> Result<StepRepo
         what: what.into(),
         why,
     };
-    let mut timer = time::Timer::new(machine).map_err(|e| timing("machine", e))?;
+    let mut timer = time::Timer::new(machine)
+        .map_err(|e| timing("machine", e))?
+        .compressing(input.compress);
     let (peak, source) = peak(input, timer.topology())?;
     let issued = traffic::issued(input, m);
     let mut rows = Vec::with_capacity(issued.len());
@@ -355,7 +371,89 @@ fn row(i: &Issued, t: time::Timed) -> StepCollective {
         overlap: i.overlap.name().into(),
         algorithm: t.algorithm,
         placement: t.placement,
+        compression: t.compression,
     }
+}
+
+/// One figure of two steps side by side.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The figure, as [`StepReport`]'s field (`step_time_us`, ...).
+    pub figure: String,
+    /// Its value in the first step (the pinned one, `a`).
+    pub a: f64,
+    /// Its value in the second.
+    pub b: f64,
+}
+
+impl Change {
+    /// `b / a` (1 when both are 0; infinite when only `a` is).
+    pub fn ratio(&self) -> f64 {
+        match (self.a == 0.0, self.b == 0.0) {
+            (true, true) => 1.0,
+            (true, false) => f64::INFINITY,
+            _ => self.b / self.a,
+        }
+    }
+}
+
+/// Two steps' figures side by side (the what-if comparison): step time,
+/// compute, bubble, communication, exposed communication, its share and
+/// tokens per second, in that order.
+pub fn compare(a: &StepReport, b: &StepReport) -> Vec<Change> {
+    let figures: [(&str, fn(&StepReport) -> f64); 7] = [
+        ("step_time_us", |r| r.step_time_us),
+        ("compute_us", |r| r.compute_us),
+        ("bubble_us", |r| r.bubble_us),
+        ("comm_us", |r| r.comm_us),
+        ("exposed_comm_us", |r| r.exposed_comm_us),
+        ("comm_share", |r| r.comm_share),
+        ("tokens_per_s", |r| r.tokens_per_s),
+    ];
+    figures
+        .iter()
+        .map(|(figure, f)| Change {
+            figure: figure.to_string(),
+            a: f(a),
+            b: f(b),
+        })
+        .collect()
+}
+
+/// A pinned step beside the current one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pinned {
+    /// The pinned step.
+    pub report: StepReport,
+    /// Each figure, pinned (`a`) and current (`b`).
+    pub changes: Vec<Change>,
+    /// The link keys that differ: `(key, pinned value, current value)`,
+    /// an empty value being the key's default ([`link::differences`]).
+    pub differs: Vec<(String, String, String)>,
+}
+
+/// [`step`] of `input` on `machine`, and beside it the step of a pinned
+/// [`link::full_query`] `vs`: the pinned report, the changes from it and
+/// the keys that differ, or why the pinned step could not be made (it
+/// never hides the current one).
+///
+/// Errors: the current step's [`StepError`].
+pub fn step_vs(
+    input: &StepInput,
+    machine: &Config,
+    vs: Option<&str>,
+) -> Result<(StepReport, Option<Result<Pinned, String>>), StepError> {
+    let now = step(input, machine)?;
+    let pinned = vs.map(|q| {
+        let (m, i) = link::from_full_query(q)?;
+        let report = step(&i, &m).map_err(|e| e.to_string())?;
+        Ok(Pinned {
+            changes: compare(&report, &now),
+            differs: link::differences(q, &link::full_query(machine, input)),
+            report,
+        })
+    });
+    Ok((now, pinned))
 }
 
 /// The title of a primitive by its name (for text output).

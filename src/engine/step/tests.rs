@@ -6,6 +6,8 @@ use super::model::{ModelShape, MIXTRAL_8X7B};
 use super::traffic::{issued, Group, Issued, Overlap};
 use super::*;
 use crate::engine::collective::Primitive;
+use crate::engine::plan::Plan;
+use crate::engine::quantization::Scheme;
 
 /// hidden 64, intermediate 128, 4 layers, 4 heads, 2 KV heads (a KV
 /// projection is 64 × 32), vocab 100, untied. Parameters: embedding
@@ -465,4 +467,106 @@ fn the_attention_term_adds_12_l_h_s_per_token() {
     assert_eq!(flops_per_token(&l, &SMALL), 964_992.0);
     l.attention_flops = true;
     assert_eq!(flops_per_token(&l, &SMALL), 964_992.0 + 24_576.0);
+}
+
+/// The gradient reductions are timed as the playground's compression
+/// what-if times the same call (the plan `predict` makes with
+/// `compress=int8`); nothing else changes.
+#[test]
+fn compression_times_only_the_gradient_reductions_compressed() {
+    // dp 4 × tp 2 on 910b-8: DDP's bucket AllReduce over 4 ranks, TP's
+    // AllReduces over 2.
+    let mut input = layout(4, 2, 1, 0, 1);
+    input.peak_tflops = Some(100.0);
+    let plain = timed(&input, &SMALL, &Config::default()).unwrap();
+    input.compress = Scheme::Int8;
+    let z = timed(&input, &SMALL, &Config::default()).unwrap();
+    assert_eq!(plain.collectives.len(), z.collectives.len());
+    let mut compressed = 0;
+    for (p, c) in plain.collectives.iter().zip(&z.collectives) {
+        if p.purpose.contains("gradient AllReduce") {
+            compressed += 1;
+            assert_eq!(c.compression, "int8");
+            let want = Plan::headline(&Config {
+                primitive: Primitive::AllReduce,
+                bytes: c.bytes,
+                dtype: DType::Bf16,
+                ranks: 4,
+                compress: crate::engine::quantization::Compression {
+                    scheme: Scheme::Int8,
+                    ..Default::default()
+                },
+                ..Config::default()
+            })
+            .unwrap()
+            .estimate
+            .time_us;
+            assert_eq!(c.time_us, want);
+            assert_ne!(c.time_us, p.time_us);
+        } else {
+            assert_eq!(c.compression, "");
+            assert_eq!(c.time_us, p.time_us);
+        }
+    }
+    assert!(compressed > 0);
+    assert!(plain.collectives.iter().all(|c| c.compression.is_empty()));
+}
+
+/// Above the compression what-if's 1 GiB a gradient call goes as it is,
+/// and the row says why.
+#[test]
+fn a_gradient_call_above_the_compression_cap_goes_uncompressed() {
+    let machine = Config::default();
+    let call = Issued {
+        purpose: "gradient AllReduce, a DDP bucket".into(),
+        primitive: Primitive::AllReduce,
+        bytes: 2 << 30,
+        dtype: DType::Bf16,
+        group: Group { size: 8, stride: 1 },
+        calls: 1,
+        overlap: Overlap::LastBackward,
+        edge_calls: 1,
+        gradient: true,
+    };
+    let plain = time::Timer::new(&machine).unwrap().time(&call).unwrap();
+    let z = time::Timer::new(&machine)
+        .unwrap()
+        .compressing(Scheme::Int8)
+        .time(&call)
+        .unwrap();
+    assert_eq!(z.time_us, plain.time_us);
+    assert_eq!(
+        z.compression,
+        "uncompressed: above 1 GiB, the largest message the compression what-if models"
+    );
+}
+
+#[test]
+fn a_comparison_sets_each_figure_beside_its_twin() {
+    let mut input = layout(8, 1, 1, 0, 1);
+    input.peak_tflops = Some(100.0);
+    let a = timed(&input, &SMALL, &Config::default()).unwrap();
+    input.peak_tflops = Some(50.0);
+    let b = timed(&input, &SMALL, &Config::default()).unwrap();
+    let c = compare(&a, &b);
+    let names: Vec<&str> = c.iter().map(|x| x.figure.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "step_time_us",
+            "compute_us",
+            "bubble_us",
+            "comm_us",
+            "exposed_comm_us",
+            "comm_share",
+            "tokens_per_s"
+        ]
+    );
+    // Half the peak: twice the compute, the same communication.
+    assert_eq!((c[1].a, c[1].b), (a.compute_us, b.compute_us));
+    assert!((c[1].ratio() - 2.0).abs() < 1e-12);
+    assert_eq!(c[3].ratio(), 1.0);
+    // No bubble on either side: 0 / 0 reads as no change.
+    assert_eq!((c[2].a, c[2].b, c[2].ratio()), (0.0, 0.0, 1.0));
+    assert_eq!(c[6].b, b.tokens_per_s);
 }

@@ -30,11 +30,12 @@
 //! calls are all exposed.
 
 use super::traffic::{Group, Issued, Overlap};
-use crate::engine::config::{AlgoChoice, Config};
+use crate::engine::config::{AlgoChoice, Config, MAX_COMPRESSED_BYTES};
 use crate::engine::custom_topology::{CustomTopology, LinkSpec, NodeSpec, CUSTOM};
 use crate::engine::plan::{self, Plan};
 use crate::engine::quantization::Scheme;
 use crate::engine::topology::Topology;
+use crate::engine::units::format_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -53,13 +54,19 @@ pub struct Timed {
     pub algorithm: String,
     /// How the group was placed for timing.
     pub placement: String,
+    /// With compression asked for: the scheme it was timed with, or why
+    /// it was sent uncompressed; empty otherwise.
+    #[serde(default)]
+    pub compression: String,
 }
 
 /// Times calls on one machine, each distinct call once.
 pub struct Timer<'a> {
     machine: &'a Config,
     topo: Topology,
-    memo: HashMap<(u8, u64, usize, usize), Timed>,
+    /// The gradient reductions' compression.
+    compress: Scheme,
+    memo: HashMap<(u8, u64, usize, usize, bool), Timed>,
 }
 
 impl<'a> Timer<'a> {
@@ -72,8 +79,17 @@ impl<'a> Timer<'a> {
         Ok(Timer {
             machine,
             topo,
+            compress: Scheme::None,
             memo: HashMap::new(),
         })
+    }
+
+    /// The timer with the gradient reductions compressed by `scheme`.
+    pub fn compressing(self, scheme: Scheme) -> Timer<'a> {
+        Timer {
+            compress: scheme,
+            ..self
+        }
     }
 
     /// The machine as modelled.
@@ -91,7 +107,14 @@ impl<'a> Timer<'a> {
     ///
     /// Errors: the plan's error, as text naming the call.
     pub fn time(&mut self, i: &Issued) -> Result<Timed, String> {
-        let key = (i.primitive as u8, i.bytes, i.group.size, i.group.stride);
+        let compress = i.gradient && self.compress != Scheme::None;
+        let key = (
+            i.primitive as u8,
+            i.bytes,
+            i.group.size,
+            i.group.stride,
+            compress,
+        );
         if let Some(t) = self.memo.get(&key) {
             return Ok(t.clone());
         }
@@ -100,7 +123,14 @@ impl<'a> Timer<'a> {
         c.dtype = i.dtype;
         let es = i.dtype.size_bytes() as u64;
         c.bytes = (i.bytes - i.bytes % es).max(es);
-        let p = Plan::headline(&c).map_err(|e| e.to_string())?;
+        let (p, compression) = if compress {
+            self.compressed(&c)?
+        } else {
+            (
+                Plan::headline(&c).map_err(|e| e.to_string())?,
+                String::new(),
+            )
+        };
         let t = Timed {
             time_us: p.estimate.time_us,
             range_us: p.prediction.as_ref().map(|a| (a.low_us, a.high_us)),
@@ -110,9 +140,35 @@ impl<'a> Timer<'a> {
                 None => p.algorithm.name().to_string(),
             },
             placement,
+            compression,
         };
         self.memo.insert(key, t.clone());
         Ok(t)
+    }
+
+    /// The plan of `c` with its payload compressed, and what was done:
+    /// the scheme, or why the call went uncompressed (above the what-if's
+    /// size cap, or a plan the compressed model cannot simulate).
+    fn compressed(&self, c: &Config) -> Result<(Plan, String), String> {
+        let plain = |why: String| -> Result<(Plan, String), String> {
+            let p = Plan::headline(c).map_err(|e| e.to_string())?;
+            Ok((p, format!("uncompressed: {why}")))
+        };
+        if c.bytes > MAX_COMPRESSED_BYTES {
+            return plain(format!(
+                "above {}, the largest message the compression what-if models",
+                format_bytes(MAX_COMPRESSED_BYTES)
+            ));
+        }
+        let mut z = c.clone();
+        z.compress.scheme = self.compress;
+        match Plan::headline(&z) {
+            Ok(p) => {
+                let name = self.compress.name().to_string();
+                Ok((p, name))
+            }
+            Err(e) => plain(e.to_string()),
+        }
     }
 
     /// The configuration a group is timed with, and how it was placed.

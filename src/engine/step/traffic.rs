@@ -153,6 +153,9 @@ pub struct Issued {
     /// Of `calls`, how many cannot hide whatever the compute: DDP's last
     /// bucket, ZeRO-3's first AllGather.
     pub edge_calls: u64,
+    /// A data-parallel gradient reduction (what [`super::StepInput::compress`]
+    /// compresses).
+    pub gradient: bool,
 }
 
 /// The layout's numbers the formulas use.
@@ -257,6 +260,7 @@ fn ddp(input: &StepInput, t: &[Tensor], g: Group, what: &str) -> Vec<Issued> {
             calls,
             overlap: Overlap::LastBackward,
             edge_calls,
+            gradient: true,
         })
         .collect()
 }
@@ -286,6 +290,7 @@ fn sharded_optimizer(input: &StepInput, t: &[Tensor], g: Group, what: &str) -> V
             calls,
             overlap: Overlap::LastBackward,
             edge_calls,
+            gradient: true,
         });
     }
     for (bytes, calls, edge_calls) in by_size(&params, params.first().copied()) {
@@ -301,6 +306,7 @@ fn sharded_optimizer(input: &StepInput, t: &[Tensor], g: Group, what: &str) -> V
             calls,
             overlap: Overlap::FirstForward,
             edge_calls,
+            gradient: false,
         });
     }
     out
@@ -323,6 +329,7 @@ fn fully_sharded(input: &StepInput, t: &[Tensor], g: Group, sh: Shape, what: &st
         calls,
         overlap,
         edge_calls: 1,
+        gradient: primitive == Primitive::ReduceScatter,
     };
     vec![
         row(
@@ -369,6 +376,7 @@ fn tensor_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issu
         calls: 4 * sh.stage_layers * sh.micro,
         overlap: Overlap::None,
         edge_calls: 0,
+        gradient: false,
     };
     if !input.sequence_parallel {
         let what = "activation AllReduce of tensor parallelism (2 forward + 2 backward per layer)";
@@ -400,6 +408,7 @@ fn pipeline(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
         calls: 2 * sh.micro,
         overlap: Overlap::None,
         edge_calls: 0,
+        gradient: false,
     }]
 }
 
@@ -422,5 +431,6 @@ fn expert_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issu
         calls: 4 * sh.stage_layers * sh.micro,
         overlap: Overlap::None,
         edge_calls: 0,
+        gradient: false,
     }]
 }

@@ -438,6 +438,15 @@ enum Cmd {
         /// Also count attention's FLOPs (12·layers·hidden·seq per token).
         #[arg(long = "attention-flops")]
         attention_flops: bool,
+        /// Compress the data-parallel gradient reductions (a what-if:
+        /// neither NCCL nor HCCL compresses): none, int8, fp8e4m3, fp8e5m2.
+        #[arg(long, default_value = "none")]
+        compress: String,
+        /// Compare with a second step: this one with these link keys
+        /// written over it (the page's keys, docs/links.md), e.g.
+        /// "step_tp=2&step_dp=4" or "topo=h100-8" or "step_compress=int8".
+        #[arg(long)]
+        vs: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -687,10 +696,13 @@ pub fn main() -> i32 {
             ranks,
             sequence_parallel,
             attention_flops,
+            compress,
+            vs,
             json,
         } => {
             let layout = StepFlags {
                 switches: (*sequence_parallel, *attention_flops),
+                compress,
                 model: model.as_deref(),
                 config: model_config.as_deref(),
                 dims: [*dp, *tp, *pp, *ep, *microbatches],
@@ -717,7 +729,7 @@ pub fn main() -> i32 {
                 late: None,
                 down: None,
             };
-            step_cmd(&layout, &machine, *json)
+            step_cmd(&layout, &machine, vs.as_deref(), *json)
         }
         Cmd::Compress {
             scheme,

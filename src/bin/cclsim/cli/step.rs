@@ -2,6 +2,7 @@
 //! collectives timed as `predict` times them.
 
 use super::*;
+use ccl_playground::engine::quantization::Scheme;
 use ccl_playground::engine::step::{self, StepInput};
 
 /// The flags of `step` that describe the layout.
@@ -19,6 +20,8 @@ pub(super) struct StepFlags<'a> {
     pub(super) bucket: Option<&'a str>,
     /// --sequence-parallel, --attention-flops.
     pub(super) switches: (bool, bool),
+    /// --compress.
+    pub(super) compress: &'a str,
 }
 
 /// The engine's input of `step`'s flags; a bad dtype or size names its flag.
@@ -51,6 +54,12 @@ pub(super) fn step_input(f: &StepFlags) -> Res<StepInput> {
         bucket_cap,
         sequence_parallel: f.switches.0,
         attention_flops: f.switches.1,
+        compress: Scheme::from_name(&f.compress.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "--compress {:?}: none, int8, fp8e4m3 or fp8e5m2",
+                f.compress
+            )
+        })?,
     })
 }
 
@@ -79,22 +88,62 @@ pub(super) fn step_model(f: &StepFlags) -> Res<(String, Option<step::model::Mode
 
 /// `cclsim step`: the engine's [`step::step`] on the machine of these
 /// flags (the configuration `predict` would make), as a table or JSON.
-pub(super) fn step_cmd(f: &StepFlags, m: &Machine, json: bool) -> Res<()> {
+pub(super) fn step_cmd(f: &StepFlags, m: &Machine, vs: Option<&str>, json: bool) -> Res<()> {
     let input = step_input(f)?;
     let machine = config(m, "1MiB", "--bytes")?;
-    let r = step::step(&input, &machine).map_err(|e| match e {
+    let flag_error = |e: step::StepError| match e {
         step::StepError::Invalid {
             field,
             value,
             allowed,
         } => format!("--{} {value}: {allowed}", field.replace('_', "-")),
         other => other.to_string(),
-    })?;
+    };
+    let r = step::step(&input, &machine).map_err(flag_error)?;
+    let Some(overrides) = vs else {
+        if json {
+            let v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            return out(&format!("{v}\n"));
+        }
+        return out(&step_text(&r));
+    };
+    let (machine_b, input_b) = step::link::variant(&machine, &input, overrides)
+        .map_err(|e| format!("--vs {overrides:?}: {e}"))?;
+    let b = step::step(&input_b, &machine_b).map_err(|e| format!("--vs {overrides:?}: {e}"))?;
+    let changes = step::compare(&r, &b);
     if json {
-        let v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+        let v = serde_json::json!({"a": r, "b": b, "changes": changes});
         return out(&format!("{v}\n"));
     }
-    out(&step_text(&r))
+    out(&format!(
+        "A: this step\n{}\nB: with {overrides}\n{}\n{}",
+        step_text(&r),
+        step_text(&b),
+        changes_text(&changes)
+    ))
+}
+
+/// The comparison as a table: figure, A, B, B / A.
+fn changes_text(changes: &[step::Change]) -> String {
+    let mut t = format!("{:<16} {:>14} {:>14} {:>8}\n", "figure", "A", "B", "B/A");
+    for c in changes {
+        t.push_str(&format!(
+            "{:<16} {:>14.1} {:>14.1} {:>8.3}\n",
+            c.figure.trim_end_matches("_us"),
+            if c.figure == "comm_share" {
+                100.0 * c.a
+            } else {
+                c.a
+            },
+            if c.figure == "comm_share" {
+                100.0 * c.b
+            } else {
+                c.b
+            },
+            c.ratio()
+        ));
+    }
+    t
 }
 
 /// The step as a table and a summary.
@@ -112,10 +161,13 @@ pub(super) fn step_text(r: &step::StepReport) -> String {
         "primitive", "bytes", "group", "calls", "us/call", "total(us)", "hides", "what for"
     ));
     for c in &r.collectives {
-        let range = match c.range_us {
+        let mut range = match c.range_us {
             Some((lo, hi)) => format!("; 80 % range {lo:.1}–{hi:.1} us"),
             None => String::new(),
         };
+        if !c.compression.is_empty() {
+            range.push_str(&format!("; compression: {}", c.compression));
+        }
         t.push_str(&format!(
             "{:<13} {:>12} {:>5} {:>7} {:>12.1} {:>13.0} {:>13}  {} [{}; {}{range}]\n",
             step::title(&c.primitive),
