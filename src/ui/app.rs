@@ -117,6 +117,8 @@ pub enum Msg {
     SetConfig(Config),
     /// The training step card's inputs changed.
     SetStep(StepInput),
+    /// A step pinned for comparison (its whole query), or unpinned.
+    PinStep(Option<String>),
     /// The typed size changed (not applied).
     BytesText(String),
     /// Apply the typed size.
@@ -213,6 +215,7 @@ struct Callbacks {
     speed: Callback<f64>,
     set_config: Callback<Config>,
     set_step: Callback<StepInput>,
+    pin_step: Callback<Option<String>>,
     bytes_text: Callback<String>,
     bytes_commit: Callback<()>,
     seed: Callback<String>,
@@ -242,6 +245,7 @@ impl Callbacks {
             speed: link.callback(Msg::Speed),
             set_config: link.callback(Msg::SetConfig),
             set_step: link.callback(Msg::SetStep),
+            pin_step: link.callback(Msg::PinStep),
             bytes_text: link.callback(Msg::BytesText),
             bytes_commit: link.callback(|_| Msg::BytesCommit),
             seed: link.callback(Msg::Seed),
@@ -371,6 +375,9 @@ pub struct App {
     /// The training step card's inputs, once the user or the link set
     /// them (kept in the link, not in `Config`: nothing else reads them).
     training_step: Option<StepInput>,
+    /// The pinned step compared beside it (its whole query), in the link
+    /// as `step_vs`.
+    step_vs: Option<String>,
     /// The stop's answer is shown.
     answer: bool,
     /// Scroll to the highlight after the next render.
@@ -410,6 +417,7 @@ impl App {
             lang: self.lang,
             lesson: if self.learn_open { self.lesson } else { None },
             step: self.training_step.clone(),
+            vs: self.step_vs.clone(),
         }
     }
 
@@ -1176,6 +1184,20 @@ impl App {
                 self.training_step = Some(step);
                 self.store_change();
             }
+            Msg::PinStep(vs) => {
+                if self.step_vs == vs {
+                    return false;
+                }
+                // Pinning the default step makes it the user's own.
+                if self.training_step.is_none() {
+                    self.training_step = vs
+                        .as_deref()
+                        .and_then(|q| crate::engine::step::link::from_full_query(q).ok())
+                        .map(|(_, s)| s);
+                }
+                self.step_vs = vs;
+                self.store_change();
+            }
             Msg::SetLang(l) => {
                 if l == self.lang {
                     return false;
@@ -1244,6 +1266,7 @@ impl App {
                 self.lang = ui.lang;
                 i18n::set_lang(ui.lang);
                 self.training_step = ui.step.clone();
+                self.step_vs = ui.vs.clone();
                 match ui.lesson {
                     Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
                     _ => {
@@ -1329,6 +1352,7 @@ impl Component for App {
             learn_open: ui.lesson.is_some(),
             lesson: ui.lesson,
             training_step: ui.step.clone(),
+            step_vs: ui.vs.clone(),
             off_stop: ui.lesson.is_some() && !stop_given,
             answer: false,
             show_me: false,
@@ -1705,7 +1729,7 @@ impl Component for App {
                         on_change={cb.set_config.clone()} />
                 </div>
                 <StepCard config={self.config.clone()} step={self.training_step.clone()}
-                    on_change={cb.set_step.clone()} />
+                    on_change={cb.set_step.clone()} vs={self.step_vs.clone()} on_pin={cb.pin_step.clone()} />
                 </Deferred>
                 <div class="layout measure">
                     <div class="col col-main">

@@ -16,7 +16,8 @@ use super::format;
 use super::planned::use_planned;
 use crate::engine::collective::Primitive;
 use crate::engine::config::Config;
-use crate::engine::step::{model, StepCollective, StepInput, StepReport};
+use crate::engine::quantization::Scheme;
+use crate::engine::step::{model, Change, Pinned, StepCollective, StepInput, StepReport};
 use crate::engine::units::format_bytes;
 use crate::runtime::planner::{Answer, Job};
 use crate::t;
@@ -34,6 +35,11 @@ pub struct StepCardProps {
     pub step: Option<StepInput>,
     /// A changed input.
     pub on_change: Callback<StepInput>,
+    /// The pinned step compared beside this one, as its whole query
+    /// ([`crate::engine::step::link::full_query`]); `None`: nothing pinned.
+    pub vs: Option<String>,
+    /// Pins (`Some`: the query of the step to keep) or unpins (`None`).
+    pub on_pin: Callback<Option<String>>,
 }
 
 /// The project's worked case (README): Llama-3 70B with DDP on one 8-NPU
@@ -222,6 +228,9 @@ fn report(r: &StepReport, machine: &Config, input: &StepInput) -> Html {
                                     {c.primitive.clone()}
                                 }
                                 <span class="muted step-algo">{format!(" {}", c.algorithm)}</span>
+                                if !c.compression.is_empty() {
+                                    <span class="step-compressed" lang="en">{format!(" · {}", c.compression)}</span>
+                                }
                             </td>
                             <td class="num" title={format!("{} B", c.bytes)}>{format_bytes(c.bytes)}</td>
                             <td class="num">{c.group_ranks}</td>
@@ -240,6 +249,141 @@ fn report(r: &StepReport, machine: &Config, input: &StepInput) -> Html {
     }
 }
 
+/// A figure of the comparison in its unit.
+fn figure_value(figure: &str, v: f64) -> String {
+    match figure {
+        "comm_share" => format!("{:.1} %", v * 100.0),
+        "tokens_per_s" => count(v),
+        _ => time(v),
+    }
+}
+
+/// The label of a comparison figure (the report's own labels).
+fn figure_label(figure: &str) -> String {
+    match figure {
+        "step_time_us" => t!("st-step-time"),
+        "compute_us" => t!("st-compute"),
+        "bubble_us" => t!("st-bubble"),
+        "comm_us" => t!("st-comm"),
+        "exposed_comm_us" => t!("st-exposed"),
+        "comm_share" => t!("st-vs-share"),
+        "tokens_per_s" => t!("st-tokens"),
+        other => other.to_string(),
+    }
+}
+
+/// The change of one figure, as `×1.23` (a lower step time or exposed
+/// share is better; higher tokens/s).
+fn ratio_cell(c: &Change) -> Html {
+    let r = c.ratio();
+    let text = if !r.is_finite() {
+        "—".to_string()
+    } else if (r - 1.0).abs() < 5e-4 {
+        "=".to_string()
+    } else {
+        format!("×{r:.3}")
+    };
+    let better_up = c.figure == "tokens_per_s";
+    let class = match (r > 1.0 + 5e-4, r < 1.0 - 5e-4) {
+        (true, _) if better_up => "better",
+        (_, true) if !better_up => "better",
+        (true, _) | (_, true) => "worse",
+        _ => "same",
+    };
+    html! { <td class={classes!("num", "step-ratio", class)}>{text}</td> }
+}
+
+/// The pin button, or the pinned step beside this one.
+fn compare_section(
+    pinned: Option<&Result<Pinned, String>>,
+    vs: &Option<String>,
+    on_pin: &Callback<Option<String>>,
+    machine: &Config,
+    input: &StepInput,
+) -> Html {
+    let pin = {
+        let (on_pin, q) = (
+            on_pin.clone(),
+            crate::engine::step::link::full_query(machine, input),
+        );
+        Callback::from(move |_: MouseEvent| on_pin.emit(Some(q.clone())))
+    };
+    let unpin = {
+        let on_pin = on_pin.clone();
+        Callback::from(move |_: MouseEvent| on_pin.emit(None))
+    };
+    let Some(pinned) = pinned else {
+        return html! {
+            <p class="hint step-pin-line">
+                <button id="step-pin" onclick={pin}>{t!("st-pin")}</button>{" "}{t!("st-pin-hint")}
+            </p>
+        };
+    };
+    let buttons = html! {
+        <>
+            <button id="step-repin" onclick={pin}>{t!("st-repin")}</button>{" "}
+            <button id="step-unpin" onclick={unpin}>{t!("st-unpin")}</button>
+        </>
+    };
+    let p = match pinned {
+        Err(e) => {
+            return html! {
+                <div class="step-compare" id="step-compare">
+                    <p class="inline-error" id="step-vs-error" role="alert">{t!("st-vs-bad", error = e.clone())}</p>
+                    <p>{buttons}</p>
+                </div>
+            }
+        }
+        Ok(p) => p,
+    };
+    let _ = vs;
+    let differs = if p.differs.is_empty() {
+        t!("st-vs-same")
+    } else {
+        p.differs
+            .iter()
+            .map(|(k, a, b)| {
+                let show = |v: &str| {
+                    if v.is_empty() {
+                        t!("st-vs-default")
+                    } else {
+                        v.to_string()
+                    }
+                };
+                format!("{k}: {} → {}", show(a), show(b))
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    html! {
+        <div class="step-compare" id="step-compare">
+            <h3>{t!("st-vs-title")}</h3>
+            <p class="hint" id="step-vs-differs" lang="en">{differs}</p>
+            <div class="step-table-wrap">
+            <table class="step-table step-vs-table" id="step-vs-table">
+                <thead><tr>
+                    <th>{t!("st-vs-figure")}</th>
+                    <th class="num">{t!("st-vs-a")}</th>
+                    <th class="num">{t!("st-vs-b")}</th>
+                    <th class="num">{t!("st-vs-ratio")}</th>
+                </tr></thead>
+                <tbody>
+                { for p.changes.iter().map(|c| html! {
+                    <tr data-figure={c.figure.clone()} data-a={c.a.to_string()} data-b={c.b.to_string()}>
+                        <td>{figure_label(&c.figure)}</td>
+                        <td class="num">{figure_value(&c.figure, c.a)}</td>
+                        <td class="num">{figure_value(&c.figure, c.b)}</td>
+                        {ratio_cell(c)}
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+            </div>
+            <p>{buttons}</p>
+        </div>
+    }
+}
+
 /// Which input a form field sets.
 #[derive(Clone, Copy)]
 enum Field {
@@ -253,6 +397,7 @@ enum Field {
     Batch,
     Mfu,
     Peak,
+    Compress,
 }
 
 /// `input` with field `f` set to `v`, or the field's name and what is
@@ -278,6 +423,10 @@ fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
         Field::Microbatches => next.microbatches = whole("microbatches")? as usize,
         Field::Seq => next.seq = whole("seq")?,
         Field::Batch => next.batch = whole("batch")?,
+        Field::Compress => {
+            next.compress =
+                Scheme::from_name(v).ok_or_else(|| t!("st-bad-compress", value = v.to_string()))?
+        }
         Field::Mfu => {
             next.mfu = v.parse::<f64>().map_err(|_| {
                 t!(
@@ -318,9 +467,10 @@ pub fn step_card(p: &StepCardProps) -> Html {
         p.config.clone(),
         Job::Step {
             input: input.clone(),
+            vs: p.vs.clone(),
         },
     ));
-    let answer = use_planned(key, ask);
+    let answer = use_planned((key, p.vs.clone()), ask);
     let on_model = {
         let (input, on_change) = (input.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
@@ -369,7 +519,9 @@ pub fn step_card(p: &StepCardProps) -> Html {
         let (input, err, on_change) = (input.clone(), form_error.clone(), p.on_change.clone());
         Callback::from(move |e: Event| {
             let v = match f {
-                Field::Zero => e.target_unchecked_into::<HtmlSelectElement>().value(),
+                Field::Zero | Field::Compress => {
+                    e.target_unchecked_into::<HtmlSelectElement>().value()
+                }
                 _ => e.target_unchecked_into::<HtmlInputElement>().value(),
             };
             match set(&input, f, &v) {
@@ -401,7 +553,12 @@ pub fn step_card(p: &StepCardProps) -> Html {
         (None, Some(Err(e))) => {
             html! { <p class="inline-error" id="step-error" role="alert" lang="en">{e.clone()}</p> }
         }
-        (None, Some(Ok(Answer::Step(r)))) => report(r, &p.config, i),
+        (None, Some(Ok(Answer::Step(r, pinned)))) => html! {
+            <>
+                {compare_section(pinned.as_deref(), &p.vs, &p.on_pin, &p.config, i)}
+                {report(r, &p.config, i)}
+            </>
+        },
         (None, Some(Ok(_))) => html! {},
     };
     let peak = i.peak_tflops.map(|v| v.to_string()).unwrap_or_default();
@@ -431,6 +588,10 @@ pub fn step_card(p: &StepCardProps) -> Html {
                 {num("step-seq", t!("st-f-seq"), i.seq.to_string(), Field::Seq, "1")}
                 {num("step-batch", t!("st-f-batch"), i.batch.to_string(), Field::Batch, "1")}
                 {num("step-mfu", t!("st-f-mfu"), i.mfu.to_string(), Field::Mfu, "0.01")}
+                <div class="field"><label for="step-compress" title={t!("st-compress-title")}>{t!("st-compress")}</label>
+                    <select id="step-compress" onchange={on_field(Field::Compress)}>
+                        { for Scheme::ALL.iter().map(|z| html! { <option value={z.name()} selected={i.compress == *z}>{z.name()}</option> }) }
+                    </select></div>
                 <div class="field"><label for="step-peak">{t!("st-peak")}</label>
                     <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
                         value={peak} onchange={on_field(Field::Peak)} /></div>

@@ -54,7 +54,7 @@ pub const UI_KEYS: [&str; 3] = ["lang", "lesson", "stop"];
 
 /// Is `key` one of the page's own link keys?
 pub fn is_ui_key(key: &str) -> bool {
-    UI_KEYS.contains(&key) || step::link::KEYS.contains(&key)
+    UI_KEYS.contains(&key) || step::link::KEYS.contains(&key) || key == step::link::VS_KEY
 }
 
 /// The page's own state in a link.
@@ -66,6 +66,8 @@ pub struct UiState {
     pub lesson: Option<(&'static lessons::Lesson, usize)>,
     /// The training step card's inputs, once the user or a link set them.
     pub step: Option<StepInput>,
+    /// The pinned step compared beside it: its whole query (`step_vs`).
+    pub vs: Option<String>,
 }
 
 /// The browser's preferred languages (`navigator.languages`).
@@ -166,7 +168,18 @@ pub fn load_ui(query: &str) -> (UiState, Vec<ConfigError>) {
     for e in step_errors {
         bad(e.key, &e.value, e.allowed);
     }
-    (UiState { lang, lesson, step }, errors)
+    // The pinned step is read when the card compares (an error there names
+    // the key inside it and leaves the current step as it is).
+    let vs = get(step::link::VS_KEY).filter(|v| !v.is_empty());
+    (
+        UiState {
+            lang,
+            lesson,
+            step,
+            vs,
+        },
+        errors,
+    )
 }
 
 /// The query of `config` with the page's own keys.
@@ -182,6 +195,14 @@ pub fn query_with(config: &Config, ui: &UiState, on_stop: bool) -> String {
     if let Some(s) = &ui.step {
         q.push('&');
         q.push_str(&step::link::to_query(s));
+    }
+    if let Some(vs) = &ui.vs {
+        q.push('&');
+        q.push_str(
+            &form_urlencoded::Serializer::new(String::new())
+                .append_pair(step::link::VS_KEY, vs)
+                .finish(),
+        );
     }
     q
 }

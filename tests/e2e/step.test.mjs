@@ -176,3 +176,45 @@ test('the worked case opens from the card with the CLI\'s step time', async () =
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// From `cclsim step --model llama3-8b --dp 8 --seq 4096 --batch 8 --topo h100-8 --compress int8 --json`
+// (A, pinned, is EXPECTED's step without compression).
+const COMPRESSED = { stepTimeUs: 510562.284926254 };
+
+test('a pinned step sits beside the current one: compression compared, kept in the link', async () => {
+  const { context, page, problems } = await open({ width: 1400, height: 900 }, 'v=1&topo=h100-8&ranks=8');
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  await Promise.all([page.waitForURL(/step_vs=/), page.click('#step-pin')]);
+  await page.selectOption('#step-compress', 'int8');
+  await page.waitForURL(/step_compress=int8/);
+  await page.waitForSelector('#step-vs-table', { timeout: 60_000 });
+  const figure = async (name) => {
+    const row = page.locator(`#step-vs-table tr[data-figure="${name}"]`);
+    await row.waitFor({ timeout: 60_000 });
+    return { a: Number(await row.getAttribute('data-a')), b: Number(await row.getAttribute('data-b')) };
+  };
+  await page.waitForFunction((want) => {
+    const r = document.querySelector('#step-vs-table tr[data-figure="step_time_us"]');
+    return r && Math.abs(Number(r.getAttribute('data-b')) - want) < 1e-6 * want;
+  }, COMPRESSED.stepTimeUs, { timeout: 60_000 });
+  const t = await figure('step_time_us');
+  near(t.a, EXPECTED.stepTimeUs);
+  near(t.b, COMPRESSED.stepTimeUs);
+  // The compute does not change; what differs is said by its key.
+  const c = await figure('compute_us');
+  assert.equal(c.a, c.b);
+  assert.match(await page.innerText('#step-vs-differs'), /step_compress: default → int8/);
+  // The gradient rows say how they were timed.
+  assert.match(await page.innerText('#step-table'), /· int8/);
+  await page.locator('#step').screenshot({ path: 'docs/step-compare.png' });
+  // A reload (the link) keeps both sides; Unpin drops A from the link.
+  await page.reload();
+  await page.waitForSelector('#step-vs-table', { timeout: 60_000 });
+  near((await figure('step_time_us')).a, EXPECTED.stepTimeUs);
+  await page.click('#step-unpin');
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('step_vs'));
+  await page.waitForSelector('#step-pin', { timeout: 60_000 });
+  assert.equal(await page.locator('#step-vs-table').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
