@@ -333,6 +333,7 @@ wi-not-hccl = not in HCCL
 wi-c-note-a = HCCL has no gradient compression (its C API,{" "}
 wi-c-note-b = , reduces buffers in their own data type, with no quantising codec), and neither does NCCL. This models what a framework-level compressor (e.g. a PyTorch DDP communication hook) would do around the collective. The workers really quantise, send and dequantise; the run is verified bit for bit against a compressed reference executor.
 wi-compress = compress
+wi-block-bad = block “{ $value }” is not allowed: an integer { $min }..={ $max } elements per scale.
 wi-block = block
 wi-scale = scale
 wi-placement = placement

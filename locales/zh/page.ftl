@@ -328,6 +328,7 @@ wi-not-hccl = HCCL 中没有
 wi-c-note-a = HCCL 没有梯度压缩（它的 C API{" "}
 wi-c-note-b = 以缓冲区自身的数据类型做归约，没有量化编解码），NCCL 也没有。这里模拟的是框架层的压缩器（例如 PyTorch DDP 的 communication hook）在集合通信前后所做的事。worker 会真实地量化、发送和反量化；运行结果与压缩版参考执行器逐位比对。
 wi-compress = 压缩
+wi-block-bad = 块大小“{ $value }”不可用：应为 { $min }..={ $max } 的整数（每个缩放因子对应的元素数）。
 wi-block = 块大小
 wi-scale = 缩放因子
 wi-placement = 位置

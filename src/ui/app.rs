@@ -865,25 +865,7 @@ impl App {
     /// whether the App re-renders.
     fn handle(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
-            Msg::SetConfig(c) => {
-                self.seed_error = None;
-                let shown = self.plan.is_ok();
-                self.set_config(ctx, c);
-                // A model-only plan is on its way from the planner worker
-                // (tens of ms at 1024 ranks): the page keeps showing the
-                // previous one and renders once, with the answer
-                // (`Msg::Planned`), or after STALE_MS dimmed as stale. A
-                // render now would diff and lay out the whole page on the
-                // cores the planner needs; the controls' callbacks start
-                // from `latest`, not from their lagging props.
-                if shown && self.planning {
-                    let (link, id) = (ctx.link().clone(), self.plan_seq);
-                    self.stale_later = Some(Timeout::new(STALE_MS, move || {
-                        link.send_message(Msg::ShowStale(id))
-                    }));
-                    return false;
-                }
-            }
+            Msg::SetConfig(c) => return self.config_set(ctx, c),
             Msg::ShowStale(id) => {
                 self.stale_later = None;
                 return id == self.plan_seq && self.planning && self.answered.get() != id;
@@ -893,85 +875,7 @@ impl App {
                 self.bytes_error = None;
             }
             Msg::BytesCommit => self.commit_bytes(ctx),
-            Msg::Planned(id, lane, r) => {
-                if id != self.plan_seq {
-                    return false;
-                }
-                // The headline is late when the full plan (the same
-                // figures and more) came first (a drawn plan's ranking
-                // comes on the headline's lane while it is partial).
-                if lane == Lane::Headline && !self.planning && !self.plan_partial {
-                    return false;
-                }
-                // A drawn plan made in the worker ([`Job::Drawn`]): its
-                // run waits for it.
-                let drawn_here = std::mem::take(&mut self.drawn_in_worker);
-                let was_planning = std::mem::replace(&mut self.planning, false);
-                match r.answer {
-                    Ok(Answer::Ranked(r)) => {
-                        self.ranked = Some(Rc::new(*r));
-                        self.plan_partial = false;
-                    }
-                    Ok(Answer::Headline(p)) => {
-                        self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
-                        self.plan_partial = self.plan.is_ok();
-                        (self.ranked, self.ranking_error) = (None, None);
-                    }
-                    // The same configuration: only the ranking and the
-                    // what-ifs are new (the step stays).
-                    Ok(Answer::Full(p)) => {
-                        self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
-                        self.plan_partial = false;
-                        (self.ranked, self.ranking_error) = (None, None);
-                    }
-                    // A drawn plan made in the worker: its trace is made
-                    // here (it does not cross), it runs, and its ranking
-                    // follows (the previous one dimmed until then).
-                    Ok(Answer::Drawn(p)) => {
-                        self.plan = p
-                            .arrive(self.plan.as_deref().ok())
-                            .and_then(|p| p.with_verification().map_err(|e| e.to_string()))
-                            .map(Rc::new);
-                        self.plan_partial = self.plan.is_ok();
-                        self.ranking_error = None;
-                        // The stop's step, or where the keys moved the
-                        // previous plan's playback meanwhile.
-                        let k = self.step_when_planned.take().unwrap_or(self.step);
-                        self.step = k.min(self.steps());
-                        if drawn_here && self.plan.is_ok() {
-                            self.schedule_run(ctx, 0);
-                        }
-                    }
-                    // A drawn plan's ranking failed (the worker, or a row's
-                    // plan): the plan stays, the panel says why.
-                    Err(e)
-                        if !drawn_here
-                            && self.config.ranks <= MAX_DRAWN_RANKS
-                            && self.plan.is_ok() =>
-                    {
-                        self.ranking_error = Some(e);
-                        self.ranked = None;
-                        self.plan_partial = false;
-                    }
-                    Ok(_) => return false,
-                    // The full plan's error after the headline's is the
-                    // same sentence: said once.
-                    // (A plan asked for meets the same error anew: it is
-                    // shown, and the run panel told.)
-                    Err(e) if !was_planning && self.plan.as_ref().err() == Some(&e) => {
-                        return false
-                    }
-                    Err(e) => {
-                        self.plan = Err(e);
-                        self.plan_partial = false;
-                    }
-                }
-                // A failed plan (the headline, or the full plan's ranking
-                // or what-ifs) is said in the result panel too.
-                if self.plan.is_err() {
-                    self.schedule_run(ctx, 0);
-                }
-            }
+            Msg::Planned(id, lane, r) => return self.planned(ctx, id, lane, r),
             Msg::Seed(text) => match text.trim().parse::<u64>() {
                 Ok(seed) => {
                     self.seed_error = None;
@@ -980,10 +884,7 @@ impl App {
                     self.set_config(ctx, next);
                 }
                 Err(_) => {
-                    self.seed_error = Some(format!(
-                        "seed “{}” is not allowed: an integer 0..=18446744073709551615.",
-                        text.trim()
-                    ))
+                    self.seed_error = Some(crate::t!("seed-bad", text = text.trim().to_string()))
                 }
             },
             Msg::Start => {
@@ -995,50 +896,7 @@ impl App {
                 // The page runs its configuration once on load.
                 self.schedule_run(ctx, 0);
             }
-            Msg::StartRun(id) => {
-                if id != self.current_run.get() {
-                    return false;
-                }
-                if let Some(plan) = self.plan() {
-                    self.planner.hold(true);
-                    let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
-                    // The link's test-only fault goes with this run only:
-                    // armed when its workers start, dropped if a newer run
-                    // supersedes it first (its rank and step were this
-                    // configuration's).
-                    let fault = self.fault.take();
-                    let current = self.current_run.clone();
-                    // The workers start once the page is idle
-                    // (`when_idle`, RUN_IDLE_WAIT_MS at the latest): not
-                    // in this message's task, which on a page load also
-                    // draws the new plan's stage, and not while the page
-                    // still draws its slices, whose tasks the workers'
-                    // threads would stretch on a machine of few cores. A
-                    // newer run makes this one stale (`current_run`). The
-                    // cards' planner jobs not yet begun wait from here
-                    // (`hold`), through the idle wait too.
-                    self.pending_run = None;
-                    super::deferred::when_idle(RUN_IDLE_WAIT_MS, move || {
-                        if current.get() != id {
-                            return;
-                        }
-                        if let Some(f) = fault {
-                            crate::runtime::browser::pool::arm_fault(f);
-                        }
-                        run::start(
-                            id,
-                            plan,
-                            current,
-                            move |id, checked| l1.send_message(Msg::Report(id, checked)),
-                            move |id, r| l3.send_message(Msg::Compressed(id, r)),
-                            move |id, res| l2.send_message(Msg::Done(id, res)),
-                        );
-                    });
-                } else {
-                    self.pending_run = None;
-                }
-                return false;
-            }
+            Msg::StartRun(id) => return self.start_run(ctx, id),
             Msg::Rerun => {
                 self.schedule_run(ctx, 0);
             }
@@ -1214,24 +1072,7 @@ impl App {
                 self.lesson = None;
                 self.store(false);
             }
-            Msg::CloseLearn => {
-                self.learn_open = false;
-                self.lesson = None;
-                self.off_stop = false;
-                // Leaving the lessons gives back what the user had (a
-                // what-if such as `slow=` included); a lesson opened from a
-                // link had nothing before it and keeps its settings.
-                if let Some(c) = self.before_lesson.take() {
-                    if c != self.config {
-                        self.config = c;
-                        self.copy_status = None;
-                        self.replan(ctx);
-                        self.schedule_run(ctx, 0);
-                    }
-                }
-                // The lesson stays one Back away.
-                self.store(true);
-            }
+            Msg::CloseLearn => self.close_learn(ctx),
             Msg::LearnList => {
                 self.lesson = None;
                 self.off_stop = false;
@@ -1252,40 +1093,207 @@ impl App {
                 self.apply_dom_look();
                 return false;
             }
-            Msg::PopState => {
-                // The entry the user went to is the address now: an
-                // in-place rewrite still waiting would overwrite it.
-                self.store_later = None;
-                let query = url::current_query();
-                let (config, errors) = url::load();
-                let (ui, ui_errors) = url::load_ui(&query);
-                let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
-                    .any(|(k, _)| k == "stop");
-                self.url_errors = errors;
-                self.url_errors.extend(ui_errors);
-                self.lang = ui.lang;
-                i18n::set_lang(ui.lang);
-                self.training_step = ui.step.clone();
-                self.step_vs = ui.vs.clone();
-                match ui.lesson {
-                    Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
-                    _ => {
-                        if ui.lesson.is_none() {
-                            self.before_lesson = None;
-                        }
-                        self.learn_open = ui.lesson.is_some();
-                        self.lesson = ui.lesson;
-                        self.off_stop = ui.lesson.is_some();
-                        if config != self.config {
-                            self.config = config;
-                            self.replan(ctx);
-                            self.schedule_run(ctx, 0);
-                        }
-                    }
+            Msg::PopState => self.pop_state(ctx),
+        }
+        true
+    }
+
+    /// A control produced `c`: plan it; whether to render now.
+    fn config_set(&mut self, ctx: &Context<Self>, c: Config) -> bool {
+        self.seed_error = None;
+        let shown = self.plan.is_ok();
+        self.set_config(ctx, c);
+        // A model-only plan is on its way from the planner worker
+        // (tens of ms at 1024 ranks): the page keeps showing the
+        // previous one and renders once, with the answer
+        // (`Msg::Planned`), or after STALE_MS dimmed as stale. A
+        // render now would diff and lay out the whole page on the
+        // cores the planner needs; the controls' callbacks start
+        // from `latest`, not from their lagging props.
+        if shown && self.planning {
+            let (link, id) = (ctx.link().clone(), self.plan_seq);
+            self.stale_later = Some(Timeout::new(STALE_MS, move || {
+                link.send_message(Msg::ShowStale(id))
+            }));
+            return false;
+        }
+        true
+    }
+
+    /// The planner worker's answer `r` to plan `id` on `lane`; whether to render.
+    fn planned(&mut self, ctx: &Context<Self>, id: u64, lane: Lane, r: Response) -> bool {
+        if id != self.plan_seq {
+            return false;
+        }
+        // The headline is late when the full plan (the same
+        // figures and more) came first (a drawn plan's ranking
+        // comes on the headline's lane while it is partial).
+        if lane == Lane::Headline && !self.planning && !self.plan_partial {
+            return false;
+        }
+        // A drawn plan made in the worker ([`Job::Drawn`]): its
+        // run waits for it.
+        let drawn_here = std::mem::take(&mut self.drawn_in_worker);
+        let was_planning = std::mem::replace(&mut self.planning, false);
+        match r.answer {
+            Ok(Answer::Ranked(r)) => {
+                self.ranked = Some(Rc::new(*r));
+                self.plan_partial = false;
+            }
+            Ok(Answer::Headline(p)) => {
+                self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
+                self.plan_partial = self.plan.is_ok();
+                (self.ranked, self.ranking_error) = (None, None);
+            }
+            // The same configuration: only the ranking and the
+            // what-ifs are new (the step stays).
+            Ok(Answer::Full(p)) => {
+                self.plan = p.arrive(self.plan.as_deref().ok()).map(Rc::new);
+                self.plan_partial = false;
+                (self.ranked, self.ranking_error) = (None, None);
+            }
+            // A drawn plan made in the worker: its trace is made
+            // here (it does not cross), it runs, and its ranking
+            // follows (the previous one dimmed until then).
+            Ok(Answer::Drawn(p)) => {
+                self.plan = p
+                    .arrive(self.plan.as_deref().ok())
+                    .and_then(|p| p.with_verification().map_err(|e| e.to_string()))
+                    .map(Rc::new);
+                self.plan_partial = self.plan.is_ok();
+                self.ranking_error = None;
+                // The stop's step, or where the keys moved the
+                // previous plan's playback meanwhile.
+                let k = self.step_when_planned.take().unwrap_or(self.step);
+                self.step = k.min(self.steps());
+                if drawn_here && self.plan.is_ok() {
+                    self.schedule_run(ctx, 0);
+                }
+            }
+            // A drawn plan's ranking failed (the worker, or a row's
+            // plan): the plan stays, the panel says why.
+            Err(e) if !drawn_here && self.config.ranks <= MAX_DRAWN_RANKS && self.plan.is_ok() => {
+                self.ranking_error = Some(e);
+                self.ranked = None;
+                self.plan_partial = false;
+            }
+            Ok(_) => return false,
+            // The full plan's error after the headline's is the
+            // same sentence: said once.
+            // (A plan asked for meets the same error anew: it is
+            // shown, and the run panel told.)
+            Err(e) if !was_planning && self.plan.as_ref().err() == Some(&e) => return false,
+            Err(e) => {
+                self.plan = Err(e);
+                self.plan_partial = false;
+            }
+        }
+        // A failed plan (the headline, or the full plan's ranking
+        // or what-ifs) is said in the result panel too.
+        if self.plan.is_err() {
+            self.schedule_run(ctx, 0);
+        }
+        true
+    }
+
+    /// Starts run `id` on the rank workers once the page is idle (never renders).
+    fn start_run(&mut self, ctx: &Context<Self>, id: u64) -> bool {
+        if id != self.current_run.get() {
+            return false;
+        }
+        if let Some(plan) = self.plan() {
+            self.planner.hold(true);
+            let (l1, l2, l3) = (ctx.link().clone(), ctx.link().clone(), ctx.link().clone());
+            // The link's test-only fault goes with this run only:
+            // armed when its workers start, dropped if a newer run
+            // supersedes it first (its rank and step were this
+            // configuration's).
+            let fault = self.fault.take();
+            let current = self.current_run.clone();
+            // The workers start once the page is idle
+            // (`when_idle`, RUN_IDLE_WAIT_MS at the latest): not
+            // in this message's task, which on a page load also
+            // draws the new plan's stage, and not while the page
+            // still draws its slices, whose tasks the workers'
+            // threads would stretch on a machine of few cores. A
+            // newer run makes this one stale (`current_run`). The
+            // cards' planner jobs not yet begun wait from here
+            // (`hold`), through the idle wait too.
+            self.pending_run = None;
+            super::deferred::when_idle(RUN_IDLE_WAIT_MS, move || {
+                if current.get() != id {
+                    return;
+                }
+                if let Some(f) = fault {
+                    crate::runtime::browser::pool::arm_fault(f);
+                }
+                run::start(
+                    id,
+                    plan,
+                    current,
+                    move |id, checked| l1.send_message(Msg::Report(id, checked)),
+                    move |id, r| l3.send_message(Msg::Compressed(id, r)),
+                    move |id, res| l2.send_message(Msg::Done(id, res)),
+                );
+            });
+        } else {
+            self.pending_run = None;
+        }
+        false
+    }
+
+    /// Leaves the lessons, giving back the user's own configuration.
+    fn close_learn(&mut self, ctx: &Context<Self>) {
+        self.learn_open = false;
+        self.lesson = None;
+        self.off_stop = false;
+        // Leaving the lessons gives back what the user had (a
+        // what-if such as `slow=` included); a lesson opened from a
+        // link had nothing before it and keeps its settings.
+        if let Some(c) = self.before_lesson.take() {
+            if c != self.config {
+                self.config = c;
+                self.copy_status = None;
+                self.replan(ctx);
+                self.schedule_run(ctx, 0);
+            }
+        }
+        // The lesson stays one Back away.
+        self.store(true);
+    }
+
+    /// Back or Forward: the page becomes the address it went to.
+    fn pop_state(&mut self, ctx: &Context<Self>) {
+        // The entry the user went to is the address now: an
+        // in-place rewrite still waiting would overwrite it.
+        self.store_later = None;
+        let query = url::current_query();
+        let (config, errors) = url::load();
+        let (ui, ui_errors) = url::load_ui(&query);
+        let stop_given = form_urlencoded::parse(query.trim_start_matches('?').as_bytes())
+            .any(|(k, _)| k == "stop");
+        self.url_errors = errors;
+        self.url_errors.extend(ui_errors);
+        self.lang = ui.lang;
+        i18n::set_lang(ui.lang);
+        self.training_step = ui.step.clone();
+        self.step_vs = ui.vs.clone();
+        match ui.lesson {
+            Some((l, k)) if stop_given => self.go_stop(ctx, l, k, false),
+            _ => {
+                if ui.lesson.is_none() {
+                    self.before_lesson = None;
+                }
+                self.learn_open = ui.lesson.is_some();
+                self.lesson = ui.lesson;
+                self.off_stop = ui.lesson.is_some();
+                if config != self.config {
+                    self.config = config;
+                    self.replan(ctx);
+                    self.schedule_run(ctx, 0);
                 }
             }
         }
-        true
     }
 }
 

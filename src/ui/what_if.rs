@@ -141,11 +141,11 @@ pub fn compression_card(p: &WhatIfProps) -> Html {
                     next.compress.block = b;
                     cb.emit(next);
                 }
-                _ => err.set(Some(format!(
-                    "block “{}” is not allowed: an integer {}..={} elements per scale.",
-                    v.trim(),
-                    BLOCK_RANGE.start(),
-                    BLOCK_RANGE.end()
+                _ => err.set(Some(t!(
+                    "wi-block-bad",
+                    value = v.trim().to_string(),
+                    min = *BLOCK_RANGE.start() as u64,
+                    max = *BLOCK_RANGE.end() as u64
                 ))),
             }
         })
