@@ -274,6 +274,14 @@ verdict-short = { $chosen }: { $algo }, predicted { $t } µs, { $rank } of { $co
 verdict-short-unranked = { $chosen }: { $algo }, predicted { $t } µs.
 ranking-error = The ranking of the other algorithms could not be made: { $error }
 slices-title = URL key slices: auto or 1..=256
+topo-title-910b-8 = 1 server × 8 Ascend 910B, HCCS full mesh (28 links)
+topo-title-910a-8 = 1 server × 8 Ascend 910 (910A): 2 groups of 4 on HCCS, PCIe between groups
+topo-title-h100-8 = 1 server × 8 NVIDIA H100 SXM, NVLink4 through NVSwitch
+topo-title-cluster = { $servers } servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU
+topo-short-910b-8 = 8× Ascend 910B, HCCS mesh
+topo-short-910a-8 = 8× Ascend 910, 2 HCCS groups + PCIe
+topo-short-h100-8 = 8× H100, NVSwitch
+topo-short-cluster = { $servers } servers × 8 910B, RoCE
 slice-unsliced = unsliced: each step's transfers move whole, steps are synchronous
 slice-set = slices={ $n }, as set
 slice-auto-profile = auto: 1 slice; a fitted profile measured the library as a whole, its pipelining is already in the fitted α and β

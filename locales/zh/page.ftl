@@ -275,6 +275,14 @@ verdict-short = { $chosen }：{ $algo }，预测 { $t } µs，在 { $count } 个
 verdict-short-unranked = { $chosen }：{ $algo }，预测 { $t } µs。
 ranking-error = 无法计算其他算法的排名：{ $error }
 slices-title = URL 参数 slices：auto 或 1..=256
+topo-title-910b-8 = 1 台服务器 × 8 张昇腾 910B，HCCS 全互连（28 条链路）
+topo-title-910a-8 = 1 台服务器 × 8 张昇腾 910（910A）：两组各 4 张走 HCCS，组间走 PCIe
+topo-title-h100-8 = 1 台服务器 × 8 张 NVIDIA H100 SXM，NVLink4 经 NVSwitch 互连
+topo-title-cluster = { $servers } 台服务器 × 8 张昇腾 910B：服务器内 HCCS 全互连，每个 NPU 一个 RoCE 端口
+topo-short-910b-8 = 8× 昇腾 910B，HCCS 全互连
+topo-short-910a-8 = 8× 昇腾 910，2 组 HCCS + PCIe
+topo-short-h100-8 = 8× H100，NVSwitch
+topo-short-cluster = { $servers } 台服务器 × 8 910B，RoCE
 slice-unsliced = 不切片：每一步的传输整块发送，各步同步
 slice-set = slices={ $n }，按设定
 slice-auto-profile = auto：1 个切片；拟合的配置测量的是整个库，其流水已包含在拟合的 α 和 β 中

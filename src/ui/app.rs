@@ -1581,7 +1581,7 @@ impl Component for App {
                 <section class="card stage model-only" id="stage" aria-label={t!("topology-model-only")}>
                     <div class="card-head">
                         <h2>{t!("topology")}</h2>
-                        <span class="muted" lang="en">{p.topology.title.clone()}</span>
+                        {super::format::topology_title(&p.topology)}
                     </div>
                     <p class="model-only-note" id="model-only-note" role="note">
                         <strong>{t!("model-only")}{" "}</strong>
@@ -1608,7 +1608,7 @@ impl Component for App {
                             <div class="stage-topo" id="stage-topo">
                                 <div class="card-head">
                                     <h2>{t!("topology")}</h2>
-                                    <span class="muted" lang="en">{p.topology.title.clone()}</span>
+                                    {super::format::topology_title(&p.topology)}
                                 </div>
                                 // Many ranks: the drawing and the buffer grid are tall,
                                 // so play / step sit right above the drawing.

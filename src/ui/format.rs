@@ -245,3 +245,56 @@ pub fn slice_why(w: &crate::engine::cost::SliceWhy) -> String {
     }
     format!("{}{}", parts.join(&t!("slice-join")), t!("slice-end"))
 }
+
+/// The servers of a multi-server 910B preset's name (`910b-{S}x8`).
+fn cluster_servers(name: &str) -> Option<usize> {
+    name.strip_prefix("910b-")?.strip_suffix("x8")?.parse().ok()
+}
+
+/// A preset's title in the page's language; the engine's English title
+/// where it is not a preset's own (a custom topology's, a profile's), marked
+/// as English.
+pub fn topology_title(t: &crate::engine::topology::Topology) -> yew::Html {
+    use crate::t;
+    let own = match t.name.as_str() {
+        "910b-8" if t.title == "1 server × 8 Ascend 910B, HCCS full mesh (28 links)" => {
+            Some(t!("topo-title-910b-8"))
+        }
+        "910a-8"
+            if t.title
+                == "1 server × 8 Ascend 910 (910A): 2 groups of 4 on HCCS, PCIe between groups" =>
+        {
+            Some(t!("topo-title-910a-8"))
+        }
+        "h100-8" if t.title == "1 server × 8 NVIDIA H100 SXM, NVLink4 through NVSwitch" => {
+            Some(t!("topo-title-h100-8"))
+        }
+        name => cluster_servers(name)
+            .filter(|s| {
+                t.title
+                    == format!(
+                        "{s} servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU"
+                    )
+            })
+            .map(|s| t!("topo-title-cluster", servers = s as u64)),
+    };
+    match own {
+        Some(title) => yew::html! { <span class="muted">{title}</span> },
+        None => yew::html! { <span class="muted" lang="en">{t.title.clone()}</span> },
+    }
+}
+
+/// A preset's short description for the topology list, in the page's
+/// language.
+pub fn topology_short(name: &str) -> String {
+    use crate::t;
+    match name {
+        "910b-8" => t!("topo-short-910b-8"),
+        "910a-8" => t!("topo-short-910a-8"),
+        "h100-8" => t!("topo-short-h100-8"),
+        n => t!(
+            "topo-short-cluster",
+            servers = cluster_servers(n).unwrap_or(0) as u64
+        ),
+    }
+}

@@ -30,14 +30,7 @@ pub fn offered(current: &str) -> Vec<(String, String)> {
     names
         .into_iter()
         .map(|n| {
-            let d = Topology::preset_devices(&n).unwrap_or(0);
-            let what = match n.as_str() {
-                "910b-8" => "8× Ascend 910B, HCCS mesh".to_string(),
-                "910a-8" => "8× Ascend 910, 2 HCCS groups + PCIe".to_string(),
-                "h100-8" => "8× H100, NVSwitch".to_string(),
-                _ => format!("{} servers × 8 910B, RoCE", d / 8),
-            };
-            let text = format!("{n} — {what}");
+            let text = format!("{n} — {}", super::format::topology_short(&n));
             (n, text)
         })
         .collect()
