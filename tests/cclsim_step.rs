@@ -180,27 +180,30 @@ fn step_reads_a_model_from_its_config_json() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `--vs`: the same step with link keys written over it, both reports and
-/// each figure's pair; the pinned side (`a`) is the flags' own step.
-#[test]
-fn step_vs_sets_two_steps_side_by_side() {
-    let base = [
+/// `cclsim step` of llama3-8b on h100-8 with a global batch of 8 and the
+/// layout and other flags of `args`.
+fn llama_8b_on_h100(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec![
         "step",
         "--model",
         "llama3-8b",
-        "--dp",
-        "8",
         "--batch",
         "8",
         "--topo",
         "h100-8",
-        "--json",
     ];
-    let (code, alone, err) = cclsim(&base);
+    all.extend_from_slice(args);
+    cclsim(&all)
+}
+
+/// `--vs`: the same step with link keys written over it, both reports and
+/// each figure's pair; the pinned side (`a`) is the flags' own step.
+#[test]
+fn step_vs_sets_two_steps_side_by_side() {
+    let (code, alone, err) = llama_8b_on_h100(&["--dp", "8", "--json"]);
     assert_eq!(code, 0, "{err}");
-    let mut args = base.to_vec();
-    args.extend(["--vs", "step_tp=2&step_dp=4"]);
-    let (code, out, err) = cclsim(&args);
+    let (code, out, err) =
+        llama_8b_on_h100(&["--dp", "8", "--json", "--vs", "step_tp=2&step_dp=4"]);
     assert_eq!(code, 0, "{err}");
     let v = json(&out);
     assert_eq!(v["a"], json(&alone));
@@ -218,9 +221,7 @@ fn step_vs_sets_two_steps_side_by_side() {
     assert_eq!(changes[0]["b"], v["b"]["step_time_us"]);
     assert_eq!(changes[1]["a"], changes[1]["b"]);
     // A key that is not a link key is refused with the flag.
-    let mut bad = base.to_vec();
-    bad.extend(["--vs", "step_tpp=2"]);
-    let (code, _, err) = cclsim(&bad);
+    let (code, _, err) = llama_8b_on_h100(&["--dp", "8", "--vs", "step_tpp=2"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--vs \"step_tpp=2\": step_tpp=2: unknown key"),
@@ -232,41 +233,15 @@ fn step_vs_sets_two_steps_side_by_side() {
 /// the others say nothing.
 #[test]
 fn step_compress_marks_the_gradient_reductions() {
-    let (code, out, err) = cclsim(&[
-        "step",
-        "--model",
-        "llama3-8b",
-        "--dp",
-        "4",
-        "--tp",
-        "2",
-        "--batch",
-        "8",
-        "--topo",
-        "h100-8",
-        "--compress",
-        "int8",
-        "--json",
-    ]);
+    let (code, out, err) =
+        llama_8b_on_h100(&["--dp", "4", "--tp", "2", "--compress", "int8", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v = json(&out);
     for c in v["collectives"].as_array().unwrap() {
         let grad = c["purpose"].as_str().unwrap().contains("gradient");
         assert_eq!(c["compression"] == "int8", grad, "{c}");
     }
-    let (code, _, err) = cclsim(&[
-        "step",
-        "--model",
-        "llama3-8b",
-        "--dp",
-        "8",
-        "--batch",
-        "8",
-        "--topo",
-        "h100-8",
-        "--compress",
-        "int4",
-    ]);
+    let (code, _, err) = llama_8b_on_h100(&["--dp", "8", "--compress", "int4"]);
     assert_eq!(code, 2);
     assert!(
         err.contains("--compress \"int4\": none, int8, fp8e4m3 or fp8e5m2"),
