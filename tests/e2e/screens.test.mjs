@@ -53,3 +53,24 @@ for (const [name, query] of SHOTS) {
     });
   }
 }
+
+// The first screen a visitor sees (README's four shots): on a desktop the
+// run's result and the estimate, on a phone the result, without scrolling.
+for (const lang of ['en', 'zh']) {
+  for (const [kind, vp, must] of [
+    ['desktop', { width: 1400, height: 900 }, ['#run-result', '#estimate']],
+    ['phone', { width: 390, height: 844 }, ['#run-result']],
+  ]) {
+    test(`first screen, ${kind}, ${lang}: ${must.join(' and ')} in view`, async () => {
+      const page = await browser.newPage({ viewport: vp, deviceScaleFactor: 1 });
+      await page.goto(`${BASE}/?lang=${lang}`);
+      await page.waitForFunction(settled, null, { timeout: 120_000 });
+      for (const sel of must) {
+        const box = await page.locator(sel).first().boundingBox();
+        assert.ok(box && box.y + 40 < vp.height, `${sel} starts at ${box?.y} px, below the ${vp.height} px screen`);
+      }
+      await page.screenshot({ path: `docs/first-${kind}-${lang}.png` });
+      await page.close();
+    });
+  }
+}
