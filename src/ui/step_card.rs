@@ -87,6 +87,7 @@ type Machine = (
     Option<crate::engine::custom_topology::CustomTopology>,
     Option<crate::engine::calibrate::Profile>,
     crate::engine::degrade::Degradation,
+    crate::engine::cost::Slices,
 );
 
 fn machine_of(c: &Config) -> Machine {
@@ -96,6 +97,7 @@ fn machine_of(c: &Config) -> Machine {
         c.custom.clone(),
         c.profile.clone(),
         c.faults.clone(),
+        c.slices,
     )
 }
 
@@ -296,7 +298,6 @@ fn ratio_cell(c: &Change) -> Html {
 /// The pin button, or the pinned step beside this one.
 fn compare_section(
     pinned: Option<&Result<Pinned, String>>,
-    vs: &Option<String>,
     on_pin: &Callback<Option<String>>,
     machine: &Config,
     input: &StepInput,
@@ -336,7 +337,6 @@ fn compare_section(
         }
         Ok(p) => p,
     };
-    let _ = vs;
     let differs = if p.differs.is_empty() {
         t!("st-vs-same")
     } else {
@@ -358,7 +358,7 @@ fn compare_section(
     html! {
         <div class="step-compare" id="step-compare">
             <h3>{t!("st-vs-title")}</h3>
-            <p class="hint" id="step-vs-differs" lang="en">{differs}</p>
+            <p class="hint" id="step-vs-differs">{differs}</p>
             <div class="step-table-wrap">
             <table class="step-table step-vs-table" id="step-vs-table">
                 <thead><tr>
@@ -555,7 +555,7 @@ pub fn step_card(p: &StepCardProps) -> Html {
         }
         (None, Some(Ok(Answer::Step(r, pinned)))) => html! {
             <>
-                {compare_section(pinned.as_deref(), &p.vs, &p.on_pin, &p.config, i)}
+                {compare_section(pinned.as_deref(), &p.on_pin, &p.config, i)}
                 {report(r, &p.config, i)}
             </>
         },

@@ -276,10 +276,28 @@ pub fn to_query(s: &StepInput) -> String {
 /// is a whole [`full_query`] (machine and step), percent-encoded.
 pub const VS_KEY: &str = "step_vs";
 
+/// What of a page's configuration a step reads: the machine (topology,
+/// custom topology, profile, ranks, faults, slicing); every collective,
+/// size, algorithm and what-if of the page is the default, since the step
+/// sets each call's own (`auto`, uncompressed unless
+/// [`StepInput::compress`], a sum).
+pub fn step_machine(c: &Config) -> Config {
+    Config {
+        topo: c.topo.clone(),
+        custom: c.custom.clone(),
+        profile: c.profile.clone(),
+        ranks: c.ranks,
+        faults: c.faults.clone(),
+        slices: c.slices,
+        ..Config::default()
+    }
+}
+
 /// A step and its machine as one query: the machine's keys
-/// ([`Config::to_query`]), then the step's ([`to_query`]).
+/// ([`Config::to_query`] of [`step_machine`]), then the step's
+/// ([`to_query`]).
 pub fn full_query(machine: &Config, s: &StepInput) -> String {
-    format!("{}&{}", machine.to_query(), to_query(s))
+    format!("{}&{}", step_machine(machine).to_query(), to_query(s))
 }
 
 /// The machine and step of a [`full_query`]; keys of neither are
@@ -305,7 +323,7 @@ pub fn from_full_query(q: &str) -> Result<(Config, StepInput), String> {
     if !errors.is_empty() {
         return Err(errors.join("; "));
     }
-    Ok((machine, step.unwrap_or_default()))
+    Ok((step_machine(&machine), step.unwrap_or_default()))
 }
 
 /// `machine` and `s` with `overrides` (link keys, `step_tp=2&topo=h100-8`)

@@ -97,8 +97,10 @@ pub struct StepInput {
     /// playground's compression model ([`crate::engine::compressed`]).
     /// Neither NCCL nor HCCL compresses; PyTorch DDP's built-in comm hooks
     /// cast to fp16 / bf16 (`torch/distributed/algorithms/ddp_comm_hooks/
-    /// default_hooks.py`) or use PowerSGD (`powerSGD_hook.py`); block int8 /
-    /// fp8 is not among them.
+    /// default_hooks.py`), use PowerSGD (`powerSGD_hook.py`) or, marked
+    /// experimental, quantise to uint8 per tensor or per 512-element chunk
+    /// and AllGather (`quantization_hooks.py`); none is a block-scaled
+    /// int8 / fp8 reduction like this one.
     pub compress: Scheme,
 }
 
@@ -447,9 +449,13 @@ pub fn step_vs(
     let pinned = vs.map(|q| {
         let (m, i) = link::from_full_query(q)?;
         let report = step(&i, &m).map_err(|e| e.to_string())?;
+        // Both sides as the step reads them, so a key written another way
+        // (or a page setting the step ignores) is no difference.
+        let differs =
+            link::differences(&link::full_query(&m, &i), &link::full_query(machine, input));
         Ok(Pinned {
             changes: compare(&report, &now),
-            differs: link::differences(q, &link::full_query(machine, input)),
+            differs,
             report,
         })
     });

@@ -606,3 +606,41 @@ fn a_comparison_sets_each_figure_beside_its_twin() {
     assert_eq!((c[2].a, c[2].b, c[2].ratio()), (0.0, 0.0, 1.0));
     assert_eq!(c[6].b, b.tokens_per_s);
 }
+
+/// What the page's own collective and what-ifs hold (a size, a reduce op,
+/// compression settings left from its card) is not the step's: the same
+/// step on that page times and compares as on a plain one.
+#[test]
+fn the_pages_own_settings_do_not_reach_the_step() {
+    use crate::engine::compressed::Placement;
+    use crate::engine::dtype::ReduceOp;
+    use crate::engine::quantization::{Compression, ScaleType};
+    let page = Config {
+        bytes: 3 << 20,
+        redop: ReduceOp::Max,
+        compress: Compression {
+            scheme: Scheme::None,
+            block: 32,
+            scale: ScaleType::Fp32,
+        },
+        placement: Placement::Once,
+        compress_min: 1 << 30,
+        ..Config::default()
+    };
+    let mut input = layout(4, 2, 1, 0, 1);
+    input.peak_tflops = Some(100.0);
+    input.compress = Scheme::Int8;
+    let plain = timed(&input, &SMALL, &Config::default()).unwrap();
+    assert_eq!(timed(&input, &SMALL, &page).unwrap(), plain);
+    assert!(plain.collectives.iter().any(|c| c.compression == "int8"));
+    // Pinned on the plain page, compared on this one: nothing differs.
+    let shape = StepInput {
+        shape: Some(SMALL),
+        ..input
+    };
+    let q = link::full_query(&Config::default(), &shape);
+    let (_, pinned) = step_vs(&shape, &page, Some(&q)).unwrap();
+    let p = pinned.unwrap().unwrap();
+    assert_eq!(p.differs, vec![]);
+    assert!(p.changes.iter().all(|c| c.a == c.b), "{:?}", p.changes);
+}

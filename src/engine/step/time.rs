@@ -29,8 +29,9 @@
 //! (ZeRO-3) every microbatch's ([`Overlap::window_us`]). TP, PP and EP
 //! calls are all exposed.
 
+use super::link;
 use super::traffic::{Group, Issued, Overlap};
-use crate::engine::config::{AlgoChoice, Config, MAX_COMPRESSED_BYTES};
+use crate::engine::config::{Config, MAX_COMPRESSED_BYTES};
 use crate::engine::custom_topology::{CustomTopology, LinkSpec, NodeSpec, CUSTOM};
 use crate::engine::plan::{self, Plan};
 use crate::engine::quantization::Scheme;
@@ -66,7 +67,7 @@ pub struct Timer<'a> {
     topo: Topology,
     /// The gradient reductions' compression.
     compress: Scheme,
-    memo: HashMap<(u8, u64, usize, usize, bool), Timed>,
+    memo: HashMap<(u8, u64, u8, usize, usize, bool), Timed>,
 }
 
 impl<'a> Timer<'a> {
@@ -111,6 +112,7 @@ impl<'a> Timer<'a> {
         let key = (
             i.primitive as u8,
             i.bytes,
+            i.dtype as u8,
             i.group.size,
             i.group.stride,
             compress,
@@ -163,21 +165,20 @@ impl<'a> Timer<'a> {
         let mut z = c.clone();
         z.compress.scheme = self.compress;
         match Plan::headline(&z) {
-            Ok(p) => {
-                let name = self.compress.name().to_string();
-                Ok((p, name))
-            }
+            // A measured curve that covers the call is the library as
+            // measured, uncompressed.
+            Ok(p) if p.compressed.is_none() => Ok((
+                p,
+                "uncompressed: the fitted curve times the library as measured".to_string(),
+            )),
+            Ok(p) => Ok((p, self.compress.name().to_string())),
             Err(e) => plain(e.to_string()),
         }
     }
 
     /// The configuration a group is timed with, and how it was placed.
     fn group_config(&self, g: Group) -> Result<(Config, String), String> {
-        let mut c = self.machine.clone();
-        c.algo = AlgoChoice::Auto;
-        c.fusion = None;
-        c.compress.scheme = Scheme::None;
-        c.root = 0;
+        let mut c = link::step_machine(self.machine);
         c.ranks = g.size;
         let n = self.node_size().max(1);
         let one_node = g.stride * (g.size - 1) < n;

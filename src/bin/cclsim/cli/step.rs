@@ -129,7 +129,10 @@ fn changes_text(changes: &[step::Change]) -> String {
     for c in changes {
         t.push_str(&format!(
             "{:<16} {:>14.1} {:>14.1} {:>8.3}\n",
-            c.figure.trim_end_matches("_us"),
+            match c.figure.as_str() {
+                "comm_share" => "comm_share(%)",
+                f => f.trim_end_matches("_us"),
+            },
             if c.figure == "comm_share" {
                 100.0 * c.a
             } else {
