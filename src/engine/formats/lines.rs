@@ -10,7 +10,7 @@
 //! | ` 0: ` | Slurm `srun -l` / `--label` (task id, right-aligned) | `0` |
 //! | `host: ` | pdsh / clush (`%h: `) | `host` |
 //! | `[pod/name/container] ` | `kubectl logs --prefix` | `[pod/name/container]` |
-//! | `2024-05-01T12:00:00.123456789Z ` | `kubectl logs --timestamps` (RFC 3339) | none |
+//! | `YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ ` | `kubectl logs --timestamps` (RFC 3339) | none |
 //!
 //! A label names a stream (one rank's or one host's output); timestamps
 //! name none. `read` runs a reader per stream, so lines interleaved from
@@ -84,7 +84,7 @@ fn strip_pod(l: &str) -> Option<(&str, &str)> {
 }
 
 /// An RFC 3339 timestamp and one space at the start
-/// (`2024-05-01T12:00:00.123456789Z `, `2024-05-01T12:00:00+08:00 `).
+/// (`YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ `, `YYYY-MM-DDThh:mm:ss+08:00 `).
 fn strip_timestamp(l: &str) -> Option<&str> {
     let b = l.as_bytes();
     let digits =
@@ -275,8 +275,8 @@ mod tests {
             ("12:      8388608", "12", "     8388608"),
             (" 0:", "0", ""),
             ("node-01.cluster: #  size", "node-01.cluster", "#  size"),
-            ("2024-05-01T12:00:00.123456789Z #  size", "", "#  size"),
-            ("2024-05-01T12:00:00+08:00 x", "", "x"),
+            ("YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ #  size", "", "#  size"),
+            ("YYYY-MM-DDThh:mm:ss+08:00 x", "", "x"),
             (
                 "2024-05-01T12:00:00Z [1,0]<stdout>:   8  2",
                 "[1,0]",

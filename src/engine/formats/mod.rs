@@ -8,7 +8,7 @@
 //! - **Launcher prefixes** are stripped first ([`lines`]): mpirun
 //!   `--tag-output` (`[1,0]<stdout>:`), MPICH / Intel MPI `-prepend-rank`
 //!   (`[0] `), Slurm `srun -l` (` 0: `), pdsh (`host: `), `kubectl logs
-//!   --timestamps` (`2024-05-01T12:00:00.123456789Z `) and `--prefix`
+//!   --timestamps` (`YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ `) and `--prefix`
 //!   (`[pod/p/c] `), in any mix. Lines with different rank / host labels
 //!   are read as separate streams, so output interleaved from several ranks
 //!   still gives whole tables; a launch line without a label applies to
