@@ -381,6 +381,23 @@ impl Topology {
         }
     }
 
+    /// The title preset `name` is built with (what a front end translates
+    /// when a topology still carries it), `None` for a name that is no
+    /// preset.
+    pub fn preset_title(name: &str) -> Option<String> {
+        Some(match name {
+            "910b-8" => "1 server × 8 Ascend 910B, HCCS full mesh (28 links)".into(),
+            "910a-8" => {
+                "1 server × 8 Ascend 910 (910A): 2 groups of 4 on HCCS, PCIe between groups".into()
+            }
+            "h100-8" => "1 server × 8 NVIDIA H100 SXM, NVLink4 through NVSwitch".into(),
+            _ => format!(
+                "{} servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU",
+                cluster_servers(name)?
+            ),
+        })
+    }
+
     /// One Atlas 800T A2-class server: 8 Ascend 910B NPUs, an HCCS link
     /// between every pair (28 links, full mesh, no switch; `npu-smi info -t
     /// topo` in ArthurChiao's GPU notes). Link figures:
@@ -408,7 +425,7 @@ impl Topology {
         }
         Topology {
             name: "910b-8".into(),
-            title: "1 server × 8 Ascend 910B, HCCS full mesh (28 links)".into(),
+            title: Topology::preset_title("910b-8").unwrap_or_default(),
             devices,
             links,
             reduce_gbps: None,
@@ -481,7 +498,7 @@ impl Topology {
         });
         Topology {
             name: "910a-8".into(),
-            title: "1 server × 8 Ascend 910 (910A): 2 groups of 4 on HCCS, PCIe between groups".into(),
+            title: Topology::preset_title("910a-8").unwrap_or_default(),
             devices,
             links,
             reduce_gbps: None,
@@ -532,7 +549,7 @@ impl Topology {
             .collect();
         Topology {
             name: "h100-8".into(),
-            title: "1 server × 8 NVIDIA H100 SXM, NVLink4 through NVSwitch".into(),
+            title: Topology::preset_title("h100-8").unwrap_or_default(),
             devices,
             links,
             reduce_gbps: None,
@@ -586,7 +603,7 @@ impl Topology {
         }
         Topology {
             name: format!("910b-{servers}x8"),
-            title: format!("{servers} servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU"),
+            title: Topology::preset_title(&format!("910b-{servers}x8")).unwrap_or_default(),
             devices,
             links,
             reduce_gbps: None,
@@ -882,6 +899,19 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn presets_carry_their_preset_title() {
+        for name in ["910b-8", "910a-8", "h100-8", "910b-2x8"] {
+            let t = Topology::preset(name).unwrap();
+            assert_eq!(Some(t.title), Topology::preset_title(name), "{name}");
+        }
+        assert_eq!(
+            Topology::preset_title("910b-2x8").as_deref(),
+            Some("2 servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU")
+        );
+        assert_eq!(Topology::preset_title("custom"), None);
+    }
 
     #[test]
     fn ascend_910b_8_is_a_full_mesh() {

@@ -246,9 +246,9 @@ pub fn slice_why(w: &crate::engine::cost::SliceWhy) -> String {
     format!("{}{}", parts.join(&t!("slice-join")), t!("slice-end"))
 }
 
-/// The servers of a multi-server 910B preset's name (`910b-{S}x8`).
-fn cluster_servers(name: &str) -> Option<usize> {
-    name.strip_prefix("910b-")?.strip_suffix("x8")?.parse().ok()
+/// Servers of a preset (8 devices each).
+fn servers(name: &str) -> u64 {
+    (crate::engine::topology::Topology::preset_devices(name).unwrap_or(0) / 8) as u64
 }
 
 /// A preset's title in the page's language; the engine's English title
@@ -256,32 +256,17 @@ fn cluster_servers(name: &str) -> Option<usize> {
 /// as English.
 pub fn topology_title(t: &crate::engine::topology::Topology) -> yew::Html {
     use crate::t;
-    let own = match t.name.as_str() {
-        "910b-8" if t.title == "1 server × 8 Ascend 910B, HCCS full mesh (28 links)" => {
-            Some(t!("topo-title-910b-8"))
-        }
-        "910a-8"
-            if t.title
-                == "1 server × 8 Ascend 910 (910A): 2 groups of 4 on HCCS, PCIe between groups" =>
-        {
-            Some(t!("topo-title-910a-8"))
-        }
-        "h100-8" if t.title == "1 server × 8 NVIDIA H100 SXM, NVLink4 through NVSwitch" => {
-            Some(t!("topo-title-h100-8"))
-        }
-        name => cluster_servers(name)
-            .filter(|s| {
-                t.title
-                    == format!(
-                        "{s} servers × 8 Ascend 910B: HCCS full mesh inside, one RoCE port per NPU"
-                    )
-            })
-            .map(|s| t!("topo-title-cluster", servers = s as u64)),
-    };
-    match own {
-        Some(title) => yew::html! { <span class="muted">{title}</span> },
-        None => yew::html! { <span class="muted" lang="en">{t.title.clone()}</span> },
+    let preset = crate::engine::topology::Topology::preset_title(&t.name);
+    if preset.as_deref() != Some(t.title.as_str()) {
+        return yew::html! { <span class="muted" lang="en">{t.title.clone()}</span> };
     }
+    let title = match t.name.as_str() {
+        "910b-8" => t!("topo-title-910b-8"),
+        "910a-8" => t!("topo-title-910a-8"),
+        "h100-8" => t!("topo-title-h100-8"),
+        name => t!("topo-title-cluster", servers = servers(name)),
+    };
+    yew::html! { <span class="muted">{title}</span> }
 }
 
 /// A preset's short description for the topology list, in the page's
@@ -292,9 +277,6 @@ pub fn topology_short(name: &str) -> String {
         "910b-8" => t!("topo-short-910b-8"),
         "910a-8" => t!("topo-short-910a-8"),
         "h100-8" => t!("topo-short-h100-8"),
-        n => t!(
-            "topo-short-cluster",
-            servers = cluster_servers(n).unwrap_or(0) as u64
-        ),
+        n => t!("topo-short-cluster", servers = servers(n)),
     }
 }
