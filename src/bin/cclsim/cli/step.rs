@@ -127,22 +127,15 @@ pub(super) fn step_cmd(f: &StepFlags, m: &Machine, vs: Option<&str>, json: bool)
 fn changes_text(changes: &[step::Change]) -> String {
     let mut t = format!("{:<16} {:>14} {:>14} {:>8}\n", "figure", "A", "B", "B/A");
     for c in changes {
+        // The share in percent, the rest in their own unit.
+        let (name, scale) = match c.figure.as_str() {
+            "comm_share" => ("comm_share(%)", 100.0),
+            f => (f.trim_end_matches("_us"), 1.0),
+        };
         t.push_str(&format!(
-            "{:<16} {:>14.1} {:>14.1} {:>8.3}\n",
-            match c.figure.as_str() {
-                "comm_share" => "comm_share(%)",
-                f => f.trim_end_matches("_us"),
-            },
-            if c.figure == "comm_share" {
-                100.0 * c.a
-            } else {
-                c.a
-            },
-            if c.figure == "comm_share" {
-                100.0 * c.b
-            } else {
-                c.b
-            },
+            "{name:<16} {:>14.1} {:>14.1} {:>8.3}\n",
+            scale * c.a,
+            scale * c.b,
             c.ratio()
         ));
     }
