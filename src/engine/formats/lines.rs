@@ -275,8 +275,8 @@ mod tests {
             ("12:      8388608", "12", "     8388608"),
             (" 0:", "0", ""),
             ("node-01.cluster: #  size", "node-01.cluster", "#  size"),
-            ("YYYY-MM-DDThh:mm:ss.nnnnnnnnnZ #  size", "", "#  size"),
-            ("YYYY-MM-DDThh:mm:ss+08:00 x", "", "x"),
+            ("2024-05-01T12:00:00.123456789Z #  size", "", "#  size"),
+            ("2024-05-01T12:00:00+08:00 x", "", "x"),
             (
                 "2024-05-01T12:00:00Z [1,0]<stdout>:   8  2",
                 "[1,0]",
