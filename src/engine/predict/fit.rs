@@ -19,10 +19,19 @@
 //! prior's spread, so a prediction that leans on it gets a wide range.
 
 use super::model::{self, Param, Params, Run, Shape, N_PARAMS};
+use crate::engine::collective::Primitive;
 use crate::engine::hardware::Hardware;
-use crate::engine::library::nccl::Tuning;
+use crate::engine::library::nccl::{Func, Tuning};
 use serde::{Deserialize, Serialize};
 
+/// [`Param::NetPeer`] of a profile fitted without it: `e^-30`, nothing.
+const LEGACY_NO_NET_PEER: f64 = -30.0;
+
+/// Per-peer size below which a grouped send's row is down-weighted
+/// ([`row_weight`]).
+pub const TINY_PEER_BYTES: u64 = 256;
+/// Weight of such a row.
+pub const TINY_PEER_WEIGHT: f64 = 0.25;
 /// Huber's threshold on a log residual (5 %).
 pub const HUBER_DELTA: f64 = 0.05;
 /// Weight of the prior residuals in the fit (the posterior's spread uses
@@ -74,9 +83,15 @@ pub struct Fitted {
 }
 
 impl Fitted {
-    /// The corrections as an array (prior means where the vector is short).
+    /// The corrections as an array (prior means where the vector is
+    /// short). A profile fitted before [`Param::NetPeer`] existed put every
+    /// peer's whole cost in [`Param::PeerLat`]: it keeps that meaning (no
+    /// extra cost for a network peer), instead of paying it twice.
     pub fn params(&self) -> Params {
         let mut p = model::prior_means();
+        if self.params.len() <= Param::NetPeer as usize {
+            p[Param::NetPeer as usize] = LEGACY_NO_NET_PEER;
+        }
         for (i, v) in self.params.iter().enumerate().take(N_PARAMS) {
             p[i] = *v;
         }
@@ -84,9 +99,13 @@ impl Fitted {
     }
 
     /// Covariance entry `(i, j)` (the prior's variance on the diagonal
-    /// where the matrix is missing).
+    /// where the matrix is missing). A matrix of fewer parameters (a
+    /// profile of an earlier model: the parameters are appended, never
+    /// reordered) is read with its own row length.
     pub fn cov(&self, i: usize, j: usize) -> f64 {
-        match self.covariance.get(i * N_PARAMS + j) {
+        let n = (self.covariance.len() as f64).sqrt().round() as usize;
+        let stored = n * n == self.covariance.len() && i < n && j < n;
+        match stored.then(|| self.covariance.get(i * n + j)).flatten() {
             Some(v) => *v,
             None if i == j => Param::ALL[i].prior().1.powi(2),
             None => 0.0,
@@ -237,8 +256,30 @@ fn prior_residuals(p: &Params) -> [f64; N_PARAMS] {
     r
 }
 
-fn objective(data: &[f64], p: &Params) -> f64 {
-    data.iter().map(|&r| huber(r)).sum::<f64>()
+/// Weight of a row in the fit: [`TINY_PEER_WEIGHT`] for grouped sends of
+/// less than [`TINY_PEER_BYTES`] per peer, else 1. Such rows time a
+/// transport's tiniest-message path rather than the per-peer cost of the
+/// AlltoAll a training step issues (KiBs per peer and up): on the public
+/// Polaris Slingshot-11 sets (argonne-lcf/alcf-nccl-tests, NCCL 2.18)
+/// 128 B per peer takes 1.75–2.3× as long as 256 B at 2, 8 and 540 nodes,
+/// while the TCP-socket and Sophia InfiniBand sets show no such step; at
+/// full weight the six sub-KiB rows of a 2-node log carry that exception
+/// to every size and scale.
+fn row_weight(o: &Observation) -> f64 {
+    let p2p = Func::of(o.shape.primitive).is_none();
+    let per_peer = o.bytes / o.shape.ranks.max(1) as u64;
+    if p2p && o.shape.primitive != Primitive::SendRecv && per_peer < TINY_PEER_BYTES {
+        TINY_PEER_WEIGHT
+    } else {
+        1.0
+    }
+}
+
+fn objective(data: &[f64], weights: &[f64], p: &Params) -> f64 {
+    data.iter()
+        .zip(weights)
+        .map(|(&r, &w)| w * huber(r))
+        .sum::<f64>()
         + prior_residuals(p).iter().map(|&r| huber(r)).sum::<f64>()
 }
 
@@ -251,17 +292,18 @@ pub fn fit(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> Fitted
         return Fitted::prior();
     }
     let f = |p: &Params| log_residuals(hw, &prepared, p, measured_nodes);
+    let weights: Vec<f64> = prepared.iter().map(|r| row_weight(&r.obs)).collect();
     let mut p = model::prior_means();
     let mut r = f(&p);
-    let mut cost = objective(&r, &p);
+    let mut cost = objective(&r, &weights, &p);
     let mut lambda = 1e-2;
     for _ in 0..ITERATIONS {
         let j = jacobian(&f, &p, &r);
         let pr = prior_residuals(&p);
         let mut a = [[0.0; N_PARAMS]; N_PARAMS];
         let mut g = [0.0; N_PARAMS];
-        for (row, &ri) in j.iter().zip(&r) {
-            let w = huber_weight(ri);
+        for ((row, &ri), &wr) in j.iter().zip(&r).zip(&weights) {
+            let w = wr * huber_weight(ri);
             for i in 0..N_PARAMS {
                 g[i] += w * row[i] * ri;
                 for k in 0..N_PARAMS {
@@ -290,7 +332,7 @@ pub fn fit(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> Fitted
                 q[i] += step[i];
             }
             let rq = f(&q);
-            let cq = objective(&rq, &q);
+            let cq = objective(&rq, &weights, &q);
             if cq.is_finite() && cq < cost {
                 let gain = cost - cq;
                 p = q;
@@ -396,5 +438,53 @@ mod tests {
         assert_eq!(f.rows, 0);
         assert_eq!(f.params(), model::prior_means());
         assert!((f.cov(0, 0) - 0.09).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_profile_of_the_earlier_thirteen_parameters_is_read_unshifted() {
+        // Thirteen parameters (no NetPeer) and a 13 × 13 covariance with
+        // 0.01 · (i + 1) on its diagonal and 0.5 at (1, 0).
+        let n = 13;
+        let mut cov = vec![0.0; n * n];
+        for i in 0..n {
+            cov[i * n + i] = 0.01 * (i + 1) as f64;
+        }
+        cov[n] = 0.5;
+        let old = Fitted {
+            params: (0..n).map(|i| i as f64 / 10.0).collect(),
+            covariance: cov,
+            sigma: 0.1,
+            median_abs_err: 0.05,
+            rows: 20,
+        };
+        let p = old.params();
+        assert_eq!(p[Param::PeerLat as usize], 0.9);
+        assert_eq!(p[Param::LatGrowth as usize], 1.2);
+        // Its per-peer cost already held the network's share.
+        assert_eq!(p[Param::NetPeer as usize], LEGACY_NO_NET_PEER);
+        assert_eq!(old.cov(12, 12), 0.13);
+        assert_eq!(old.cov(1, 0), 0.5);
+        assert_eq!(old.cov(0, 1), 0.0);
+        assert_eq!(old.cov(13, 13), 0.09);
+        assert_eq!(old.cov(13, 0), 0.0);
+    }
+
+    #[test]
+    fn grouped_sends_of_a_few_bytes_per_peer_weigh_a_quarter() {
+        let row = |primitive, ranks, bytes| Observation {
+            shape: Shape {
+                primitive,
+                ranks,
+                nodes: 2,
+                nvls_ok: true,
+            },
+            bytes,
+            time_us: 10.0,
+        };
+        // 8 ranks: 1 KiB is 128 B per peer, 2 KiB 256 B.
+        assert_eq!(row_weight(&row(Primitive::AlltoAll, 8, 1024)), 0.25);
+        assert_eq!(row_weight(&row(Primitive::AlltoAll, 8, 2048)), 1.0);
+        assert_eq!(row_weight(&row(Primitive::AllReduce, 8, 8)), 1.0);
+        assert_eq!(row_weight(&row(Primitive::SendRecv, 8, 8)), 1.0);
     }
 }

@@ -455,7 +455,7 @@ fn dominant(cal: &Calibration, shares: &[(Param, f64)], sigma2: f64, s: &Shape) 
                 nodes,
                 measured_nodes,
             },
-            Param::PeerLat | Param::P2pBw => Assumption::PeerCost,
+            Param::PeerLat | Param::NetPeer | Param::P2pBw => Assumption::PeerCost,
             Param::NetLat => Assumption::NetLatency,
             Param::LatGrowth => Assumption::LatencyGrowth {
                 nodes,

@@ -56,7 +56,8 @@ pub enum Param {
     LlBw,
     /// LL128 bandwidth multiplier (beyond NCCL's ×0.92).
     Ll128Bw,
-    /// Point-to-point cost per peer, ln µs.
+    /// Point-to-point cost every peer pays (an in-node peer's whole
+    /// cost), ln µs.
     PeerLat,
     /// Bandwidth multiplier of point-to-point sends over the network
     /// (beyond the fitted network bandwidth; in-node sends use the in-node
@@ -68,10 +69,14 @@ pub enum Param {
     /// Growth of the network hop latency per doubling of the node count
     /// beyond the measured count (more switch levels between far nodes).
     LatGrowth,
+    /// What a peer on another node costs beyond [`Param::PeerLat`], as a
+    /// multiple of the calibrated network hop ([`NET_PEER_HOP_US`] ×
+    /// the [`Param::NetLat`] correction), ln.
+    NetPeer,
 }
 
 /// Number of parameters.
-pub const N_PARAMS: usize = 13;
+pub const N_PARAMS: usize = 14;
 
 impl Param {
     /// Every parameter, in vector order.
@@ -89,6 +94,7 @@ impl Param {
         Param::P2pBw,
         Param::Taper,
         Param::LatGrowth,
+        Param::NetPeer,
     ];
 
     /// Short name (`base`, `intra_lat`, ...), as in profiles and tables.
@@ -107,6 +113,7 @@ impl Param {
             Param::P2pBw => "p2p_bw",
             Param::Taper => "taper",
             Param::LatGrowth => "lat_growth",
+            Param::NetPeer => "net_peer",
         }
     }
 
@@ -118,7 +125,16 @@ impl Param {
     /// - the ring overhead: NCCL's 1 µs, within a factor ~7;
     /// - bandwidths: NCCL's graph figures, within ~1.65; protocol factors
     ///   NCCL's own, within 10 %;
-    /// - the per-peer cost: 5 µs within a factor ~2.7;
+    /// - the cost every peer pays: 2 µs within a factor ~2; a peer on
+    ///   another node pays 1.3 network hops more, within ~1.35. Measured,
+    ///   not NCCL's (its tuning model has no figure for grouped sends):
+    ///   the small-size AlltoAll of the public Polaris NCCL 2.18 sets
+    ///   (argonne-lcf/alcf-nccl-tests) grows by 9.4 µs (Slingshot-11) and
+    ///   16.3 µs (TCP sockets) per network peer from 2 to 8 nodes, and
+    ///   Sophia's (DGX A100, InfiniBand) 2-node AlltoAll leaves ~2.5 µs
+    ///   per network peer: 1.0–1.6 of each machine's network hop as its
+    ///   own 2-node AllReduce fit calibrates it, so an AllReduce fit
+    ///   predicts an AlltoAll's latency;
     /// - grouped sends over the network: 0.55 of the network bandwidth an
     ///   AllReduce fit finds, within ~1.35. Measured, not NCCL's: AlltoAll
     ///   of 1 GiB reaches 0.57 of it on Sophia (DGX A100, InfiniBand) and
@@ -139,7 +155,8 @@ impl Param {
             Param::IntraBw | Param::NetBw => (0.0, 0.5),
             Param::NvlsBw => (0.0, 0.3),
             Param::LlBw | Param::Ll128Bw => (0.0, 0.1),
-            Param::PeerLat => (5f64.ln(), 1.0),
+            Param::PeerLat => (2f64.ln(), 0.7),
+            Param::NetPeer => (1.3f64.ln(), 0.3),
             Param::P2pBw => (0.55f64.ln(), 0.3),
             Param::Taper => (0.04, 0.05),
             Param::LatGrowth => (0.03, 0.03),
@@ -288,30 +305,44 @@ fn overhead_scale(p: Protocol) -> f64 {
     }
 }
 
+/// NCCL's network hop latency for LL (`hwLat[NET][Ring][LL]`, 2.7 µs,
+/// nccl `src/graph/tuning.cc`): a small grouped send goes by LL
+/// (`NCCL_P2P_LL_THRESHOLD` 16 KiB per channel, `src/enqueue.cc`), so a
+/// network peer's cost is counted in these hops ([`Param::NetPeer`]).
+pub const NET_PEER_HOP_US: f64 = 2.7;
+
 /// The calibrated time of grouped point-to-point sends, µs: a base
-/// latency, one network operation per peer ([`Param::PeerLat`]), and the
-/// bytes over the busiest port class: per node, `ppn · S · (n − ppn) / n`
-/// bytes leave through the node's NICs; per GPU, `S · (ppn − 1) / n` go
-/// over the in-node fabric (`S` is nccl-tests' size: a rank's whole send
-/// buffer for AlltoAll, the one buffer for Send/Recv, the root's for
-/// Scatter / Gather).
+/// latency, one operation per peer ([`Param::PeerLat`]; a peer on another
+/// node also pays [`Param::NetPeer`] network hops, its sends go through
+/// the network proxy), and the bytes over the busiest port class: per
+/// node, `ppn · S · (n − ppn) / n` bytes leave through the node's NICs;
+/// per GPU, `S · (ppn − 1) / n` go over the in-node fabric (`S` is
+/// nccl-tests' size: a rank's whole send buffer for AlltoAll, the one
+/// buffer for Send/Recv, the root's for Scatter / Gather).
 pub fn p2p_time_us(hw: &Hardware, s: &Shape, bytes: u64, p: &Params, measured_nodes: usize) -> f64 {
     let x = |q: Param| p[q as usize].exp();
     let n = s.ranks.max(1) as f64;
     let ppn = s.ppn() as f64;
     let bytes = bytes as f64;
-    let (peers, per_node_out, per_gpu_intra) = match s.primitive {
+    let crosses = s.nodes > 1;
+    let (peers, net_peers, per_node_out, per_gpu_intra) = match s.primitive {
         // nccl-tests' sendrecv: rank r to r + 1; across nodes only the last
         // rank of a node sends off the node, the others stay inside.
-        Primitive::SendRecv => {
-            let crosses = s.nodes > 1;
-            (1.0, if crosses { bytes } else { 0.0 }, bytes)
-        }
-        Primitive::Scatter | Primitive::Gather => {
-            (n - 1.0, bytes * (n - ppn) / n, bytes * (ppn - 1.0) / n)
-        }
+        Primitive::SendRecv => (
+            1.0,
+            if crosses { 1.0 } else { 0.0 },
+            if crosses { bytes } else { 0.0 },
+            bytes,
+        ),
+        Primitive::Scatter | Primitive::Gather => (
+            n - 1.0,
+            n - ppn,
+            bytes * (n - ppn) / n,
+            bytes * (ppn - 1.0) / n,
+        ),
         _ => (
             n - 1.0,
+            n - ppn,
             ppn * bytes * (n - ppn) / n,
             bytes * (ppn - 1.0) / n,
         ),
@@ -322,12 +353,13 @@ pub fn p2p_time_us(hw: &Hardware, s: &Shape, bytes: u64, p: &Params, measured_no
         * x(Param::P2pBw)
         * taper_factor(p, s.nodes, measured_nodes);
     let intra = hw.gpu_gbps * x(Param::IntraBw);
-    let wire = if s.nodes > 1 {
+    let wire = if crosses {
         (per_node_out / (1000.0 * net)).max(per_gpu_intra / (1000.0 * intra))
     } else {
         per_gpu_intra / (1000.0 * intra)
     };
-    8.4 * x(Param::Base) + peers * x(Param::PeerLat) + wire
+    let net_peer_us = x(Param::NetPeer) * x(Param::NetLat) * NET_PEER_HOP_US;
+    8.4 * x(Param::Base) + peers * x(Param::PeerLat) + net_peers * net_peer_us + wire
 }
 
 /// What NCCL runs for `s` (its tuning model's argmin; grouped sends for
@@ -448,14 +480,37 @@ mod tests {
     fn alltoall_is_a_peer_cost_per_peer_plus_the_nic_bytes() {
         // 2 nodes × 4 GPUs, 2 NICs of 25 GB/s; 1 GiB per rank: per node
         // 4 · 2^30 · 4/8 bytes leave over 50 GB/s = 42 949.67 µs; 7 peers at
-        // 5 µs, base 8.4: 42 993.07 µs.
+        // 5 µs, the 4 on the other node 1.5 × 2 × 2.7 = 8.1 µs more (network
+        // latency correction 2), base 8.4: 42 958.07 + 35 + 32.4 µs.
         let hw = Hardware::of_accelerator("NVIDIA A100-SXM4-40GB", 4, 2, 25.0);
         let s = Shape::on(&hw, Primitive::AlltoAll, 8);
         let mut p = [0.0; N_PARAMS];
         p[Param::PeerLat as usize] = 5f64.ln();
+        p[Param::NetPeer as usize] = 1.5f64.ln();
+        p[Param::NetLat as usize] = 2f64.ln();
         let t = p2p_time_us(&hw, &s, 1 << 30, &p, 2);
-        let want = 8.4 + 7.0 * 5.0 + 4.0 * (1u64 << 30) as f64 * 0.5 / (1000.0 * 50.0);
+        let want = 8.4 + 7.0 * 5.0 + 4.0 * 8.1 + 4.0 * (1u64 << 30) as f64 * 0.5 / (1000.0 * 50.0);
         assert!((t - want).abs() < 1e-6, "{t} vs {want}");
+        // On one node no peer is across the network: 3 peers at 5 µs.
+        let one = Shape::on(&hw, Primitive::AlltoAll, 4);
+        let t = p2p_time_us(&hw, &one, 4096, &p, 1);
+        let want = 8.4 + 3.0 * 5.0 + 4096.0 * 0.75 / (1000.0 * 240.0);
+        assert!((t - want).abs() < 1e-9, "{t} vs {want}");
+    }
+
+    #[test]
+    fn a_network_peer_costs_more_as_the_nodes_grow_and_an_in_node_peer_does_not() {
+        // Small AlltoAll (the bytes negligible): 8 ranks on 2 nodes have
+        // 3 in-node and 4 network peers; 32 ranks on 8 nodes 3 and 28. At
+        // the priors (2 µs a peer, 1.3 × 2.7 µs more across the network):
+        // 8.4 + 7 · 2 + 4 · 3.51 = 36.44 µs and 8.4 + 31 · 2 + 28 · 3.51 =
+        // 168.68 µs.
+        let hw = Hardware::of_accelerator("NVIDIA A100-SXM4-40GB", 4, 2, 25.0);
+        let p = prior_means();
+        let t2 = p2p_time_us(&hw, &Shape::on(&hw, Primitive::AlltoAll, 8), 8, &p, 2);
+        let t8 = p2p_time_us(&hw, &Shape::on(&hw, Primitive::AlltoAll, 32), 32, &p, 2);
+        assert!((t2 - 36.44).abs() < 0.01, "{t2}");
+        assert!((t8 - 168.68).abs() < 0.01, "{t8}");
     }
 
     #[test]
