@@ -231,9 +231,12 @@ fn the_h100_preset_curve_is_nvls_at_a_gibibyte_and_none_on_hccl() {
     let pt = &curve[0];
     assert_eq!(pt.runs, "NVLS/Simple");
     // NCCL: 25 µs + 1 GiB / (400 × 8/14 GB/s); calibrated: NVLS bandwidth
-    // × 1.2 (nccl-tests issue 212's 480 GB/s). busbw = S / t × 14/8.
+    // × 1.2 (nccl-tests issue 212's 480 GB/s) and NVLS's pipeline fill,
+    // two 128 KiB chunks of each of the 128 in flight at that bandwidth
+    // (122.33 µs). busbw = S / t × 14/8.
     let s = (1u64 << 30) as f64;
-    let ours = s / ((25.0 + s / (1000.0 * 400.0 * 8.0 / 14.0 * 1.2)) * 1e3) * 1.75;
+    let bw = 1000.0 * 400.0 * 8.0 / 14.0 * 1.2;
+    let ours = s / ((25.0 + s / bw + 2.0 * 131072.0 * 128.0 / bw) * 1e3) * 1.75;
     let own = s / ((25.0 + s / (1000.0 * 400.0 * 8.0 / 14.0)) * 1e3) * 1.75;
     assert!(
         (pt.busbw_gbps - ours).abs() < 1e-6 * ours,

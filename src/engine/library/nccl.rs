@@ -285,6 +285,8 @@ const SPEEDS_INTER: [&[f64]; 3] = [
 ];
 /// `MAXCHANNELS / 2`, the ring graph's channel cap (`src/init.cc`).
 const MAX_RING_CHANNELS: usize = 32;
+/// `NCCL_NVLS_CHUNKSIZE`'s default (`src/transport/nvls.cc`).
+const NVLS_CHUNK_BYTES: u64 = 128 * 1024;
 /// `NCCL_MAX_NVLS_ARITY` (`src/include/device.h`).
 const MAX_NVLS_ARITY: usize = 32;
 
@@ -624,6 +626,37 @@ impl Tuning {
             nc -= 1;
         }
         nc.min(e.channels.max(1))
+    }
+
+    /// NVLS's chunk and how many chunks are in flight at once, for
+    /// `bytes` on `e` (`None` off NVLS). `calcCollChunking`
+    /// (`src/enqueue.cc`): from `NCCL_NVLS_CHUNKSIZE` (128 KiB), 64 KiB
+    /// below 64 × the in-flight bytes, 32 KiB below 8 ×, 16 KiB below 2 ×;
+    /// in flight: `nvlsChannels` (`src/transport/nvls.cc`: 16 on SM90, 24
+    /// on one SM100 node, 32 on several) × the NVLS heads (one per NVLS
+    /// graph channel, `src/graph/connect.cc`). Multi-node NVLS capped at
+    /// 32 KiB below 150 GB/s is not modelled: NVLS here is one node.
+    pub fn nvls_chunk(&self, e: &Entry, bytes: u64) -> Option<(u64, u64)> {
+        if e.algo != NcclAlgo::Nvls {
+            return None;
+        }
+        let channels: u64 = if self.hw.arch.compute_capability() >= 100 {
+            if self.nodes > 1 {
+                32
+            } else {
+                24
+            }
+        } else {
+            16
+        };
+        let ops = channels * e.channels.max(1) as u64;
+        let mut chunk: u64 = NVLS_CHUNK_BYTES;
+        for (times, to) in [(64, 65536), (8, 32768), (2, 16384)] {
+            if bytes < times * ops * chunk && chunk > to {
+                chunk = to;
+            }
+        }
+        Some((chunk, ops))
     }
 
     /// The argmin over the entries (`topoGetAlgoInfo`), with its time, µs.
