@@ -611,3 +611,35 @@ fusion-run = The workers run bucket { $bucket } ({ $tensors } { $tensors ->
         [one] tensor
        *[other] tensors
     }, { $bytes }) as one AllReduce, checked bit for bit against the reference and every element within the { $dtype } tolerance of its exact sum. Exact sums are per element, so this is also each unpacked tensor's own AllReduce result; only an element's rounding order can differ from a per-tensor run.
+topo-idle = idle
+topo-box-server = server { $n }
+topo-box-node = node { $n }
+topo-box-group = HCCS group { $g } (NPU{ $a }–{ $b })
+topo-box-ranks = ranks { $a }–{ $b } of this run
+topo-box-idle = not in this run
+topo-box-node-title = node { $n }: { $gpus } GPUs (devices { $a }–{ $b }); { $run }
+topo-box-server-title = server { $n }: 8 Ascend 910B NPUs (devices { $a }–{ $b }), HCCS full mesh inside (28 links × { $gbps } GB/s); { $run }
+topo-switch-roce = RoCE fabric
+topo-switch-title = { $label }: a switch (hosts no rank)
+topo-bar-fitted = network — fitted: { $gbps } GB/s, { $us } µs a rank's link
+topo-bar-switch = { $label } — non-blocking switch, one { $gbps } GB/s RoCE port per NPU
+topo-bar-title = { $label }: a switch (hosts no rank); contention is modelled at the { $device } ports only (an assumption)
+topo-trunk-title = { $code } ↔ { $fabric }: { $ports } RoCE ports × { $gbps } GB/s per direction, α { $us } µs each
+    { $load }
+topo-trunk-load = Load { $scope }: { $flows } flows on { $dirs } port directions, busiest { $busy } of { $window } µs
+topo-trunk-unsimulated = (bottleneck bound, not simulated link by link: load not known)
+topo-link-head = { $kind } { $a }–{ $b }: { $gbps } GB/s per direction, α { $us } µs
+topo-link-load = { $link }
+    Load { $scope }:
+      { $there }
+      { $back }
+topo-link-unsimulated = { $link }
+    (no link-level simulation for this plan: load not known)
+topo-dir-idle = { $from }→{ $to }: idle
+topo-dir-busy = { $from }→{ $to }: { $flows ->
+        [one] 1 flow
+       *[other] { $flows } flows
+    }, busy { $busy } of { $window } µs ({ $percent } %)
+topo-scope-step = in step { $step }
+topo-scope-loop = over loop 1 of { $loops } (busiest step shown as flows)
+topo-scope-run = over the whole run (most flows at once)

@@ -582,3 +582,32 @@ fusion-hint-pick = 选出一次反向传播要 AllReduce 的张量（Llama 3 的
 fusion-not-bucket = worker 运行的是 { $bytes }（不是其中任何一个桶）。
 fusion-run-bucket = 运行第 { $k } 个桶（{ $tensors } 个张量，{ $bytes }）
 fusion-run = worker 把第 { $bucket } 个桶（{ $tensors } 个张量，{ $bytes }）作为一次 AllReduce 运行，与参考结果逐位比对，且每个元素都在其精确和的 { $dtype } 容差之内。精确和按元素计算，所以这也是每个拆包后张量自己的 AllReduce 结果；与逐张量运行相比，只有元素的舍入顺序可能不同。
+topo-idle = 空闲
+topo-box-server = 服务器 { $n }
+topo-box-node = 节点 { $n }
+topo-box-group = HCCS 组 { $g }（NPU{ $a }–{ $b }）
+topo-box-ranks = 本次运行的 rank { $a }–{ $b }
+topo-box-idle = 不在本次运行中
+topo-box-node-title = 节点 { $n }：{ $gpus } 块 GPU（设备 { $a }–{ $b }）；{ $run }
+topo-box-server-title = 服务器 { $n }：8 块昇腾 910B NPU（设备 { $a }–{ $b }），内部 HCCS 全互联（28 条链路 × { $gbps } GB/s）；{ $run }
+topo-switch-roce = RoCE 交换网络
+topo-switch-title = { $label }：交换机（不承载 rank）
+topo-bar-fitted = 网络 — 拟合值：每个 rank 的链路 { $gbps } GB/s、{ $us } µs
+topo-bar-switch = { $label } — 无阻塞交换机，每块 NPU 一个 { $gbps } GB/s RoCE 端口
+topo-bar-title = { $label }：交换机（不承载 rank）；只在 { $device } 端口处建模争用（这是一个假设）
+topo-trunk-title = { $code } ↔ { $fabric }：{ $ports } 个 RoCE 端口 × 每方向 { $gbps } GB/s，每个 α { $us } µs
+    { $load }
+topo-trunk-load = 负载（{ $scope }）：{ $dirs } 个端口方向上共 { $flows } 条流，最忙的 { $busy } / { $window } µs
+topo-trunk-unsimulated = （瓶颈界估计，未逐链路模拟：负载未知）
+topo-link-head = { $kind } { $a }–{ $b }：每方向 { $gbps } GB/s，α { $us } µs
+topo-link-load = { $link }
+    负载（{ $scope }）：
+      { $there }
+      { $back }
+topo-link-unsimulated = { $link }
+    （此方案没有逐链路模拟：负载未知）
+topo-dir-idle = { $from }→{ $to }：空闲
+topo-dir-busy = { $from }→{ $to }：{ $flows } 条流，忙 { $busy } / { $window } µs（{ $percent } %）
+topo-scope-step = 第 { $step } 步
+topo-scope-loop = 第 1 轮循环（共 { $loops } 轮；流数取最忙的一步）
+topo-scope-run = 整个运行期间（流数取同时最多的时刻）

@@ -301,6 +301,10 @@ pub const PCIE_GEN4_GBPS: f64 = 32.0 * 0.85;
 /// crossing the inter-group bridge adds 1.7 µs.
 pub const PCIE_LATENCY_US: f64 = 1.7;
 
+/// The label of a 910B cluster's RoCE switch (the page words it per
+/// language).
+pub const ROCE_FABRIC_LABEL: &str = "RoCE fabric";
+
 /// NVLink bandwidth per H100 SXM GPU, GB/s per direction: NCCL's planning
 /// constant `SM90_NVLINK_BW = 20.6` GB/s per link × 18 NVLink4 links
 /// (nccl `src/graph/topo.h`) = 370.8 GB/s, matching the "~370 GB/s effective
@@ -607,7 +611,7 @@ impl Topology {
             devices,
             links,
             reduce_gbps: None,
-            switches: vec![Switch { label: "RoCE fabric".into(), server: usize::MAX }],
+            switches: vec![Switch { label: ROCE_FABRIC_LABEL.into(), server: usize::MAX }],
             ccl_buffer_bytes: Some(HCCL_BUFFSIZE_DEFAULT_BYTES),
             library: Library::Hccl,
             algorithms: Vec::new(),

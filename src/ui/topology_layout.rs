@@ -51,13 +51,52 @@ impl Rect {
     }
 }
 
+/// What a box holds, worded by the view in the page's language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoxName {
+    /// 910A's HCCS group `g` (NPU 4g–4g+3).
+    HccsGroup(usize),
+    /// Server `s` of a 910B cluster.
+    Server(usize),
+    /// Node `n` of a measured (fitted) machine.
+    Node(usize),
+}
+
+impl BoxName {
+    /// The short code of a collapsed box: `S3`, `N3` (`G1` for a group).
+    pub fn code(self) -> String {
+        match self {
+            BoxName::HccsGroup(g) => format!("G{g}"),
+            BoxName::Server(s) => format!("S{s}"),
+            BoxName::Node(n) => format!("N{n}"),
+        }
+    }
+
+    /// The index (group, server or node).
+    pub fn index(self) -> usize {
+        match self {
+            BoxName::HccsGroup(i) | BoxName::Server(i) | BoxName::Node(i) => i,
+        }
+    }
+}
+
+/// Box `i` of a multi-server machine: a node of a measured machine, else
+/// a server.
+fn box_name(topo: &Topology, i: usize) -> BoxName {
+    if server_word(topo) == "node" {
+        BoxName::Node(i)
+    } else {
+        BoxName::Server(i)
+    }
+}
+
 /// A box drawn around a group of devices (a server, an HCCS group).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupBox {
     /// Where.
     pub rect: Rect,
-    /// Caption.
-    pub label: String,
+    /// What it holds.
+    pub name: BoxName,
     /// Devices inside (node indices).
     pub devices: std::ops::Range<usize>,
 }
@@ -181,7 +220,7 @@ impl Layout {
                     w: 214.0,
                     h: 232.0,
                 },
-                label: format!("HCCS group {g} (NPU{}–{})", 4 * g, 4 * g + 3),
+                name: BoxName::HccsGroup(g),
                 devices: 4 * g..4 * g + 4,
             })
             .collect();
@@ -243,7 +282,7 @@ impl Layout {
             }
             boxes.push(GroupBox {
                 rect,
-                label: format!("{} {sv}", server_word(topo)),
+                name: box_name(topo, sv),
                 devices,
             });
         }
@@ -271,11 +310,6 @@ impl Layout {
     /// half below, one trunk (its `g` network ports) each.
     fn collapsed(topo: &Topology, s: usize, g: usize) -> Layout {
         let n = topo.devices.len();
-        let word = if server_word(topo) == "node" {
-            "N"
-        } else {
-            "S"
-        };
         let (bw, bh, gx, gy) = (54.0, 30.0, 10.0, 12.0);
         let cols = if s <= 16 { s.div_ceil(2) } else { 16 };
         let rows = s.div_ceil(cols);
@@ -307,7 +341,7 @@ impl Layout {
             }
             boxes.push(GroupBox {
                 rect,
-                label: format!("{word}{sv}"),
+                name: box_name(topo, sv),
                 devices,
             });
         }

@@ -8,10 +8,10 @@ use super::colors;
 use super::deferred::{use_drawn_pieces, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
-use super::topology_layout::{along, trim, Layout};
+use super::topology_layout::{along, trim, BoxName, GroupBox, Layout};
 use crate::engine::plan::Plan;
 use crate::engine::schedule::TransferKind;
-use crate::engine::topology::{LinkKind, Topology};
+use crate::engine::topology::{LinkKind, Topology, ROCE_FABRIC_LABEL};
 use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -93,34 +93,48 @@ fn loads(plan: &Plan, step: usize) -> Vec<[Load; 2]> {
 fn load_text(topo: &Topology, link: usize, l: &[Load; 2], window_us: f64, scope: &str) -> String {
     let lk = &topo.links[link];
     let dir = |d: &Load, a: usize, b: usize| {
+        let (from, to) = (
+            switch_label(topo.node_label(a)),
+            switch_label(topo.node_label(b)),
+        );
         if d.flows == 0 {
-            format!("{}→{}: idle", topo.node_label(a), topo.node_label(b))
+            t!("topo-dir-idle", from = from, to = to)
         } else {
-            format!(
-                "{}→{}: {} flow{}, busy {} of {} µs ({:.0} %)",
-                topo.node_label(a),
-                topo.node_label(b),
-                d.flows,
-                if d.flows == 1 { "" } else { "s" },
-                format::us(d.busy_us),
-                format::us(window_us),
-                if window_us > 0.0 {
-                    d.busy_us / window_us * 100.0
-                } else {
-                    0.0
-                }
+            let percent = if window_us > 0.0 {
+                d.busy_us / window_us * 100.0
+            } else {
+                0.0
+            };
+            t!(
+                "topo-dir-busy",
+                from = from,
+                to = to,
+                flows = d.flows,
+                busy = format::us(d.busy_us),
+                window = format::us(window_us),
+                percent = format!("{percent:.0}")
             )
         }
     };
-    format!(
-        "{} {}–{}: {} GB/s per direction, α {} µs\nLoad {scope}:\n  {}\n  {}",
-        lk.kind.title(),
-        topo.node_label(lk.a),
-        topo.node_label(lk.b),
-        lk.bandwidth_gbps,
-        lk.latency_us,
-        dir(&l[0], lk.a, lk.b),
-        dir(&l[1], lk.b, lk.a)
+    t!(
+        "topo-link-load",
+        link = link_head(topo, link),
+        scope = scope.to_string(),
+        there = dir(&l[0], lk.a, lk.b),
+        back = dir(&l[1], lk.b, lk.a)
+    )
+}
+
+/// A link's first tooltip line: its kind, ends, bandwidth and latency.
+fn link_head(topo: &Topology, link: usize) -> String {
+    let lk = &topo.links[link];
+    t!(
+        "topo-link-head",
+        kind = lk.kind.title().to_string(),
+        a = switch_label(topo.node_label(lk.a)),
+        b = switch_label(topo.node_label(lk.b)),
+        gbps = format::gbps(lk.bandwidth_gbps),
+        us = format::us(lk.latency_us)
     )
 }
 
@@ -244,7 +258,7 @@ fn server_piece(p: &ServerPieceProps) -> Html {
                 let (cx, cy) = b.rect.centre();
                 let last = b.devices.end.min(ranks).saturating_sub(1);
                 let sub = if !active {
-                    "idle".to_string()
+                    t!("topo-idle")
                 } else if b.devices.end <= ranks {
                     format!("r{}–{}", b.devices.start, b.devices.end - 1)
                 } else {
@@ -253,26 +267,64 @@ fn server_piece(p: &ServerPieceProps) -> Html {
                 html! {
                     <g class={classes!("server-box", "collapsed", active.then_some("active"), (!active).then_some("idle"))}>
                         <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="5" />
-                        <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.label.clone()}</text>
+                        <text class="box-label" x={f(cx)} y={f(cy - 1.0)} text-anchor="middle">{b.name.code()}</text>
                         <text class="box-sub" x={f(cx)} y={f(cy + 10.0)} text-anchor="middle">{sub}</text>
-                        <title>{
-                            if super::topology_layout::server_word(topo) == "node" {
-                                format!("node {}: {} GPUs (devices {}–{}); {}",
-                                    &b.label[1..], b.devices.len(), b.devices.start, b.devices.end - 1,
-                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
-                            } else {
-                                format!("server {} : 8 Ascend 910B NPUs (devices {}–{}), HCCS full mesh inside (28 links × {} GB/s); {}",
-                                    &b.label[1..], b.devices.start, b.devices.end - 1,
-                                    topo.links.first().map_or(0.0, |l| l.bandwidth_gbps),
-                                    if active { format!("ranks {}–{} of this run", b.devices.start, b.devices.end.min(ranks) - 1) } else { "not in this run".to_string() })
-                            }
-                        }</title>
+                        <title>{box_title(b, ranks, topo.links.first().map_or(0.0, |l| l.bandwidth_gbps))}</title>
                     </g>
                 }
             }
         }
     });
     html! { <>{ for items }</> }
+}
+
+/// A box's caption in the page's language: `server 3`, `node 3`, `HCCS
+/// group 1 (NPU4–7)`.
+fn box_caption(name: BoxName) -> String {
+    match name {
+        BoxName::Server(n) => t!("topo-box-server", n = n),
+        BoxName::Node(n) => t!("topo-box-node", n = n),
+        BoxName::HccsGroup(g) => t!("topo-box-group", g = g, a = 4 * g, b = 4 * g + 3),
+    }
+}
+
+/// A collapsed box's tooltip: what it holds and its ranks in this run
+/// (`gbps`: a 910B server's HCCS link bandwidth).
+fn box_title(b: &GroupBox, ranks: usize, gbps: f64) -> String {
+    let (a, z) = (b.devices.start, b.devices.end.saturating_sub(1));
+    let run = if a < ranks {
+        t!("topo-box-ranks", a = a, b = b.devices.end.min(ranks) - 1)
+    } else {
+        t!("topo-box-idle")
+    };
+    match b.name {
+        BoxName::Node(n) => t!(
+            "topo-box-node-title",
+            n = n,
+            gpus = b.devices.len(),
+            a = a,
+            b = z,
+            run = run
+        ),
+        _ => t!(
+            "topo-box-server-title",
+            n = b.name.index(),
+            a = a,
+            b = z,
+            gbps = format::gbps(gbps),
+            run = run
+        ),
+    }
+}
+
+/// A switch's label in the page's language: the engine's RoCE fabric
+/// translated, a custom topology's own label as the user wrote it.
+fn switch_label(label: &str) -> String {
+    if label == ROCE_FABRIC_LABEL {
+        t!("topo-switch-roce")
+    } else {
+        label.to_string()
+    }
 }
 
 /// Collapsed server box `bi`'s trunk: its RoCE ports aggregated into one
@@ -331,21 +383,26 @@ fn trunk(
     }
     let lk = &topo.links[first];
     let active = b.devices.start < ranks;
-    let title = format!(
-        "{} ↔ RoCE fabric: {} RoCE ports × {} GB/s per direction, α {} µs each\n{}",
-        b.label,
-        ports.len(),
-        lk.bandwidth_gbps,
-        lk.latency_us,
-        if simulated {
-            format!(
-                "Load {scope}: {fl} flows on {n_busy} port directions, busiest {} of {} µs",
-                format::us(busy_us),
-                format::us(window_us)
-            )
-        } else {
-            "(bottleneck bound, not simulated link by link: load not known)".to_string()
-        }
+    let load = if simulated {
+        t!(
+            "topo-trunk-load",
+            scope = scope.to_string(),
+            flows = fl,
+            dirs = n_busy,
+            busy = format::us(busy_us),
+            window = format::us(window_us)
+        )
+    } else {
+        t!("topo-trunk-unsimulated")
+    };
+    let title = t!(
+        "topo-trunk-title",
+        code = b.name.code(),
+        fabric = t!("topo-switch-roce"),
+        ports = ports.len(),
+        gbps = format::gbps(lk.bandwidth_gbps),
+        us = format::us(lk.latency_us),
+        load = load
     );
     html! {
         <g class={classes!("link-g", "roce", active.then_some("active"), (fl > 0).then_some("busy"))}>
@@ -375,17 +432,14 @@ pub fn topology_view(p: &TopologyProps) -> Html {
     let (window_us, scope) = match (step, simulated) {
         (Some(_), true) => {
             let s = &tl.steps[p.step - 1];
-            (s.end_us - s.start_us, format!("in step {}", p.step))
+            (s.end_us - s.start_us, t!("topo-scope-step", step = p.step))
         }
         (None, true) => (
             plan.loop_us(),
             if plan.loops() > 1 {
-                format!(
-                    "over loop 1 of {} (busiest step shown as flows)",
-                    plan.loops()
-                )
+                t!("topo-scope-loop", loops = plan.loops())
             } else {
-                "over the whole run (most flows at once)".to_string()
+                t!("topo-scope-run")
             },
         ),
         _ => (0.0, String::new()),
@@ -430,15 +484,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         if simulated {
             load_text(topo, i, &load[i], window_us, &scope)
         } else {
-            let l = &topo.links[i];
-            format!(
-                "{} {}–{}: {} GB/s per direction, α {} µs\n(no link-level simulation for this plan: load not known)",
-                l.kind.title(),
-                topo.node_label(l.a),
-                topo.node_label(l.b),
-                l.bandwidth_gbps,
-                l.latency_us
-            )
+            t!("topo-link-unsimulated", link = link_head(topo, i))
         }
     };
     let mut links: Vec<Html> = Vec::new();
@@ -560,7 +606,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                 html! {
                     <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
                         <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
-                        <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{b.label.clone()}</text>
+                        <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{box_caption(b.name)}</text>
                     </g>
                 }
             })
@@ -603,7 +649,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                     <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
                         <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
                         <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
-                        <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { "idle".to_string() } }</text>
+                        <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { t!("topo-idle") } }</text>
                         {badge.unwrap_or_default()}
                         <title>{tip}</title>
                     </g>
@@ -621,19 +667,19 @@ pub fn topology_view(p: &TopologyProps) -> Html {
                         { if of_nodes {
                             // The measured machine: every rank's link carries the fitted figures.
                             let l = topo.links.first();
-                            format!("network — fitted: {} GB/s, {} µs a rank's link", l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)), l.map_or("–".into(), |l| format::us(l.latency_us)))
+                            t!("topo-bar-fitted", gbps = l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)), us = l.map_or("–".into(), |l| format::us(l.latency_us)))
                         } else {
-                            format!("{} — non-blocking switch, one {} GB/s RoCE port per NPU", sw.label, topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps))
+                            t!("topo-bar-switch", label = switch_label(&sw.label), gbps = format::gbps(topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps)))
                         } }
                     </text>
-                    <title>{format!("{}: a switch (hosts no rank); contention is modelled at the {} ports only (an assumption)", sw.label, plan.library.device_word())}</title>
+                    <title>{t!("topo-bar-title", label = switch_label(&sw.label), device = plan.library.device_word())}</title>
                 </g>
             },
             None => html! {
                 <g class="node switch" transform={format!("translate({},{})", f(x), f(y))}>
                     <rect x="-40" y="-14" width="80" height="28" rx="6" />
-                    <text class="node-label" y="4" text-anchor="middle">{sw.label.clone()}</text>
-                    <title>{format!("{}: a switch (hosts no rank)", sw.label)}</title>
+                    <text class="node-label" y="4" text-anchor="middle">{switch_label(&sw.label)}</text>
+                    <title>{t!("topo-switch-title", label = switch_label(&sw.label))}</title>
                 </g>
             },
         }
