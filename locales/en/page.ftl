@@ -627,7 +627,7 @@ topo-bar-title = { $label }: a switch (hosts no rank); contention is modelled at
 topo-trunk-title = { $code } ↔ { $fabric }: { $ports } RoCE ports × { $gbps } GB/s per direction, α { $us } µs each
     { $load }
 topo-trunk-load = Load { $scope }: { $flows } flows on { $dirs } port directions, busiest { $busy } of { $window } µs
-topo-trunk-unsimulated = (bottleneck bound, not simulated link by link: load not known)
+topo-trunk-unsimulated = (no link-level load for this plan: not known)
 topo-link-head = { $kind } { $a }–{ $b }: { $gbps } GB/s per direction, α { $us } µs
 topo-link-load = { $link }
     Load { $scope }:

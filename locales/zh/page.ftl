@@ -598,7 +598,7 @@ topo-bar-title = { $label }：交换机（不承载 rank）；只在 { $device }
 topo-trunk-title = { $code } ↔ { $fabric }：{ $ports } 个 RoCE 端口 × 每方向 { $gbps } GB/s，每个 α { $us } µs
     { $load }
 topo-trunk-load = 负载（{ $scope }）：{ $dirs } 个端口方向上共 { $flows } 条流，最忙的 { $busy } / { $window } µs
-topo-trunk-unsimulated = （瓶颈界估计，未逐链路模拟：负载未知）
+topo-trunk-unsimulated = （此方案没有逐链路负载：未知）
 topo-link-head = { $kind } { $a }–{ $b }：每方向 { $gbps } GB/s，α { $us } µs
 topo-link-load = { $link }
     负载（{ $scope }）：

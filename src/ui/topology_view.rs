@@ -55,6 +55,13 @@ fn kind_class(k: LinkKind) -> &'static str {
     }
 }
 
+/// Did the plan record its links' load? A large plan's simulation keeps
+/// its steps but not every link interval; its links then say the load is
+/// not known rather than show zero flows.
+fn link_level(plan: &Plan) -> bool {
+    !plan.estimate.timeline.link_busy.is_empty() || !plan.link_loads.is_empty()
+}
+
 /// Per link, `[forward, backward]` load in step `step` (1-based) or, for
 /// step 0, over one whole loop ([`Plan::link_loads`]: all a model-only
 /// plan carries to the page).
@@ -247,7 +254,7 @@ fn server_piece(p: &ServerPieceProps) -> Html {
     let topo = &plan.topology;
     let layout = &p.layout;
     let ranks = plan.config.ranks;
-    let simulated = !plan.estimate.timeline.steps.is_empty();
+    let simulated = link_level(plan);
     let (window_us, scope) = (p.window.0, &p.window.1);
     let boxes = layout.boxes.get(p.boxes.clone()).unwrap_or_default();
     let items = boxes.iter().zip(p.boxes.clone()).map(|(b, bi)| {
@@ -481,7 +488,7 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         .map(|r| r.hops.iter().map(|h| h.link).collect())
         .unwrap_or_default();
     let title_of = |i: usize| {
-        if simulated {
+        if link_level(plan) {
             load_text(topo, i, &load[i], window_us, &scope)
         } else {
             t!("topo-link-unsimulated", link = link_head(topo, i))
