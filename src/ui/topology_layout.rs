@@ -71,13 +71,6 @@ impl BoxName {
             BoxName::Node(n) => format!("N{n}"),
         }
     }
-
-    /// The index (group, server or node).
-    pub fn index(self) -> usize {
-        match self {
-            BoxName::HccsGroup(i) | BoxName::Server(i) | BoxName::Node(i) => i,
-        }
-    }
 }
 
 /// Box `i` of a multi-server machine: a node of a measured machine, else

@@ -313,9 +313,9 @@ fn box_title(b: &GroupBox, ranks: usize, gbps: f64) -> String {
             b = z,
             run = run
         ),
-        _ => t!(
+        BoxName::Server(n) | BoxName::HccsGroup(n) => t!(
             "topo-box-server-title",
-            n = b.name.index(),
+            n = n,
             a = a,
             b = z,
             gbps = format::gbps(gbps),

@@ -31,8 +31,9 @@
 //!   by `exp(-taper · log2(nodes / measured nodes))`.
 //!
 //! AlltoAll, Scatter, Gather and Send/Recv are NCCL's grouped
-//! point-to-point sends ([`p2p_time_us`]): one network operation per peer
-//! plus the bytes over the busiest port class.
+//! point-to-point sends ([`p2p_time_us`]): one operation per peer (a peer
+//! on another node also pays network hops) plus the bytes over the
+//! busiest port class.
 
 use crate::engine::collective::Primitive;
 use crate::engine::hardware::Hardware;
