@@ -64,7 +64,6 @@ use super::quantization::{Compression, GradientShape, ScaleType, Scheme, BLOCK_R
 use super::topology::Topology;
 pub use super::units::parse_bytes;
 use serde::{Deserialize, Serialize};
-use std::cell::RefCell;
 use thiserror::Error;
 
 /// Largest message the compression what-if models, bytes (its codec
