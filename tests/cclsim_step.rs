@@ -127,7 +127,16 @@ fn step_errors_name_the_flag_and_value() {
     assert!(err.starts_with("cclsim: --tp 3: must divide"), "{err}");
     let (_, _, err) = run(&["--dp", "4", "--batch", "8"]);
     assert!(
-        err.contains("--dp 4: dp·tp·pp = 4·1·1 = 4 must equal the machine's 8 ranks"),
+        err.contains("--dp 4: dp·tp·pp·cp = 4·1·1·1 = 4 must equal the machine's 8 ranks"),
+        "{err}"
+    );
+    // Context parallelism's ring hides behind attention: it must be counted.
+    let (code, _, err) = run(&["--dp", "4", "--cp", "2", "--batch", "8"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(
+            "cclsim: --cp 2: 1 unless attention's FLOPs are counted (cclsim step --attention-flops"
+        ),
         "{err}"
     );
     let (_, _, err) = run(&["--dp", "8", "--batch", "12"]);

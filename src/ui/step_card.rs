@@ -1,4 +1,4 @@
-//! The "Training step" card: a model preset on a DP × TP × PP (EP, ZeRO)
+//! The "Training step" card: a model preset on a DP × TP × PP × CP (EP, ZeRO)
 //! layout on the page's machine, through [`crate::engine::step::step`]
 //! (what `cclsim step` prints): every collective the step issues, each
 //! timed the way the headline times it, the compute, the exposed
@@ -391,6 +391,9 @@ enum Field {
     Tp,
     Pp,
     Ep,
+    Cp,
+    SequenceParallel,
+    AttentionFlops,
     Zero,
     Microbatches,
     Seq,
@@ -419,6 +422,9 @@ fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
         Field::Tp => next.tp = whole("tp")? as usize,
         Field::Pp => next.pp = whole("pp")? as usize,
         Field::Ep => next.ep = whole("ep")? as usize,
+        Field::Cp => next.cp = whole("cp")? as usize,
+        Field::SequenceParallel => next.sequence_parallel = v == "1",
+        Field::AttentionFlops => next.attention_flops = v == "1",
         Field::Zero => next.zero = whole("zero")?.min(255) as u8,
         Field::Microbatches => next.microbatches = whole("microbatches")? as usize,
         Field::Seq => next.seq = whole("seq")?,
@@ -522,6 +528,10 @@ pub fn step_card(p: &StepCardProps) -> Html {
                 Field::Zero | Field::Compress => {
                     e.target_unchecked_into::<HtmlSelectElement>().value()
                 }
+                Field::SequenceParallel | Field::AttentionFlops => {
+                    let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+                    (if on { "1" } else { "0" }).to_string()
+                }
                 _ => e.target_unchecked_into::<HtmlInputElement>().value(),
             };
             match set(&input, f, &v) {
@@ -580,6 +590,8 @@ pub fn step_card(p: &StepCardProps) -> Html {
                 {num("step-tp", "tp".to_string(), i.tp.to_string(), Field::Tp, "1")}
                 {num("step-pp", "pp".to_string(), i.pp.to_string(), Field::Pp, "1")}
                 {num("step-ep", "ep".to_string(), i.ep.to_string(), Field::Ep, "1")}
+                <div class="field"><label for="step-cp" title={t!("st-cp-title")}>{"cp"}</label>
+                    <input id="step-cp" type="number" min="0" step="1" class="step-num" value={i.cp.to_string()} onchange={on_field(Field::Cp)} /></div>
                 <div class="field"><label for="step-zero">{"ZeRO"}</label>
                     <select id="step-zero" onchange={on_field(Field::Zero)}>
                         { for (0..=3u8).map(|z| html! { <option value={z.to_string()} selected={i.zero == z}>{z}</option> }) }
@@ -592,6 +604,10 @@ pub fn step_card(p: &StepCardProps) -> Html {
                     <select id="step-compress" onchange={on_field(Field::Compress)}>
                         { for Scheme::ALL.iter().map(|z| html! { <option value={z.name()} selected={i.compress == *z}>{z.name()}</option> }) }
                     </select></div>
+                <div class="field"><label for="step-sp" title={t!("st-sp-title")}>
+                    <input id="step-sp" type="checkbox" checked={i.sequence_parallel} onchange={on_field(Field::SequenceParallel)} />{" "}{t!("st-sp")}</label></div>
+                <div class="field"><label for="step-attn" title={t!("st-attn-title")}>
+                    <input id="step-attn" type="checkbox" checked={i.attention_flops} onchange={on_field(Field::AttentionFlops)} />{" "}{t!("st-attn")}</label></div>
                 <div class="field"><label for="step-peak">{t!("st-peak")}</label>
                     <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
                         value={peak} onchange={on_field(Field::Peak)} /></div>

@@ -218,3 +218,37 @@ test('a pinned step sits beside the current one: compression compared, kept in t
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+// From `cclsim step --model llama3-8b --dp 1 --cp 8 --seq 32768 --batch 1
+// --attention-flops --topo h100-8 --json`.
+const CONTEXT_PARALLEL = {
+  stepTimeUs: 1036419.1044847994,
+  rows: 8,
+};
+
+test('context parallelism on the card: the ring asks for attention FLOPs, then times as the CLI does', async () => {
+  const { context, page, problems } = await open({ width: 1400, height: 900 },
+    'v=1&topo=h100-8&ranks=8&step=llama3-8b&step_dp=1&step_seq=32768&step_batch=1');
+  // dp 1 on 8 ranks: the product of the degrees is named.
+  await page.waitForSelector('#step-error', { timeout: 60_000 });
+  assert.match(await page.textContent('#step-error'), /dp·tp·pp·cp = 1·1·1·1 = 1/);
+  await page.fill('#step-cp', '8');
+  await page.dispatchEvent('#step-cp', 'change');
+  await page.waitForURL(/step_cp=8/);
+  await page.waitForFunction(() => /attention/.test(document.querySelector('#step-error')?.textContent ?? ''),
+    null, { timeout: 60_000 });
+  assert.match(await page.textContent('#step-error'), /^cp=8/);
+  await page.check('#step-attn');
+  await page.waitForURL(/step_attn=1/);
+  await page.waitForSelector('#step-table', { timeout: 60_000 });
+  near(Number(await page.getAttribute('#step-time', 'data-us')), CONTEXT_PARALLEL.stepTimeUs);
+  const rows = page.locator('#step-table tbody tr');
+  assert.equal(await rows.count(), CONTEXT_PARALLEL.rows);
+  const ring = rows.filter({ hasText: 'context-parallel ring' });
+  assert.equal(await ring.count(), 2);
+  assert.match(await ring.first().textContent(), /attention forward/);
+  // The preset list holds DeepSeek-V3.
+  assert.equal(await page.locator('#step-model option[value="deepseek-v3"]').count(), 1);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -18,13 +18,14 @@ use crate::engine::transformer::ModelShape;
 use crate::engine::units::parse_bytes;
 
 /// Every key, in the order [`to_pairs`] writes them.
-pub const KEYS: [&str; 18] = [
+pub const KEYS: [&str; 19] = [
     "step",
     "step_shape",
     "step_dp",
     "step_tp",
     "step_pp",
     "step_ep",
+    "step_cp",
     "step_zero",
     "step_mb",
     "step_seq",
@@ -75,8 +76,11 @@ fn dtype(v: &str) -> Result<DType, String> {
     DType::from_name(v).ok_or_else(|| "one of fp32, fp16, bf16, int32, int8".to_string())
 }
 
-/// The fields of a `config.json` a `step_shape` value lists, in order.
-const SHAPE_FIELDS: [&str; 9] = [
+/// The fields of a `config.json` a `step_shape` value lists, in order: the
+/// first nine for a Llama or Mixtral shape, all seventeen for a DeepSeek
+/// one (its expert width, shared experts, dense layers and latent
+/// attention; a 0 is an absent field).
+const SHAPE_FIELDS: [&str; 17] = [
     "hidden_size",
     "intermediate_size",
     "num_hidden_layers",
@@ -86,20 +90,31 @@ const SHAPE_FIELDS: [&str; 9] = [
     "num_local_experts",
     "num_experts_per_tok",
     "tie_word_embeddings",
+    "moe_intermediate_size",
+    "n_shared_experts",
+    "first_k_dense_replace",
+    "q_lora_rank",
+    "kv_lora_rank",
+    "qk_nope_head_dim",
+    "qk_rope_head_dim",
+    "v_head_dim",
 ];
 
-/// A model read from a pasted `config.json`, as nine numbers joined by
-/// dots in [`SHAPE_FIELDS`] order, checked by the same reader as the
-/// `config.json` itself ([`model::from_config_json`]).
+/// The fields of a Llama or Mixtral shape.
+const LLAMA_SHAPE_FIELDS: usize = 9;
+
+/// A model read from a pasted `config.json`, as nine or seventeen whole
+/// numbers joined by dots in [`SHAPE_FIELDS`] order, checked by the same
+/// reader as the `config.json` itself ([`model::from_config_json`]).
 fn shape(v: &str) -> Result<ModelShape, String> {
     let allowed = || {
         format!(
-            "nine whole numbers joined by dots: {}",
+            "nine or seventeen whole numbers joined by dots: {}",
             SHAPE_FIELDS.join(", ")
         )
     };
     let parts: Vec<&str> = v.split('.').collect();
-    if parts.len() != SHAPE_FIELDS.len() {
+    if parts.len() != LLAMA_SHAPE_FIELDS && parts.len() != SHAPE_FIELDS.len() {
         return Err(allowed());
     }
     let mut json = serde_json::Map::new();
@@ -112,7 +127,14 @@ fn shape(v: &str) -> Result<ModelShape, String> {
 }
 
 fn shape_value(m: &ModelShape) -> String {
-    [
+    let a = m.mla.unwrap_or(model::Mla {
+        q_lora_rank: 0,
+        kv_lora_rank: 0,
+        qk_nope_head_dim: 0,
+        qk_rope_head_dim: 0,
+        v_head_dim: 0,
+    });
+    let all = [
         m.hidden,
         m.intermediate,
         m.layers,
@@ -122,9 +144,22 @@ fn shape_value(m: &ModelShape) -> String {
         m.experts,
         m.top_k,
         u64::from(m.tied),
-    ]
-    .map(|n| n.to_string())
-    .join(".")
+        m.moe_intermediate,
+        m.shared_experts,
+        m.dense_layers,
+        a.q_lora_rank,
+        a.kv_lora_rank,
+        a.qk_nope_head_dim,
+        a.qk_rope_head_dim,
+        a.v_head_dim,
+    ];
+    let llama = all[LLAMA_SHAPE_FIELDS..].iter().all(|&n| n == 0);
+    let n = if llama { LLAMA_SHAPE_FIELDS } else { all.len() };
+    all[..n]
+        .iter()
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 fn usize_of(v: &str) -> Result<usize, String> {
@@ -146,6 +181,7 @@ fn set(s: &mut StepInput, key: &str, v: &str) -> Result<bool, String> {
         "step_tp" => s.tp = usize_of(v)?,
         "step_pp" => s.pp = usize_of(v)?,
         "step_ep" => s.ep = usize_of(v)?,
+        "step_cp" => s.cp = usize_of(v)?,
         "step_zero" => {
             s.zero = match v {
                 "0" | "1" | "2" | "3" => v.parse().unwrap_or(0),
@@ -215,6 +251,7 @@ pub fn to_pairs(s: &StepInput) -> Vec<(&'static str, String)> {
     put("step_tp", s.tp != d.tp, s.tp.to_string());
     put("step_pp", s.pp != d.pp, s.pp.to_string());
     put("step_ep", s.ep != d.ep, s.ep.to_string());
+    put("step_cp", s.cp != d.cp, s.cp.to_string());
     put("step_zero", s.zero != d.zero, s.zero.to_string());
     put(
         "step_mb",
@@ -477,7 +514,28 @@ mod tests {
             errors[0].allowed
         );
         let (_, errors) = from_pairs(&pairs("step_shape=1.2.3"));
-        assert!(errors[0].allowed.starts_with("nine whole numbers"));
+        assert!(errors[0]
+            .allowed
+            .starts_with("nine or seventeen whole numbers"));
+    }
+
+    #[test]
+    fn a_deepseek_shape_travels_with_its_latent_attention() {
+        let s = StepInput {
+            model: "config.json".into(),
+            shape: Some(model::DEEPSEEK_V3),
+            ..StepInput::default()
+        };
+        let written = to_pairs(&s);
+        assert_eq!(
+            written[1].1,
+            "7168.18432.61.128.128.129280.256.8.0.2048.1.3.1536.512.128.64.128"
+        );
+        let back: Vec<(String, String)> = written
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(from_pairs(&back), (Some(s), vec![]));
     }
 
     #[test]

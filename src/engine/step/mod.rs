@@ -1,7 +1,7 @@
 //! From a model to its communication: one training step.
 //!
-//! A model ([`model`]), a parallel layout (DP × TP × PP, EP, ZeRO stage,
-//! microbatches) and a machine give what the step issues ([`traffic`]:
+//! A model ([`model`]), a parallel layout (DP × CP × PP × TP, EP, ZeRO
+//! stage, microbatches) and a machine give what the step issues ([`traffic`]:
 //! each collective, its size, group and calls, with the formula's source),
 //! each call timed on the machine the way `cclsim predict` times it
 //! ([`time`]), the compute, and the step time:
@@ -65,6 +65,10 @@ pub struct StepInput {
     pub pp: usize,
     /// Expert-parallel ranks (MoE models; 1 otherwise).
     pub ep: usize,
+    /// Context-parallel ranks: each holds `seq / cp` of every sequence and
+    /// passes keys and values around a ring in attention (Megatron-LM's
+    /// `--context-parallel-size`, Transformer Engine's P2P ring).
+    pub cp: usize,
     /// ZeRO stage 0..=3 (3 = FSDP full shard).
     pub zero: u8,
     /// Microbatches per step.
@@ -90,7 +94,8 @@ pub struct StepInput {
     /// Count attention's own FLOPs, `12 · L · h · s` per token, beside
     /// `6 · Ψ_active`: the `s/(6h)` term of `72·B·s·l·h²·(1 + s/(6h) +
     /// V/(12·l·h))` (Korthikanti et al. 2022; Narayanan et al. 2021 count
-    /// 96 for activation recomputation's extra forward).
+    /// 96 for activation recomputation's extra forward); for latent
+    /// attention its own head widths ([`ModelShape::attention_width`]).
     pub attention_flops: bool,
     /// Block quantisation of the data-parallel gradient reductions (DDP's
     /// AllReduce, ZeRO's gradient ReduceScatter): a what-if, timed by the
@@ -113,6 +118,7 @@ impl Default for StepInput {
             tp: 1,
             pp: 1,
             ep: 1,
+            cp: 1,
             zero: 0,
             microbatches: 1,
             seq: 4096,
@@ -279,23 +285,32 @@ fn timed(input: &StepInput, m: &ModelShape, machine: &Config) -> Result<StepRepo
     let flops = flops_per_token(input, m) * tokens as f64;
     let ranks = machine.ranks;
     let compute_us = flops / ranks as f64 / (peak * 1e12 * input.mfu) * 1e6;
+    let attention_us = compute_us * attention_flops_per_token(input, m) / flops_per_token(input, m);
     Ok(report(
         input,
         m,
         ranks,
-        (flops, peak, source, compute_us),
+        (flops, peak, source, compute_us, attention_us),
         rows,
     ))
 }
 
 /// Training FLOPs per token: `6 · Ψ_active`, and with
-/// [`StepInput::attention_flops`] `12 · L · h · s`.
+/// [`StepInput::attention_flops`] attention's own.
 fn flops_per_token(input: &StepInput, m: &ModelShape) -> f64 {
-    let dense = 6.0 * m.active_params() as f64;
+    6.0 * m.active_params() as f64 + attention_flops_per_token(input, m)
+}
+
+/// Attention's score and value products per token when the step counts
+/// them: `6 · L · s · width` (forward `2 · s · width`, backward twice
+/// that), `width = heads · (qk + v head dims)` ([`ModelShape::
+/// attention_width`]); for grouped-query attention `width = 2h`, the
+/// `12 · L · h · s` of Korthikanti et al.
+fn attention_flops_per_token(input: &StepInput, m: &ModelShape) -> f64 {
     if !input.attention_flops {
-        return dense;
+        return 0.0;
     }
-    dense + 12.0 * m.layers as f64 * m.hidden as f64 * input.seq as f64
+    6.0 * m.layers as f64 * input.seq as f64 * m.attention_width() as f64
 }
 
 /// The peak: the input's, else the machine's cited one.
@@ -321,7 +336,7 @@ fn report(
     input: &StepInput,
     m: &ModelShape,
     ranks: usize,
-    (flops, peak, source, compute_us): (f64, f64, String, f64),
+    (flops, peak, source, compute_us, attention_us): (f64, f64, String, f64, f64),
     rows: Vec<(&Issued, time::Timed)>,
 ) -> StepReport {
     let pp = input.pp as f64;
@@ -329,7 +344,10 @@ fn report(
     let times: Vec<(&Issued, f64)> = rows.iter().map(|(i, t)| (*i, t.time_us)).collect();
     let exposed_comm_us: f64 = Overlap::ALL
         .iter()
-        .map(|&o| time::exposed(&times, o, o.window_us(compute_us, input.microbatches)))
+        .map(|&o| {
+            let window = o.window_us(compute_us, attention_us, input.microbatches);
+            time::exposed(&times, o, window)
+        })
         .sum();
     let collectives: Vec<StepCollective> = rows.into_iter().map(|(i, t)| row(i, t)).collect();
     let comm_us: f64 = collectives.iter().map(|c| c.total_us).sum();

@@ -6,14 +6,18 @@
 //! Nothing here is timed.
 //!
 //! ## Ranks and groups
-//! Rank `r = (d·pp + p)·tp + t` for data-parallel index `d`, stage `p` and
-//! tensor-parallel index `t`: TP innermost (inside a node), DP outermost,
-//! as the brief of this view asks. (Megatron-LM's default order,
-//! `parallel_state.py` `order="tp-cp-ep-dp-pp"`, puts PP outermost
-//! instead; only the strides below would change.) A group is `size`
-//! ranks `stride` apart: TP `(tp, 1)`; a PP neighbour pair `(2, tp)`; DP
-//! `(dp, tp·pp)`; EP the first `ep` of a DP group `(ep, tp·pp)`; the
-//! experts' data-parallel group `(dp/ep, ep·tp·pp)`.
+//! Rank `r = ((d·cp + c)·pp + p)·tp + t` for data-parallel index `d`,
+//! context-parallel index `c`, stage `p` and tensor-parallel index `t`:
+//! TP innermost (inside a node), DP outermost, as the brief of this view
+//! asks. (Megatron-LM's default order, `parallel_state.py`
+//! `order="tp-cp-ep-dp-pp"`, puts CP next to TP and PP outermost instead;
+//! only the strides below would change.) A group is `size` ranks `stride`
+//! apart: TP `(tp, 1)`; a PP neighbour pair `(2, tp)`; the CP ring
+//! `(cp, tp·pp)`; the gradients' data-parallel group, which spans the
+//! context-parallel ranks too (they hold the same weights; Megatron's
+//! `data_parallel_group_with_context_parallel`), `(dp·cp, tp·pp)`; EP the
+//! first `ep` of it `(ep, tp·pp)`; the experts' data-parallel group
+//! `(dp·cp/ep, ep·tp·pp)`.
 //!
 //! ## Formulas (Ψ parameters; a rank holds `Ψ_r` = its share of them)
 //! - **Data parallel** (Rajbhandari et al. 2020, "ZeRO", §7: plain DP
@@ -45,8 +49,16 @@
 //! - **Expert parallel** (Lepikhin et al. 2020, "GShard"; Megatron
 //!   Core MoE's AlltoAll token dispatcher): per MoE layer an AlltoAll
 //!   dispatches `b·s·top_k` token copies of `h` elements and another
-//!   combines them, forward, and both again backward: 4 per layer per
+//!   combines them, forward, and both again backward: 4 per MoE layer per
 //!   microbatch.
+//! - **Context parallel** (Megatron-LM `--context-parallel-size` with
+//!   Transformer Engine's P2P ring, `context_parallel.py`
+//!   `AttnFuncWithCPAndKVP2P`; Liu et al. 2023, "Ring Attention"): each
+//!   rank holds `s/cp` tokens of a sequence; per layer and microbatch the
+//!   forward passes its keys and values to the next rank `cp − 1` times,
+//!   the backward passes keys, values and their gradients (twice the
+//!   bytes) `cp − 1` times, each pass overlapping attention on the chunk
+//!   already received. Activations of TP, PP and EP carry `s/cp` tokens.
 //!
 //! A rank's share of a tensor is `elems / (tp·pp)` (experts: `/(ep·tp·pp)`),
 //! rounded up: the rank's stage holds `1/pp` of the layers and TP splits
@@ -88,6 +100,12 @@ pub enum Overlap {
     /// Runs during every microbatch's backward pass (ZeRO-3's backward
     /// AllGather and ReduceScatter).
     Backward,
+    /// Runs during attention's forward compute (context parallelism's
+    /// key-value ring).
+    AttentionForward,
+    /// Runs during attention's backward compute (the ring of keys, values
+    /// and their gradients).
+    AttentionBackward,
     /// Once per step, during the first microbatch's forward pass (ZeRO-1/2's
     /// updated parameters, gathered as the next step begins).
     FirstForward,
@@ -99,23 +117,28 @@ pub enum Overlap {
 
 impl Overlap {
     /// Every kind.
-    pub const ALL: [Overlap; 5] = [
+    pub const ALL: [Overlap; 7] = [
         Overlap::None,
         Overlap::Forward,
         Overlap::Backward,
+        Overlap::AttentionForward,
+        Overlap::AttentionBackward,
         Overlap::FirstForward,
         Overlap::LastBackward,
     ];
 
-    /// The compute it hides behind, of a step of `compute_us` in `micro`
-    /// microbatches: forward a third, backward two thirds (6Ψ per token:
-    /// 2Ψ forward, 4Ψ backward).
-    pub fn window_us(self, compute_us: f64, micro: usize) -> f64 {
+    /// The compute it hides behind, of a step of `compute_us` (of which
+    /// `attention_us` is attention's) in `micro` microbatches: forward a
+    /// third, backward two thirds (6Ψ per token: 2Ψ forward, 4Ψ backward;
+    /// attention's own FLOPs split alike, 4 forward, 8 backward of 12).
+    pub fn window_us(self, compute_us: f64, attention_us: f64, micro: usize) -> f64 {
         let m = micro.max(1) as f64;
         match self {
             Overlap::None => 0.0,
             Overlap::Forward => compute_us / 3.0,
             Overlap::Backward => compute_us * 2.0 / 3.0,
+            Overlap::AttentionForward => attention_us / 3.0,
+            Overlap::AttentionBackward => attention_us * 2.0 / 3.0,
             Overlap::FirstForward => compute_us / 3.0 / m,
             Overlap::LastBackward => compute_us * 2.0 / 3.0 / m,
         }
@@ -127,6 +150,8 @@ impl Overlap {
             Overlap::None => "none",
             Overlap::Forward => "forward",
             Overlap::Backward => "backward",
+            Overlap::AttentionForward => "attention forward",
+            Overlap::AttentionBackward => "attention backward",
             Overlap::FirstForward => "first forward",
             Overlap::LastBackward => "last backward",
         }
@@ -163,18 +188,26 @@ pub struct Issued {
 struct Shape {
     /// Sequences per microbatch per DP rank (`b`).
     micro_seqs: u64,
+    /// Tokens of a sequence a rank holds, `s / cp`.
+    seq: u64,
     /// Microbatches (`m`).
     micro: u64,
     /// Layers per stage.
     stage_layers: u64,
+    /// MoE layers of the stage with the most of them (a model's first,
+    /// dense, layers all fall in the first stage).
+    stage_moe_layers: u64,
 }
 
 fn shape(input: &StepInput, model: &ModelShape) -> Shape {
     let micro = input.microbatches as u64;
+    let stage_layers = model.layers / input.pp.max(1) as u64;
     Shape {
         micro_seqs: input.batch / (input.dp as u64 * micro).max(1),
+        seq: input.seq / input.cp.max(1) as u64,
         micro,
-        stage_layers: model.layers / input.pp.max(1) as u64,
+        stage_layers,
+        stage_moe_layers: stage_layers.min(model.moe_layers()),
     }
 }
 
@@ -186,13 +219,13 @@ pub fn issued(input: &StepInput, model: &ModelShape) -> Vec<Issued> {
     let (dense, experts) = tensors(model);
     let (tp, pp) = (input.tp as u64, input.pp as u64);
     let dp = Group {
-        size: input.dp,
+        size: input.dp * input.cp,
         stride: input.tp * input.pp,
     };
     out.extend(data_parallel(input, &share(&dense, tp * pp), dp, sh, ""));
     if model.moe() {
         let edp = Group {
-            size: input.dp / input.ep.max(1),
+            size: input.dp * input.cp / input.ep.max(1),
             stride: input.ep * input.tp * input.pp,
         };
         let e = share(&experts, input.ep as u64 * tp * pp);
@@ -201,6 +234,7 @@ pub fn issued(input: &StepInput, model: &ModelShape) -> Vec<Issued> {
     out.extend(tensor_parallel(input, model, sh));
     out.extend(pipeline(input, model, sh));
     out.extend(expert_parallel(input, model, sh));
+    out.extend(context_parallel(input, model, sh));
     out.retain(|i| i.group.size > 1 && i.calls > 0 && i.bytes > 0);
     out
 }
@@ -353,9 +387,9 @@ fn fully_sharded(input: &StepInput, t: &[Tensor], g: Group, sh: Shape, what: &st
     ]
 }
 
-/// Bytes of one microbatch's activations, `b·s·h` elements.
+/// Bytes of one microbatch's activations on a rank, `b·(s/cp)·h` elements.
 fn activation_bytes(input: &StepInput, model: &ModelShape, sh: Shape) -> u64 {
-    sh.micro_seqs * input.seq * model.hidden * input.param_dtype.size_bytes() as u64
+    sh.micro_seqs * sh.seq * model.hidden * input.param_dtype.size_bytes() as u64
 }
 
 /// Megatron TP: 2 AllReduces forward and 2 backward per layer; with
@@ -412,25 +446,68 @@ fn pipeline(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
     }]
 }
 
-/// MoE: AlltoAll dispatch and combine, forward and backward, per layer.
+/// MoE: AlltoAll dispatch and combine, forward and backward, per MoE
+/// layer.
 fn expert_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
     if !model.moe() {
         return vec![];
     }
     let es = input.param_dtype.size_bytes() as u64;
     vec![Issued {
-        purpose: "MoE token AlltoAll, dispatch and combine (forward and backward, per layer)"
+        purpose: "MoE token AlltoAll, dispatch and combine (forward and backward, per MoE layer)"
             .into(),
         primitive: Primitive::AlltoAll,
-        bytes: sh.micro_seqs * input.seq * model.top_k * model.hidden * es,
+        bytes: sh.micro_seqs * sh.seq * model.top_k * model.hidden * es,
         dtype: input.param_dtype,
         group: Group {
             size: input.ep,
             stride: input.tp * input.pp,
         },
-        calls: 4 * sh.stage_layers * sh.micro,
+        calls: 4 * sh.stage_moe_layers * sh.micro,
         overlap: Overlap::None,
         edge_calls: 0,
         gradient: false,
     }]
+}
+
+/// Context parallelism's key-value ring, per layer and microbatch: `cp −
+/// 1` passes of a rank's keys and values forward, `cp − 1` of them with
+/// their gradients backward, each a Send/Recv between ring neighbours
+/// timed on the pair that closes the ring (the last member back to the
+/// first: across nodes whenever the ring is), since every pass waits for
+/// its slowest pair. TP splits the heads, so a rank passes `1/tp` of them.
+fn context_parallel(input: &StepInput, model: &ModelShape, sh: Shape) -> Vec<Issued> {
+    if input.cp < 2 {
+        return vec![];
+    }
+    let es = input.param_dtype.size_bytes() as u64;
+    let kv = sh.micro_seqs * sh.seq * model.kv_width() / input.tp.max(1) as u64 * es;
+    let ring_close = Group {
+        size: 2,
+        stride: (input.cp - 1) * input.tp * input.pp,
+    };
+    let calls = (input.cp as u64 - 1) * sh.stage_layers * sh.micro;
+    let row = |purpose: &str, bytes, overlap| Issued {
+        purpose: purpose.into(),
+        primitive: Primitive::SendRecv,
+        bytes,
+        dtype: input.param_dtype,
+        group: ring_close,
+        calls,
+        overlap,
+        edge_calls: 0,
+        gradient: false,
+    };
+    vec![
+        row(
+            "context-parallel ring: keys and values to the next rank (cp − 1 per layer, forward)",
+            kv,
+            Overlap::AttentionForward,
+        ),
+        row(
+            "context-parallel ring: keys, values and their gradients (cp − 1 per layer, backward)",
+            2 * kv,
+            Overlap::AttentionBackward,
+        ),
+    ]
 }

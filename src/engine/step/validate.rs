@@ -32,21 +32,25 @@ pub fn validate(input: &StepInput, ranks: usize) -> Result<ModelShape, StepError
         ("tp", input.tp),
         ("pp", input.pp),
         ("ep", input.ep),
+        ("cp", input.cp),
     ] {
         if v == 0 {
             return Err(invalid(field, v, "at least 1".into()));
         }
     }
     check_tp(input, &m)?;
-    let n = input.dp.saturating_mul(input.tp).saturating_mul(input.pp);
+    let n = [input.tp, input.pp, input.cp]
+        .iter()
+        .fold(input.dp, |n, &d| n.saturating_mul(d));
     if n != ranks {
         let why = format!(
-            "dp·tp·pp = {}·{}·{} = {n} must equal the machine's {ranks} ranks",
-            input.dp, input.tp, input.pp
+            "dp·tp·pp·cp = {}·{}·{}·{} = {n} must equal the machine's {ranks} ranks",
+            input.dp, input.tp, input.pp, input.cp
         );
         return Err(invalid("dp", input.dp, why));
     }
     check_ep(input, &m)?;
+    check_cp(input)?;
     check_batch(input, &m)?;
     check_numbers(input)?;
     Ok(m)
@@ -84,8 +88,10 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// Megatron-LM's convention: EP ranks are taken from the data-parallel
-/// group, so `ep` divides `dp` (`megatron/core/parallel_state.py` of
-/// 2024, e.g. the Megatron-LM-240405 that PAI-Megatron-Patch vendors:
+/// group (with context parallelism, the data- and context-parallel group:
+/// the experts see every token of a sequence), so `ep` divides `dp · cp`
+/// (`megatron/core/parallel_state.py` of 2024, e.g. the
+/// Megatron-LM-240405 that PAI-Megatron-Patch vendors:
 /// "data_parallel_size ... is not divisible by
 /// expert_model_parallel_size") and the experts (NeMo's parallelism
 /// guide: "the number of experts should be exactly divisible by the
@@ -101,12 +107,36 @@ fn check_ep(input: &StepInput, m: &ModelShape) -> Result<(), StepError> {
             format!("1: {} has no experts", input.model),
         ));
     }
-    if m.moe() && (input.dp as u64 % ep != 0 || m.experts % ep != 0) {
+    let dp_cp = input.dp as u64 * input.cp as u64;
+    if m.moe() && (dp_cp % ep != 0 || m.experts % ep != 0) {
         let why = format!(
-            "must divide dp = {} and the model's {} experts (Megatron-LM takes EP ranks from the data-parallel group)",
-            input.dp, m.experts
+            "must divide dp·cp = {dp_cp} and the model's {} experts (Megatron-LM takes EP ranks from the data-parallel group)",
+            m.experts
         );
         return Err(invalid("ep", ep, why));
+    }
+    Ok(())
+}
+
+/// Context parallelism splits each sequence into `2 · cp` chunks, a rank
+/// taking one from each end so causal attention's work is even (Megatron-LM
+/// `get_batch_on_this_cp_rank`; Transformer Engine's P2P ring assumes it),
+/// so `2 · cp` divides the sequence. Its ring hides behind attention's
+/// compute, so the step must count that compute
+/// ([`StepInput::attention_flops`]): without it a long-sequence step
+/// would be timed without the work context parallelism exists for.
+fn check_cp(input: &StepInput) -> Result<(), StepError> {
+    let cp = input.cp as u64;
+    if cp > 1 && input.seq % (2 * cp) != 0 {
+        let why = format!(
+            "2·cp must divide the sequence length {} (Megatron-LM cuts each sequence into 2·cp chunks)",
+            input.seq
+        );
+        return Err(invalid("cp", cp, why));
+    }
+    if cp > 1 && !input.attention_flops {
+        let why = "1 unless attention's FLOPs are counted (cclsim step --attention-flops, link key step_attn=1): context parallelism's ring hides behind attention".to_string();
+        return Err(invalid("cp", cp, why));
     }
     Ok(())
 }

@@ -390,6 +390,10 @@ enum Cmd {
         /// Expert-parallel ranks (MoE models), taken from the DP group.
         #[arg(long, default_value_t = 1)]
         ep: usize,
+        /// Context-parallel ranks (a ring of keys and values in
+        /// attention; needs --attention-flops; 2·cp divides --seq).
+        #[arg(long, default_value_t = 1)]
+        cp: usize,
         /// ZeRO stage: 0 (DDP), 1, 2, 3 (FSDP full shard).
         #[arg(long, default_value_t = 0)]
         zero: u8,
@@ -428,7 +432,7 @@ enum Cmd {
         #[arg(long)]
         profile: Option<PathBuf>,
         /// Ranks of the machine (default: every device, or the
-        /// profile's); dp·tp·pp must equal it.
+        /// profile's); dp·tp·pp·cp must equal it.
         #[arg(long)]
         ranks: Option<usize>,
         /// Megatron's sequence parallelism (TP's AllReduces as
@@ -681,6 +685,7 @@ pub fn main() -> i32 {
             tp,
             pp,
             ep,
+            cp,
             zero,
             microbatches,
             seq,
@@ -705,7 +710,7 @@ pub fn main() -> i32 {
                 compress,
                 model: model.as_deref(),
                 config: model_config.as_deref(),
-                dims: [*dp, *tp, *pp, *ep, *microbatches],
+                dims: [*dp, *tp, *pp, *ep, *cp, *microbatches],
                 zero: *zero,
                 seq: *seq,
                 batch: *batch,

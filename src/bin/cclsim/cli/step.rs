@@ -9,8 +9,8 @@ use ccl_playground::engine::step::{self, StepInput};
 pub(super) struct StepFlags<'a> {
     pub(super) model: Option<&'a str>,
     pub(super) config: Option<&'a Path>,
-    /// dp, tp, pp, ep, microbatches.
-    pub(super) dims: [usize; 5],
+    /// dp, tp, pp, ep, cp, microbatches.
+    pub(super) dims: [usize; 6],
     pub(super) zero: u8,
     pub(super) seq: u64,
     pub(super) batch: u64,
@@ -34,7 +34,7 @@ pub(super) fn step_input(f: &StepFlags) -> Res<StepInput> {
         Some(b) => Some(parse_bytes(b).map_err(|e| format!("--bucket {b:?}: {e}"))?),
         None => None,
     };
-    let [dp, tp, pp, ep, microbatches] = f.dims;
+    let [dp, tp, pp, ep, cp, microbatches] = f.dims;
     let (model, shape) = step_model(f)?;
     Ok(StepInput {
         model,
@@ -43,6 +43,7 @@ pub(super) fn step_input(f: &StepFlags) -> Res<StepInput> {
         tp,
         pp,
         ep,
+        cp,
         zero: f.zero,
         microbatches,
         seq: f.seq,
