@@ -331,215 +331,239 @@ impl CompressedCheckBuilder {
     /// Errors: [`ExecuteError`]: the codec's [`WireError`], or a transfer
     /// the schedule cannot carry out ([`ExecuteError::BadTransfer`]).
     pub fn advance(&mut self) -> Result<bool, ExecuteError> {
-        let n = self.collective.ranks;
-        let (dtype, elems, piece) = (self.dtype, self.elems, self.piece);
-        let c = self.setup.compression;
-        let es = dtype.size_bytes();
         self.stage = match self.stage {
-            Stage::Inputs { r, b, at } => {
-                let len = self.collective.buffer_elems(elems) * es;
-                let hop = self.setup.placement == Placement::Hop;
-                if b == 0 && at == 0 {
-                    // Reserved, not zeroed: each piece is zeroed or
-                    // filled as it comes (zeroing a 32 MiB buffer at once
-                    // was a unit of its own).
-                    self.inputs.push(Vec::with_capacity(len));
-                    if hop {
-                        self.outputs.push(Vec::with_capacity(len));
-                    }
-                }
-                let k = self.collective.chunks_per_block().max(1);
-                let block = self.collective.range_elems(elems, b * k, k);
-                let part =
-                    (block.start + at).min(block.end)..(block.start + at + piece).min(block.end);
-                let input = &mut self.inputs[r];
-                // Zeros up to the piece (a gap before the block, if any),
-                // then the piece itself.
-                input.resize(part.end * es, 0);
-                if self.collective.holds_input(r, b * k) {
-                    fill_gradients(
-                        self.setup.shape,
-                        dtype,
-                        self.seed,
-                        r,
-                        part.clone(),
-                        &mut input[part.start * es..part.end * es],
-                    );
-                }
-                let last_block = b + 1 >= self.collective.blocks();
-                if part.end >= block.end && last_block {
-                    // Past the last block: zeros (a scratch area, if any).
-                    input.resize(len, 0);
-                }
-                if hop {
-                    let from = self.outputs[r].len();
-                    let to = self.inputs[r].len();
-                    let (inputs, outputs) = (&self.inputs, &mut self.outputs);
-                    outputs[r].extend_from_slice(&inputs[r][from..to]);
-                }
-                if part.end < block.end {
-                    Stage::Inputs {
-                        r,
-                        b,
-                        at: at + piece,
-                    }
-                } else if !last_block {
-                    Stage::Inputs { r, b: b + 1, at: 0 }
-                } else if r + 1 < n {
-                    Stage::Inputs {
-                        r: r + 1,
-                        b: 0,
-                        at: 0,
-                    }
-                } else {
-                    self.after_inputs()
-                }
-            }
-            Stage::HopRead { k, i, at } => {
-                let (data, w) = crate::engine::execute::transfer_payload(
-                    &self.run,
-                    k,
-                    i,
-                    dtype,
-                    &self.outputs,
-                    elems,
-                    Some(&c),
-                    at..at + piece,
-                )?;
-                self.wire += w;
-                if at == 0 {
-                    self.payloads.push(data);
-                } else if let Some(p) = self.payloads.last_mut() {
-                    p.extend_from_slice(&data);
-                }
-                if at + piece < self.transfer_len(k, i) {
-                    Stage::HopRead {
-                        k,
-                        i,
-                        at: at + piece,
-                    }
-                } else if i + 1 < self.run.steps[k].transfers.len() {
-                    Stage::HopRead { k, i: i + 1, at: 0 }
-                } else {
-                    Stage::HopApply { k, i: 0, at: 0 }
-                }
-            }
-            Stage::HopApply { k, i, at } => {
-                let len = self.transfer_len(k, i);
-                let end = (at + piece).min(len);
-                crate::engine::execute::apply_transfer(
-                    &self.run,
-                    k,
-                    i,
-                    dtype,
-                    self.op,
-                    &mut self.outputs,
-                    elems,
-                    &self.payloads[i][at * es..end * es],
-                    at,
-                );
-                if end < len {
-                    Stage::HopApply { k, i, at: end }
-                } else if i + 1 < self.run.steps[k].transfers.len() {
-                    Stage::HopApply { k, i: i + 1, at: 0 }
-                } else {
-                    self.payloads.clear();
-                    self.after_step(Some(k))
-                }
-            }
-            Stage::Once { at } => {
-                let end = (at + piece).min(elems);
-                let wires = self
-                    .inputs
-                    .iter()
-                    .map(|x| encode(&c, dtype, &x[at * es..end * es]))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut out = vec![0u8; (end - at) * es];
-                reduce_wires(
-                    &c,
-                    dtype,
-                    self.op,
-                    wires.iter().map(Vec::as_slice),
-                    &mut out,
-                )?;
-                for o in &mut self.outputs {
-                    o.extend_from_slice(&out);
-                }
-                if end < elems {
-                    Stage::Once { at: end }
-                } else {
-                    let w = wire_len(&c, elems);
-                    self.wire =
-                        schedule_wire_bytes(&self.run, &Compression::default(), DType::Int8, n * w)
-                            .0;
-                    Stage::Exact { r: 0, c: 0, at: 0 }
-                }
-            }
-            Stage::Exact {
-                r: rank,
-                c: chunk,
-                at,
-            } => {
-                // The exact (f64, uncompressed) value of every output
-                // element: the exact reduction of its contributors'
-                // inputs, cached per (contributors, source chunk, piece).
-                let (collective, inputs, op) = (&self.collective, &self.inputs, self.op);
-                let dst = collective.chunk_elems(elems, chunk);
-                let end = (at + piece).min(dst.len());
-                if let Some((from, src)) = collective.expected_after(rank, chunk) {
-                    let sr = collective.chunk_elems(elems, src);
-                    let sr = (sr.start + at).min(sr.end)..(sr.start + end).min(sr.end);
-                    let exact = self
-                        .cache
-                        .entry((from.clone(), src, at))
-                        .or_insert_with(|| {
-                            let read = |q: usize| -> Vec<f64> {
-                                sr.clone().map(|i| dtype.read_f64(&inputs[q], i)).collect()
-                            };
-                            let mut x = read(from[0]);
-                            for &q in &from[1..] {
-                                op.exact_into(dtype, &mut x, &read(q));
-                            }
-                            x
-                        });
-                    let out = &self.outputs[rank];
-                    let part = dst.start + at..dst.start + end;
-                    for (j, &e) in part.clone().zip(exact.iter()) {
-                        self.acc.add(e, dtype.read_f64(out, j));
-                    }
-                    let ranges = &mut self.output_ranges[rank];
-                    match ranges.last_mut() {
-                        Some(r) if r.end == part.start => r.end = part.end,
-                        _ => ranges.push(part),
-                    }
-                }
-                if end < dst.len() {
-                    Stage::Exact {
-                        r: rank,
-                        c: chunk,
-                        at: end,
-                    }
-                } else if chunk + 1 < collective.chunks {
-                    Stage::Exact {
-                        r: rank,
-                        c: chunk + 1,
-                        at: 0,
-                    }
-                } else if rank + 1 < n {
-                    Stage::Exact {
-                        r: rank + 1,
-                        c: 0,
-                        at: 0,
-                    }
-                } else {
-                    self.inputs = Vec::new();
-                    self.cache = HashMap::new();
-                    Stage::Done
-                }
-            }
+            Stage::Inputs { r, b, at } => self.input_piece(r, b, at),
+            Stage::HopRead { k, i, at } => self.hop_read_piece(k, i, at)?,
+            Stage::HopApply { k, i, at } => self.hop_apply_piece(k, i, at),
+            Stage::Once { at } => self.once_piece(at)?,
+            Stage::Exact { r, c, at } => self.exact_piece(r, c, at),
             Stage::Done => Stage::Done,
         };
         Ok(self.stage == Stage::Done)
+    }
+
+    /// Makes one piece of rank `r`'s input in block `b` (hop: its output
+    /// too, which starts as the same bytes), and says which piece comes
+    /// next. Buffers are reserved, not zeroed, when a rank starts: each
+    /// piece zeroes or fills only its own bytes, so no unit has to zero a
+    /// whole 32 MiB buffer at once.
+    fn input_piece(&mut self, r: usize, b: usize, at: usize) -> Stage {
+        let (elems, piece) = (self.elems, self.piece);
+        let es = self.dtype.size_bytes();
+        let len = self.collective.buffer_elems(elems) * es;
+        let hop = self.setup.placement == Placement::Hop;
+        if b == 0 && at == 0 {
+            self.inputs.push(Vec::with_capacity(len));
+            if hop {
+                self.outputs.push(Vec::with_capacity(len));
+            }
+        }
+        let k = self.collective.chunks_per_block().max(1);
+        let block = self.collective.range_elems(elems, b * k, k);
+        let part = (block.start + at).min(block.end)..(block.start + at + piece).min(block.end);
+        let input = &mut self.inputs[r];
+        // Zeros up to the piece (a gap before the block, if any),
+        // then the piece itself.
+        input.resize(part.end * es, 0);
+        if self.collective.holds_input(r, b * k) {
+            fill_gradients(
+                self.setup.shape,
+                self.dtype,
+                self.seed,
+                r,
+                part.clone(),
+                &mut input[part.start * es..part.end * es],
+            );
+        }
+        let last_block = b + 1 >= self.collective.blocks();
+        if part.end >= block.end && last_block {
+            // Past the last block: zeros (a scratch area, if any).
+            input.resize(len, 0);
+        }
+        if hop {
+            let from = self.outputs[r].len();
+            let to = self.inputs[r].len();
+            let (inputs, outputs) = (&self.inputs, &mut self.outputs);
+            outputs[r].extend_from_slice(&inputs[r][from..to]);
+        }
+        if part.end < block.end {
+            Stage::Inputs {
+                r,
+                b,
+                at: at + piece,
+            }
+        } else if !last_block {
+            Stage::Inputs { r, b: b + 1, at: 0 }
+        } else if r + 1 < self.collective.ranks {
+            Stage::Inputs {
+                r: r + 1,
+                b: 0,
+                at: 0,
+            }
+        } else {
+            self.after_inputs()
+        }
+    }
+
+    /// Reads one piece of hop transfer `i` of step `k` through the codec
+    /// into its payload. Every payload of a step is read before any is
+    /// applied, because a step's transfers all see the buffers as they
+    /// were before the step.
+    fn hop_read_piece(&mut self, k: usize, i: usize, at: usize) -> Result<Stage, ExecuteError> {
+        let (data, w) = crate::engine::execute::transfer_payload(
+            &self.run,
+            k,
+            i,
+            self.dtype,
+            &self.outputs,
+            self.elems,
+            Some(&self.setup.compression),
+            at..at + self.piece,
+        )?;
+        self.wire += w;
+        if at == 0 {
+            self.payloads.push(data);
+        } else if let Some(p) = self.payloads.last_mut() {
+            p.extend_from_slice(&data);
+        }
+        Ok(if at + self.piece < self.transfer_len(k, i) {
+            Stage::HopRead {
+                k,
+                i,
+                at: at + self.piece,
+            }
+        } else if i + 1 < self.run.steps[k].transfers.len() {
+            Stage::HopRead { k, i: i + 1, at: 0 }
+        } else {
+            Stage::HopApply { k, i: 0, at: 0 }
+        })
+    }
+
+    /// Applies one piece of hop transfer `i` of step `k`'s payload at its
+    /// receiver; after the step's last transfer its payloads are dropped,
+    /// since the next step reads its own.
+    fn hop_apply_piece(&mut self, k: usize, i: usize, at: usize) -> Stage {
+        let es = self.dtype.size_bytes();
+        let len = self.transfer_len(k, i);
+        let end = (at + self.piece).min(len);
+        crate::engine::execute::apply_transfer(
+            &self.run,
+            k,
+            i,
+            self.dtype,
+            self.op,
+            &mut self.outputs,
+            self.elems,
+            &self.payloads[i][at * es..end * es],
+            at,
+        );
+        if end < len {
+            Stage::HopApply { k, i, at: end }
+        } else if i + 1 < self.run.steps[k].transfers.len() {
+            Stage::HopApply { k, i: i + 1, at: 0 }
+        } else {
+            self.payloads.clear();
+            self.after_step(Some(k))
+        }
+    }
+
+    /// Encodes one piece of every rank's input, decodes and reduces it
+    /// into every rank's output (once: all ranks end with the same
+    /// result). The wire bytes are counted once at the end, from the
+    /// gathered encoded size, because the run moves whole encoded inputs
+    /// rather than per-piece payloads.
+    fn once_piece(&mut self, at: usize) -> Result<Stage, ExecuteError> {
+        let (dtype, elems, c) = (self.dtype, self.elems, self.setup.compression);
+        let es = dtype.size_bytes();
+        let end = (at + self.piece).min(elems);
+        let wires = self
+            .inputs
+            .iter()
+            .map(|x| encode(&c, dtype, &x[at * es..end * es]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = vec![0u8; (end - at) * es];
+        reduce_wires(
+            &c,
+            dtype,
+            self.op,
+            wires.iter().map(Vec::as_slice),
+            &mut out,
+        )?;
+        for o in &mut self.outputs {
+            o.extend_from_slice(&out);
+        }
+        Ok(if end < elems {
+            Stage::Once { at: end }
+        } else {
+            let n = self.collective.ranks;
+            let w = wire_len(&c, elems);
+            self.wire =
+                schedule_wire_bytes(&self.run, &Compression::default(), DType::Int8, n * w).0;
+            Stage::Exact { r: 0, c: 0, at: 0 }
+        })
+    }
+
+    /// Compares one piece of chunk `chunk` of rank `rank`'s reference
+    /// output with the exact (f64, uncompressed) value of every element:
+    /// the exact reduction of its contributors' inputs. That value is
+    /// cached per (contributors, source chunk, piece) because every rank
+    /// that ends with the same chunk needs the same one. The inputs and
+    /// cache are dropped at the end, since only the outputs are kept.
+    fn exact_piece(&mut self, rank: usize, chunk: usize, at: usize) -> Stage {
+        let (dtype, elems) = (self.dtype, self.elems);
+        let (collective, inputs, op) = (&self.collective, &self.inputs, self.op);
+        let dst = collective.chunk_elems(elems, chunk);
+        let end = (at + self.piece).min(dst.len());
+        if let Some((from, src)) = collective.expected_after(rank, chunk) {
+            let sr = collective.chunk_elems(elems, src);
+            let sr = (sr.start + at).min(sr.end)..(sr.start + end).min(sr.end);
+            let exact = self
+                .cache
+                .entry((from.clone(), src, at))
+                .or_insert_with(|| {
+                    let read = |q: usize| -> Vec<f64> {
+                        sr.clone().map(|i| dtype.read_f64(&inputs[q], i)).collect()
+                    };
+                    let mut x = read(from[0]);
+                    for &q in &from[1..] {
+                        op.exact_into(dtype, &mut x, &read(q));
+                    }
+                    x
+                });
+            let out = &self.outputs[rank];
+            let part = dst.start + at..dst.start + end;
+            for (j, &e) in part.clone().zip(exact.iter()) {
+                self.acc.add(e, dtype.read_f64(out, j));
+            }
+            let ranges = &mut self.output_ranges[rank];
+            match ranges.last_mut() {
+                Some(r) if r.end == part.start => r.end = part.end,
+                _ => ranges.push(part),
+            }
+        }
+        if end < dst.len() {
+            Stage::Exact {
+                r: rank,
+                c: chunk,
+                at: end,
+            }
+        } else if chunk + 1 < collective.chunks {
+            Stage::Exact {
+                r: rank,
+                c: chunk + 1,
+                at: 0,
+            }
+        } else if rank + 1 < collective.ranks {
+            Stage::Exact {
+                r: rank + 1,
+                c: 0,
+                at: 0,
+            }
+        } else {
+            self.inputs = Vec::new();
+            self.cache = HashMap::new();
+            Stage::Done
+        }
     }
 
     /// The check, once [`Self::advance`] returned `true` (before that, a
