@@ -28,7 +28,7 @@
 //! reproduces ([`super::check`]).
 
 use super::collective::Primitive;
-use super::schedule::{BadTransfer, Schedule, TransferKind};
+use super::schedule::{BadTransfer, Schedule, Step, TransferKind};
 use thiserror::Error;
 
 /// A set of ranks (bitset), for any rank count.
@@ -245,8 +245,31 @@ fn describe(set: &RankSet, origin: usize, chunk: usize) -> String {
 ///
 /// Errors: the first [`VerifyError`] found, in step order.
 pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
+    check_shape(schedule)?;
+    let mut exprs: Vec<Expr> = Vec::new();
+    let mut state = initial_state(schedule, &mut exprs);
+    let mut trace: Vec<Vec<Vec<RankSet>>> = vec![snapshot(&state)];
+    for (si, step) in schedule.steps.iter().enumerate() {
+        let reads = read_sources(schedule, si, &state)?;
+        apply_receives(step, si, reads, &mut state, &mut exprs)?;
+        trace.push(snapshot(&state));
+    }
+    check_result(schedule, &state)?;
+    let final_exprs = state
+        .iter()
+        .map(|row| row.iter().map(|x| x.expr).collect())
+        .collect();
+    Ok(Verified {
+        trace,
+        exprs,
+        final_exprs,
+    })
+}
+
+/// Rejects a schedule whose ranks, chunks or root cannot describe its
+/// primitive, before anything indexes chunks by block or rank by root.
+fn check_shape(schedule: &Schedule) -> Result<(), VerifyError> {
     let n = schedule.ranks;
-    let c = schedule.total_chunks();
     let blocks = schedule.blocks();
     if n == 0
         || schedule.chunks == 0
@@ -262,8 +285,16 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
             root: schedule.root,
         });
     }
-    let mut exprs: Vec<Expr> = Vec::new();
-    let mut state: Vec<Vec<Cell>> = (0..n)
+    Ok(())
+}
+
+/// Every (rank, chunk) before the first step: the rank's own input where
+/// the primitive gives it one (an [`Expr::Input`] in `exprs`), empty
+/// elsewhere (scratch chunks included). Every cell's origin is its own
+/// chunk, so that data that never moves is of the right input chunk.
+fn initial_state(schedule: &Schedule, exprs: &mut Vec<Expr>) -> Vec<Vec<Cell>> {
+    let c = schedule.total_chunks();
+    (0..schedule.ranks)
         .map(|r| {
             (0..c)
                 .map(|ch| {
@@ -284,111 +315,173 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
                 })
                 .collect()
         })
-        .collect();
-    let snapshot = |state: &Vec<Vec<Cell>>| {
-        state
-            .iter()
-            .map(|row| row.iter().map(|x| x.set.clone()).collect())
-            .collect()
-    };
-    let mut trace: Vec<Vec<Vec<RankSet>>> = vec![snapshot(&state)];
+        .collect()
+}
 
-    for (si, step) in schedule.steps.iter().enumerate() {
-        // Check shapes and read every source at the start of the step.
-        let mut reads = Vec::with_capacity(step.transfers.len());
-        for (ti, t) in step.transfers.iter().enumerate() {
-            schedule.check_transfer(si, ti, None)?;
-            let mut cells = Vec::with_capacity(t.count);
-            for ch in t.chunks() {
-                let cell = &state[t.src][ch];
-                if cell.set.is_empty() {
-                    return Err(VerifyError::SendsNothing {
-                        step: si,
-                        transfer: ti,
-                        src: t.src,
-                        chunk: ch,
-                    });
-                }
-                cells.push(cell.clone());
+/// The contributions every cell holds, as the trace records them.
+fn snapshot(state: &[Vec<Cell>]) -> Vec<Vec<RankSet>> {
+    state
+        .iter()
+        .map(|row| row.iter().map(|x| x.set.clone()).collect())
+        .collect()
+}
+
+/// Checks the shape of every transfer of step `si` and reads its source
+/// cells, all before any receive applies: a step's sends see the state at
+/// the start of the step, whatever order its transfers are listed in.
+fn read_sources(
+    schedule: &Schedule,
+    si: usize,
+    state: &[Vec<Cell>],
+) -> Result<Vec<Vec<Cell>>, VerifyError> {
+    let step = &schedule.steps[si];
+    let mut reads = Vec::with_capacity(step.transfers.len());
+    for (ti, t) in step.transfers.iter().enumerate() {
+        schedule.check_transfer(si, ti, None)?;
+        let mut cells = Vec::with_capacity(t.count);
+        for ch in t.chunks() {
+            let cell = &state[t.src][ch];
+            if cell.set.is_empty() {
+                return Err(VerifyError::SendsNothing {
+                    step: si,
+                    transfer: ti,
+                    src: t.src,
+                    chunk: ch,
+                });
             }
-            reads.push(cells);
+            cells.push(cell.clone());
         }
-        // Apply receives in listed order.
-        let mut written: std::collections::HashMap<(usize, usize), (usize, TransferKind)> =
-            Default::default();
-        for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
-            for (ch, incoming) in t.dst_chunks().zip(cells) {
-                if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
-                    let local_copy_first = kind == TransferKind::Copy
-                        && step.transfers[first].src == t.dst
-                        && t.kind == TransferKind::Reduce;
-                    if local_copy_first {
-                        // The reduces after a local copy apply in listed order.
-                        written.insert((t.dst, ch), (first, TransferKind::Reduce));
-                    } else if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
-                        return Err(VerifyError::WriteConflict {
-                            step: si,
-                            dst: t.dst,
-                            chunk: ch,
-                            first,
-                            second: ti,
-                        });
-                    }
-                } else {
-                    written.insert((t.dst, ch), (ti, t.kind));
-                }
-                let held = &mut state[t.dst][ch];
-                match t.kind {
-                    TransferKind::Copy => *held = incoming,
-                    TransferKind::Reduce => {
-                        if !held.set.is_empty() && held.origin != incoming.origin {
-                            return Err(VerifyError::MixedOrigins {
-                                step: si,
-                                transfer: ti,
-                                dst: t.dst,
-                                chunk: ch,
-                                incoming: incoming.origin,
-                                held: held.origin,
-                            });
-                        }
-                        if held.set.intersects(&incoming.set) {
-                            let overlap: RankSet = {
-                                let mut o = RankSet::empty();
-                                incoming
-                                    .set
-                                    .iter()
-                                    .filter(|r| held.set.contains(*r))
-                                    .for_each(|r| o.insert(r));
-                                o
-                            };
-                            return Err(VerifyError::DuplicateContribution {
-                                step: si,
-                                transfer: ti,
-                                dst: t.dst,
-                                chunk: ch,
-                                incoming: incoming.set.describe(),
-                                held: held.set.describe(),
-                                overlap: overlap.describe(),
-                            });
-                        }
-                        held.set = held.set.union(&incoming.set);
-                        held.origin = incoming.origin;
-                        held.expr = match (held.expr, incoming.expr) {
-                            (Some(a), Some(b)) => {
-                                exprs.push(Expr::Reduce(a, b));
-                                Some((exprs.len() - 1) as ExprId)
-                            }
-                            (None, b) => b,
-                            (a, None) => a,
-                        };
-                    }
-                }
-            }
-        }
-        trace.push(snapshot(&state));
+        reads.push(cells);
     }
+    Ok(reads)
+}
 
-    // Postcondition (scratch chunks have none).
+/// Which transfer first wrote each (rank, chunk) in a step, and how.
+type Writes = std::collections::HashMap<(usize, usize), (usize, TransferKind)>;
+
+/// Applies step `si`'s receives (`reads`, from [`read_sources`]) in listed
+/// order, which is the reduction order. Each chunk's write is checked
+/// against the step's earlier writes before the receive applies, so a
+/// write conflict is the error reported even when the value it would
+/// bring is also wrong.
+fn apply_receives(
+    step: &Step,
+    si: usize,
+    reads: Vec<Vec<Cell>>,
+    state: &mut [Vec<Cell>],
+    exprs: &mut Vec<Expr>,
+) -> Result<(), VerifyError> {
+    let mut written = Writes::default();
+    for (ti, (t, cells)) in step.transfers.iter().zip(reads).enumerate() {
+        for (ch, incoming) in t.dst_chunks().zip(cells) {
+            note_write(&mut written, step, si, ti, ch)?;
+            let held = &mut state[t.dst][ch];
+            match t.kind {
+                TransferKind::Copy => *held = incoming,
+                TransferKind::Reduce => reduce_into(held, incoming, si, ti, t.dst, ch, exprs)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Records that transfer `ti` of step `si` writes chunk `ch` of its
+/// receiver. Two writes to one chunk in a step are only well defined when
+/// both reduce, or when the rank's own local copy comes first and reduces
+/// follow it (the local operand is read while the messages arrive);
+/// otherwise the result would depend on message order.
+fn note_write(
+    written: &mut Writes,
+    step: &Step,
+    si: usize,
+    ti: usize,
+    ch: usize,
+) -> Result<(), VerifyError> {
+    let t = &step.transfers[ti];
+    if let Some(&(first, kind)) = written.get(&(t.dst, ch)) {
+        let local_copy_first = kind == TransferKind::Copy
+            && step.transfers[first].src == t.dst
+            && t.kind == TransferKind::Reduce;
+        if local_copy_first {
+            // The reduces after a local copy apply in listed order.
+            written.insert((t.dst, ch), (first, TransferKind::Reduce));
+        } else if kind == TransferKind::Copy || t.kind == TransferKind::Copy {
+            return Err(VerifyError::WriteConflict {
+                step: si,
+                dst: t.dst,
+                chunk: ch,
+                first,
+                second: ti,
+            });
+        }
+    } else {
+        written.insert((t.dst, ch), (ti, t.kind));
+    }
+    Ok(())
+}
+
+/// Reduces `incoming` into `held` (rank `dst`'s chunk `ch`, by transfer
+/// `ti` of step `si`), refusing what would make the result wrong whatever
+/// the data: values of different input chunks, or a contribution counted
+/// twice. The new expression is `op(held, incoming)`, in that order,
+/// because the checker reproduces the reduction order exactly.
+fn reduce_into(
+    held: &mut Cell,
+    incoming: Cell,
+    si: usize,
+    ti: usize,
+    dst: usize,
+    ch: usize,
+    exprs: &mut Vec<Expr>,
+) -> Result<(), VerifyError> {
+    if !held.set.is_empty() && held.origin != incoming.origin {
+        return Err(VerifyError::MixedOrigins {
+            step: si,
+            transfer: ti,
+            dst,
+            chunk: ch,
+            incoming: incoming.origin,
+            held: held.origin,
+        });
+    }
+    if held.set.intersects(&incoming.set) {
+        let overlap: RankSet = {
+            let mut o = RankSet::empty();
+            incoming
+                .set
+                .iter()
+                .filter(|r| held.set.contains(*r))
+                .for_each(|r| o.insert(r));
+            o
+        };
+        return Err(VerifyError::DuplicateContribution {
+            step: si,
+            transfer: ti,
+            dst,
+            chunk: ch,
+            incoming: incoming.set.describe(),
+            held: held.set.describe(),
+            overlap: overlap.describe(),
+        });
+    }
+    held.set = held.set.union(&incoming.set);
+    held.origin = incoming.origin;
+    held.expr = match (held.expr, incoming.expr) {
+        (Some(a), Some(b)) => {
+            exprs.push(Expr::Reduce(a, b));
+            Some((exprs.len() - 1) as ExprId)
+        }
+        (None, b) => b,
+        (a, None) => a,
+    };
+    Ok(())
+}
+
+/// Checks that every output chunk ends with exactly the contributions and
+/// origin [`Schedule::expected_after`] requires (scratch chunks have no
+/// requirement), so a schedule is proven to deliver the right rank's
+/// right piece, not just some data.
+fn check_result(schedule: &Schedule, state: &[Vec<Cell>]) -> Result<(), VerifyError> {
     for (r, row) in state.iter().enumerate() {
         for (ch, cell) in row.iter().enumerate().take(schedule.chunks) {
             let Some((ranks, origin)) = schedule.expected_after(r, ch) else {
@@ -407,15 +500,7 @@ pub fn verify(schedule: &Schedule) -> Result<Verified, VerifyError> {
             }
         }
     }
-    let final_exprs = state
-        .iter()
-        .map(|row| row.iter().map(|x| x.expr).collect())
-        .collect();
-    Ok(Verified {
-        trace,
-        exprs,
-        final_exprs,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
