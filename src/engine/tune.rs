@@ -265,28 +265,49 @@ pub fn render(
     nodes: usize,
     choices: &[Choice],
 ) -> Result<String, String> {
-    let op = config.primitive;
     if library != format.library() {
-        return Err(format!(
-            "--format {}: the machine {} runs {}, not {}; use --format {}",
-            match format {
-                Format::NcclEnv => "nccl-env",
-                Format::NcclTunerCsv => "nccl-tuner-csv",
-                Format::Hccl => "hccl",
-            },
-            config.topo,
-            library.title(),
-            format.library().title(),
-            if library == Library::Hccl {
-                "hccl"
-            } else {
-                "nccl-env or nccl-tuner-csv"
-            }
-        ));
+        return Err(wrong_library(format, config, library));
     }
+    let mut t = choices_table(config, library, choices);
+    match format {
+        Format::NcclEnv | Format::NcclTunerCsv => {
+            nccl_lines(format, config, nodes, choices, &mut t)?
+        }
+        Format::Hccl => hccl_lines(config, nodes, choices, &mut t)?,
+    }
+    Ok(t)
+}
+
+/// The sentence refusing `format` on a machine that runs `library`: a
+/// file in another library's syntax would be silently ignored, so it names
+/// the formats that do apply.
+fn wrong_library(format: Format, config: &Config, library: Library) -> String {
+    format!(
+        "--format {}: the machine {} runs {}, not {}; use --format {}",
+        match format {
+            Format::NcclEnv => "nccl-env",
+            Format::NcclTunerCsv => "nccl-tuner-csv",
+            Format::Hccl => "hccl",
+        },
+        config.topo,
+        library.title(),
+        format.library().title(),
+        if library == Library::Hccl {
+            "hccl"
+        } else {
+            "nccl-env or nccl-tuner-csv"
+        }
+    )
+}
+
+/// The comment every format starts with: [`LABEL`], what was modelled, and
+/// the choice and predicted time at each size, so that a pasted file still
+/// says where its settings came from even where the syntax cannot hold
+/// per-size choices.
+fn choices_table(config: &Config, library: Library, choices: &[Choice]) -> String {
     let mut t = format!(
         "# {LABEL}: {} on {} ranks of {} ({}), {} per size\n",
-        op.title(),
+        config.primitive.title(),
         config.ranks,
         config.topo,
         library.title(),
@@ -303,124 +324,170 @@ pub fn render(
             c.time_us
         ));
     }
-    match format {
-        Format::NcclEnv | Format::NcclTunerCsv => {
-            let Some(func) = nccl_func(op) else {
-                return Err(format!("--op {}: NCCL_ALGO and the tuner plugin cover allreduce, allgather, reducescatter, broadcast and reduce; NCCL runs {} as point-to-point sends, which they do not select", op.name(), op.title()));
-            };
-            for c in choices {
-                if nccl_name(c).is_none() {
-                    return Err(format!(
-                        "at {}: the model picks {}, which is not an NCCL algorithm",
-                        format_bytes(c.bytes),
-                        c.algorithm.name()
-                    ));
-                }
-            }
-            if format == Format::NcclEnv {
-                let mut algos: Vec<&str> = Vec::new();
-                let mut protos: Vec<&str> = Vec::new();
-                // Every choice is an NCCL algorithm (checked above).
-                for (c, a) in choices.iter().filter_map(|c| Some((c, nccl_name(c)?))) {
-                    if !algos.contains(&a) {
-                        algos.push(a);
-                    }
-                    if let Some(p) = c.protocol {
-                        if !protos.contains(&proto_env(p)) {
-                            protos.push(proto_env(p));
-                        }
-                    }
-                }
-                t.push_str("# NCCL_ALGO / NCCL_PROTO are global (no size ranges): these restrict\n# NCCL to what the model picks anywhere in the sweep and leave the per-size\n# choice to NCCL's tuner; for per-size ranges use --format nccl-tuner-csv.\n");
-                t.push_str(&format!("NCCL_ALGO={func}:{}\n", algos.join(",")));
-                if protos.is_empty() {
-                    t.push_str(
-                        "# NCCL_PROTO: the model does not pick a protocol for this collective\n",
-                    );
-                } else {
-                    t.push_str(&format!("NCCL_PROTO={func}:{}\n", protos.join(",")));
-                }
-            } else {
-                t.push_str("# NCCL example tuner plugin (plugins/tuner/example), NCCL_TUNER_CONFIG_FILE=<this file>\n");
-                t.push_str("# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
-                if choices.iter().any(|c| c.protocol.is_none()) {
-                    t.push_str("# protocol: the model does not pick one for this collective; simple is written (the plugin's default)\n");
-                }
-                for (lo, hi, c) in ranges(choices) {
-                    let Some(a) = nccl_csv_name(c) else {
-                        continue; // Not an NCCL algorithm: refused above.
-                    };
-                    let p = c
-                        .protocol
-                        .map_or("simple", |p| p.name())
-                        .to_ascii_lowercase();
-                    t.push_str(&format!(
-                        "{},{lo},{hi},{a},{p},-1,{nodes},{},-1,-1\n",
-                        func.to_ascii_lowercase(),
-                        config.ranks
-                    ));
-                }
-            }
-        }
-        Format::Hccl => {
-            let hop = match op {
-                Primitive::AllGather
-                | Primitive::ReduceScatter
-                | Primitive::AllReduce
-                | Primitive::Broadcast
-                | Primitive::Reduce
-                | Primitive::Scatter
-                | Primitive::AlltoAll => op.name(),
-                _ => {
-                    return Err(format!(
-                        "--op {}: HCCL_ALGO sets allgather, reducescatter, allreduce, broadcast, reduce, scatter and alltoall",
-                        op.name()
-                    ))
-                }
-            };
-            if nodes <= 1 {
-                t.push_str("# HCCL_ALGO sets the algorithm between servers (level1; level0 inside a\n# server is only NA): on one server there is nothing to set. HCCL picks\n# its intra-server algorithm itself.\n");
-                return Ok(t);
-            }
-            // One algorithm per op: the one chosen at the most sizes.
-            let mut count: Vec<(&str, usize, u64, u64)> = Vec::new();
-            for c in choices {
-                let Some(a) = hccl_level1(c.algorithm) else {
-                    return Err(format!(
-                        "at {}: the model picks {}, which HCCL_ALGO cannot select",
-                        format_bytes(c.bytes),
-                        c.algorithm.name()
-                    ));
-                };
-                match count.iter_mut().find(|x| x.0 == a) {
-                    Some(x) => {
-                        x.1 += 1;
-                        x.3 = c.bytes;
-                    }
-                    None => count.push((a, 1, c.bytes, c.bytes)),
-                }
-            }
-            let Some(best) = count.iter().max_by_key(|x| x.1) else {
-                return Err("the sweep has no sizes: nothing to recommend".into());
-            };
-            if count.len() > 1 {
-                t.push_str("# HCCL_ALGO holds one algorithm per op, no size ranges. The model's choice\n# changes with size:\n");
-                for (a, k, lo, hi) in &count {
-                    t.push_str(&format!(
-                        "#   {a}: {k} sizes ({}..{})\n",
-                        format_bytes(*lo),
-                        format_bytes(*hi)
-                    ));
-                }
-                t.push_str(&format!("# The line pins {}, chosen at the most sizes; leaving HCCL_ALGO unset\n# lets HCCL switch by size itself.\n", best.0));
-            }
-            t.push_str(&format!(
-                "HCCL_ALGO=\"{hop}=level0:NA;level1:{}\"\n",
-                best.0
+    t
+}
+
+/// Appends the NCCL environment or tuner CSV lines. Both only cover
+/// NCCL's tuned collectives and its own algorithms, so either refusal
+/// comes before anything is written for a size.
+fn nccl_lines(
+    format: Format,
+    config: &Config,
+    nodes: usize,
+    choices: &[Choice],
+    t: &mut String,
+) -> Result<(), String> {
+    let op = config.primitive;
+    let Some(func) = nccl_func(op) else {
+        return Err(format!("--op {}: NCCL_ALGO and the tuner plugin cover allreduce, allgather, reducescatter, broadcast and reduce; NCCL runs {} as point-to-point sends, which they do not select", op.name(), op.title()));
+    };
+    for c in choices {
+        if nccl_name(c).is_none() {
+            return Err(format!(
+                "at {}: the model picks {}, which is not an NCCL algorithm",
+                format_bytes(c.bytes),
+                c.algorithm.name()
             ));
         }
     }
-    Ok(t)
+    if format == Format::NcclEnv {
+        nccl_env_lines(func, choices, t);
+    } else {
+        nccl_csv_lines(func, config, nodes, choices, t);
+    }
+    Ok(())
+}
+
+/// `NCCL_ALGO` / `NCCL_PROTO` for `func`. The variables are global, so
+/// they list every algorithm (protocol) the model picks anywhere in the
+/// sweep, in first-picked order, and leave the per-size choice to NCCL.
+fn nccl_env_lines(func: &str, choices: &[Choice], t: &mut String) {
+    let mut algos: Vec<&str> = Vec::new();
+    let mut protos: Vec<&str> = Vec::new();
+    // Every choice is an NCCL algorithm (checked by the caller).
+    for (c, a) in choices.iter().filter_map(|c| Some((c, nccl_name(c)?))) {
+        if !algos.contains(&a) {
+            algos.push(a);
+        }
+        if let Some(p) = c.protocol {
+            if !protos.contains(&proto_env(p)) {
+                protos.push(proto_env(p));
+            }
+        }
+    }
+    t.push_str("# NCCL_ALGO / NCCL_PROTO are global (no size ranges): these restrict\n# NCCL to what the model picks anywhere in the sweep and leave the per-size\n# choice to NCCL's tuner; for per-size ranges use --format nccl-tuner-csv.\n");
+    t.push_str(&format!("NCCL_ALGO={func}:{}\n", algos.join(",")));
+    if protos.is_empty() {
+        t.push_str("# NCCL_PROTO: the model does not pick a protocol for this collective\n");
+    } else {
+        t.push_str(&format!("NCCL_PROTO={func}:{}\n", protos.join(",")));
+    }
+}
+
+/// The example tuner plugin's CSV for `func`: one line per run of sizes
+/// with the same choice ([`ranges`]), since the plugin matches a call by
+/// its byte range, node and rank count.
+fn nccl_csv_lines(func: &str, config: &Config, nodes: usize, choices: &[Choice], t: &mut String) {
+    t.push_str(
+        "# NCCL example tuner plugin (plugins/tuner/example), NCCL_TUNER_CONFIG_FILE=<this file>\n",
+    );
+    t.push_str("# collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n");
+    if choices.iter().any(|c| c.protocol.is_none()) {
+        t.push_str("# protocol: the model does not pick one for this collective; simple is written (the plugin's default)\n");
+    }
+    for (lo, hi, c) in ranges(choices) {
+        let Some(a) = nccl_csv_name(c) else {
+            continue; // Not an NCCL algorithm: refused by the caller.
+        };
+        let p = c
+            .protocol
+            .map_or("simple", |p| p.name())
+            .to_ascii_lowercase();
+        t.push_str(&format!(
+            "{},{lo},{hi},{a},{p},-1,{nodes},{},-1,-1\n",
+            func.to_ascii_lowercase(),
+            config.ranks
+        ));
+    }
+}
+
+/// Appends the `HCCL_ALGO` line. It sets only the algorithm between
+/// servers, one per op, so on one server it writes a note instead, and
+/// otherwise pins the algorithm chosen at the most sizes, listing the
+/// others when the choice changes with size.
+fn hccl_lines(
+    config: &Config,
+    nodes: usize,
+    choices: &[Choice],
+    t: &mut String,
+) -> Result<(), String> {
+    let op = config.primitive;
+    let hop = hccl_op(op)?;
+    if nodes <= 1 {
+        t.push_str("# HCCL_ALGO sets the algorithm between servers (level1; level0 inside a\n# server is only NA): on one server there is nothing to set. HCCL picks\n# its intra-server algorithm itself.\n");
+        return Ok(());
+    }
+    let count = hccl_counts(choices)?;
+    let Some(best) = count.iter().max_by_key(|x| x.1) else {
+        return Err("the sweep has no sizes: nothing to recommend".into());
+    };
+    if count.len() > 1 {
+        t.push_str("# HCCL_ALGO holds one algorithm per op, no size ranges. The model's choice\n# changes with size:\n");
+        for (a, k, lo, hi) in &count {
+            t.push_str(&format!(
+                "#   {a}: {k} sizes ({}..{})\n",
+                format_bytes(*lo),
+                format_bytes(*hi)
+            ));
+        }
+        t.push_str(&format!("# The line pins {}, chosen at the most sizes; leaving HCCL_ALGO unset\n# lets HCCL switch by size itself.\n", best.0));
+    }
+    t.push_str(&format!(
+        "HCCL_ALGO=\"{hop}=level0:NA;level1:{}\"\n",
+        best.0
+    ));
+    Ok(())
+}
+
+/// `HCCL_ALGO`'s name of `op`, refused for the ops it cannot set.
+fn hccl_op(op: Primitive) -> Result<&'static str, String> {
+    match op {
+        Primitive::AllGather
+        | Primitive::ReduceScatter
+        | Primitive::AllReduce
+        | Primitive::Broadcast
+        | Primitive::Reduce
+        | Primitive::Scatter
+        | Primitive::AlltoAll => Ok(op.name()),
+        _ => Err(format!(
+            "--op {}: HCCL_ALGO sets allgather, reducescatter, allreduce, broadcast, reduce, scatter and alltoall",
+            op.name()
+        )),
+    }
+}
+
+/// Each level1 algorithm the model picks, in first-picked order: `(name,
+/// sizes, first size, last size)`, so the most-picked one can be pinned
+/// and the others listed. A pick `HCCL_ALGO` cannot select is refused.
+fn hccl_counts(choices: &[Choice]) -> Result<Vec<(&'static str, usize, u64, u64)>, String> {
+    let mut count: Vec<(&'static str, usize, u64, u64)> = Vec::new();
+    for c in choices {
+        let Some(a) = hccl_level1(c.algorithm) else {
+            return Err(format!(
+                "at {}: the model picks {}, which HCCL_ALGO cannot select",
+                format_bytes(c.bytes),
+                c.algorithm.name()
+            ));
+        };
+        match count.iter_mut().find(|x| x.0 == a) {
+            Some(x) => {
+                x.1 += 1;
+                x.3 = c.bytes;
+            }
+            None => count.push((a, 1, c.bytes, c.bytes)),
+        }
+    }
+    Ok(count)
 }
 
 // ------------------------------------------------- a tuner file compared
