@@ -186,6 +186,29 @@ fn err(
     }
 }
 
+/// Link `l`'s bandwidth and latency (`f` its field path) within the
+/// physical ranges the model accepts: a value outside them is a typo, and
+/// would otherwise give absurd times instead of an error.
+fn check_link_figures(f: &str, l: &LinkSpec) -> Result<(), SpecError> {
+    let (blo, bhi) = BANDWIDTH_RANGE_GBPS;
+    if !(blo..=bhi).contains(&l.bandwidth_gbps) {
+        return Err(err(
+            format!("{f}.bandwidth_gbps"),
+            l.bandwidth_gbps.to_string(),
+            format!("a number from {blo} to {bhi:e}, in GB/s per direction"),
+        ));
+    }
+    let (llo, lhi) = LATENCY_RANGE_US;
+    if !((llo..=lhi).contains(&l.latency_us) || l.latency_us == 0.0) {
+        return Err(err(
+            format!("{f}.latency_us"),
+            l.latency_us.to_string(),
+            format!("a number 0 or from {llo} to {lhi:e}, in µs"),
+        ));
+    }
+    Ok(())
+}
+
 fn show(v: &Value) -> String {
     match v {
         Value::String(s) => format!("\"{s}\""),
@@ -519,8 +542,21 @@ impl CustomTopology {
     }
 
     /// The checks beyond the shape: counts, unique ids, link ends, figures,
-    /// duplicate links, unused switches, every device pair routable.
+    /// duplicate links, unused switches, every device pair routable. They
+    /// run in that order and stop at the first error, so the message names
+    /// the earliest field at fault.
     fn check(&self) -> Result<(), SpecError> {
+        self.check_counts()?;
+        self.check_nodes()?;
+        self.check_links()?;
+        self.check_machine_figures()?;
+        self.check_routes()
+    }
+
+    /// Device, switch and link counts within their caps, before anything
+    /// walks the lists (the caps bound the page's drawing and the route
+    /// search).
+    fn check_counts(&self) -> Result<(), SpecError> {
         let count = |field: &str, n: usize, lo: usize, hi: usize| {
             if (lo..=hi).contains(&n) {
                 Ok(())
@@ -534,7 +570,13 @@ impl CustomTopology {
         };
         count("devices", self.devices.len(), 2, MAX_DEVICES)?;
         count("switches", self.switches.len(), 0, MAX_SWITCHES)?;
-        count("links", self.links.len(), 1, MAX_LINKS)?;
+        count("links", self.links.len(), 1, MAX_LINKS)
+    }
+
+    /// Every node's id is a drawable label and unique among devices and
+    /// switches together (links name their ends by id), and its server is
+    /// in range. A duplicate names the node that had the id first.
+    fn check_nodes(&self) -> Result<(), SpecError> {
         let mut seen: HashMap<&str, String> = HashMap::new();
         let nodes = self
             .devices
@@ -572,61 +614,38 @@ impl CustomTopology {
             }
             seen.insert(&n.id, f);
         }
+        Ok(())
+    }
+
+    /// The ids a link end may name, for the message refusing an unknown
+    /// one: the first 12 and the count beyond, so a long list stays one
+    /// readable line.
+    fn known_ids(&self) -> String {
+        let all: Vec<&str> = self
+            .devices
+            .iter()
+            .chain(&self.switches)
+            .map(|n| n.id.as_str())
+            .collect();
+        if all.len() > 12 {
+            format!("{}, … ({} ids)", all[..12].join(", "), all.len())
+        } else {
+            all.join(", ")
+        }
+    }
+
+    /// Every link joins two known, different nodes with figures in range,
+    /// at most one link per pair (a second would only split what one
+    /// faster link models), and every switch has a link: a switch nothing
+    /// reaches is a mistake, not a machine.
+    fn check_links(&self) -> Result<(), SpecError> {
         let ids = self.ids();
-        let known = || {
-            let all: Vec<&str> = self
-                .devices
-                .iter()
-                .chain(&self.switches)
-                .map(|n| n.id.as_str())
-                .collect();
-            if all.len() > 12 {
-                format!("{}, … ({} ids)", all[..12].join(", "), all.len())
-            } else {
-                all.join(", ")
-            }
-        };
         let mut pairs: HashMap<(usize, usize), usize> = HashMap::new();
         let mut used = vec![false; self.switches.len()];
         for (j, l) in self.links.iter().enumerate() {
             let f = format!("links[{j}]");
-            let a = *ids.get(l.a.as_str()).ok_or_else(|| {
-                err(
-                    format!("{f}.a"),
-                    format!("\"{}\"", l.a),
-                    format!("the id of a device or switch; known: {}", known()),
-                )
-            })?;
-            let b = *ids.get(l.b.as_str()).ok_or_else(|| {
-                err(
-                    format!("{f}.b"),
-                    format!("\"{}\"", l.b),
-                    format!("the id of a device or switch; known: {}", known()),
-                )
-            })?;
-            if a == b {
-                return Err(err(
-                    format!("{f}.b"),
-                    format!("\"{}\"", l.b),
-                    "an id other than `a` (a link joins two different nodes)",
-                ));
-            }
-            let (blo, bhi) = BANDWIDTH_RANGE_GBPS;
-            if !(blo..=bhi).contains(&l.bandwidth_gbps) {
-                return Err(err(
-                    format!("{f}.bandwidth_gbps"),
-                    l.bandwidth_gbps.to_string(),
-                    format!("a number from {blo} to {bhi:e}, in GB/s per direction"),
-                ));
-            }
-            let (llo, lhi) = LATENCY_RANGE_US;
-            if !((llo..=lhi).contains(&l.latency_us) || l.latency_us == 0.0) {
-                return Err(err(
-                    format!("{f}.latency_us"),
-                    l.latency_us.to_string(),
-                    format!("a number 0 or from {llo} to {lhi:e}, in µs"),
-                ));
-            }
+            let (a, b) = self.link_ends(&ids, &f, l)?;
+            check_link_figures(&f, l)?;
             if let Some(first) = pairs.insert((a.min(b), a.max(b)), j) {
                 return Err(err(
                     f,
@@ -647,6 +666,44 @@ impl CustomTopology {
                 "a switch with at least one link (remove it, or link it)",
             ));
         }
+        Ok(())
+    }
+
+    /// The node indices of link `l`'s ends (`f` its field path), refusing
+    /// an unknown id (listing the known ones) or a link from a node to
+    /// itself.
+    fn link_ends(
+        &self,
+        ids: &HashMap<&str, usize>,
+        f: &str,
+        l: &LinkSpec,
+    ) -> Result<(usize, usize), SpecError> {
+        let a = *ids.get(l.a.as_str()).ok_or_else(|| {
+            err(
+                format!("{f}.a"),
+                format!("\"{}\"", l.a),
+                format!("the id of a device or switch; known: {}", self.known_ids()),
+            )
+        })?;
+        let b = *ids.get(l.b.as_str()).ok_or_else(|| {
+            err(
+                format!("{f}.b"),
+                format!("\"{}\"", l.b),
+                format!("the id of a device or switch; known: {}", self.known_ids()),
+            )
+        })?;
+        if a == b {
+            return Err(err(
+                format!("{f}.b"),
+                format!("\"{}\"", l.b),
+                "an id other than `a` (a link joins two different nodes)",
+            ));
+        }
+        Ok((a, b))
+    }
+
+    /// `reduce_gbps` and `ccl_buffer_bytes` within their ranges, when given.
+    fn check_machine_figures(&self) -> Result<(), SpecError> {
         if let Some(g) = self.reduce_gbps {
             let (lo, hi) = BANDWIDTH_RANGE_GBPS;
             if !(lo..=hi).contains(&g) {
@@ -666,6 +723,14 @@ impl CustomTopology {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Every pair of devices has a route, direct or through switches:
+    /// devices do not forward traffic and any algorithm may send between
+    /// any two ranks, so a pair without one would leave some schedules
+    /// with no cost. Runs last, on a topology whose links are all valid.
+    fn check_routes(&self) -> Result<(), SpecError> {
         let t = self.build();
         let adj = t.adjacency();
         for a in 0..t.devices.len() {
