@@ -764,15 +764,38 @@ impl StepSim {
     fn contended(&mut self, sim: &Fast, key: &[Class]) {
         // A class of `w` transfers counts `w` flows on each of its links
         // and takes `w` shares ([`StepSim::classes`]).
-        let m = self.cls_first.len();
-        // Compact ids of the link directions used in this step.
+        self.index_links(sim);
+        let local_data = self.reset_flows(sim, key);
+        self.group_start.clear();
+        self.group_flow.clear();
+        if local_data {
+            // A local copy with data (no link) ends, as in the reference,
+            // at the step's last event: then the step is one group.
+            let m = self.cls_first.len();
+            self.group_start.extend([0, m as u32]);
+            self.group_flow.extend(0..m as u32);
+        } else {
+            self.join_links(sim);
+            let groups = self.number_groups(sim, key);
+            self.fill_groups(groups);
+        }
+        self.run_groups(sim);
+        for &id in &self.used {
+            self.local[id as usize] = NONE;
+        }
+    }
+
+    /// Gives the link directions this step uses compact ids (`local`, in
+    /// `used` order) with their capacities (`lcap0`), and lists the
+    /// classes on each (CSR `on_start` / `on_flow`, in class order), so
+    /// the event loop works on arrays sized by the step, not the machine.
+    fn index_links(&mut self, sim: &Fast) {
         self.lcap0.clear();
         for &id in &self.used {
             self.local[id as usize] = self.lcap0.len() as u32;
             self.lcap0.push(sim.cap[id as usize]);
         }
         let nl = self.lcap0.len();
-        // Classes on each link (CSR), in class order.
         self.on_start.clear();
         self.on_start.resize(nl + 1, 0);
         for &r in &self.cls_route {
@@ -795,6 +818,15 @@ impl StepSim {
             }
         }
         self.lcnt.iter_mut().for_each(|c| *c = 0);
+    }
+
+    /// Resets every class's bytes left, data start (its route's latency),
+    /// rate and state, and its end (unknown, except a zero-byte class,
+    /// which ends as soon as it starts). `true` if some class copies data
+    /// locally (bytes on a route of no link), which keeps the step one
+    /// group.
+    fn reset_flows(&mut self, sim: &Fast, key: &[Class]) -> bool {
+        let (m, nl) = (self.cls_first.len(), self.lcap0.len());
         self.rem.clear();
         self.from.clear();
         self.rate.clear();
@@ -812,89 +844,102 @@ impl StepSim {
             self.rem.push(k.bytes as f64);
             self.from.push(from);
             if k.bytes == 0 {
-                // Zero-byte flows end as soon as they start.
                 self.cls_end[c] = from;
             } else if sim.route_hops(k.route).is_empty() {
                 local_data = true;
             }
         }
-        // Groups of classes joined by shared links (union-find over the
-        // links, then classes by their first link's root, in class
-        // order). Max-min rates in one group depend on its flows alone,
-        // so each group is its own event loop. A local copy with data (no
-        // link) ends, as in the reference, at the step's last event: then
-        // the step is one group.
-        self.group_start.clear();
-        self.group_flow.clear();
-        if local_data {
-            self.group_start.extend([0, m as u32]);
-            self.group_flow.extend(0..m as u32);
-        } else {
-            self.parent.clear();
-            self.parent.extend(0..nl as u32);
-            for &r in &self.cls_route {
-                let hops = sim.route_hops(r);
-                if let Some((&h0, rest)) = hops.split_first() {
-                    let a = self.local[h0 as usize];
-                    for &h in rest {
-                        let b = self.local[h as usize];
-                        let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
-                        if ra != rb {
-                            self.parent[ra.max(rb) as usize] = ra.min(rb);
-                        }
+        local_data
+    }
+
+    /// Joins the links of every class's route in the union-find forest
+    /// `parent` (over compact link ids), so that links sharing a flow end
+    /// in one tree: max-min rates in one tree's flows depend on those
+    /// flows alone.
+    fn join_links(&mut self, sim: &Fast) {
+        self.parent.clear();
+        self.parent.extend(0..self.lcap0.len() as u32);
+        for &r in &self.cls_route {
+            let hops = sim.route_hops(r);
+            if let Some((&h0, rest)) = hops.split_first() {
+                let a = self.local[h0 as usize];
+                for &h in rest {
+                    let b = self.local[h as usize];
+                    let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
+                    if ra != rb {
+                        self.parent[ra.max(rb) as usize] = ra.min(rb);
                     }
-                }
-            }
-            // Group number per root link (NONE: none yet), then CSR.
-            self.group_of.clear();
-            self.group_of.resize(nl, NONE);
-            self.flow_group.clear();
-            let mut groups = 0u32;
-            for cl in key {
-                let k = &cl.key;
-                let g = match sim.route_hops(k.route).first() {
-                    Some(&h) if k.bytes > 0 => {
-                        let root = find(&mut self.parent, self.local[h as usize]) as usize;
-                        if self.group_of[root] == NONE {
-                            self.group_of[root] = groups;
-                            groups += 1;
-                        }
-                        self.group_of[root]
-                    }
-                    _ => NONE,
-                };
-                self.flow_group.push(g);
-            }
-            self.group_start.resize(groups as usize + 1, 0);
-            for &g in &self.flow_group {
-                if g != NONE {
-                    self.group_start[g as usize + 1] += 1;
-                }
-            }
-            for g in 0..groups as usize {
-                self.group_start[g + 1] += self.group_start[g];
-            }
-            self.group_flow
-                .resize(self.group_start[groups as usize] as usize, 0);
-            self.group_fill.clear();
-            self.group_fill
-                .extend_from_slice(&self.group_start[..groups as usize]);
-            for (c, &g) in self.flow_group.iter().enumerate() {
-                if g != NONE {
-                    let at = &mut self.group_fill[g as usize];
-                    self.group_flow[*at as usize] = c as u32;
-                    *at += 1;
                 }
             }
         }
+    }
+
+    /// Numbers the groups in order of their first class (`group_of` per
+    /// root link) and records each class's group in `flow_group` (`NONE`
+    /// for a class with no bytes or no link: nothing to share); returns
+    /// the number of groups. Numbering by first class keeps the groups,
+    /// and so the event loops, in class order.
+    fn number_groups(&mut self, sim: &Fast, key: &[Class]) -> u32 {
+        self.group_of.clear();
+        self.group_of.resize(self.lcap0.len(), NONE);
+        self.flow_group.clear();
+        let mut groups = 0u32;
+        for cl in key {
+            let k = &cl.key;
+            let g = match sim.route_hops(k.route).first() {
+                Some(&h) if k.bytes > 0 => {
+                    let root = find(&mut self.parent, self.local[h as usize]) as usize;
+                    if self.group_of[root] == NONE {
+                        self.group_of[root] = groups;
+                        groups += 1;
+                    }
+                    self.group_of[root]
+                }
+                _ => NONE,
+            };
+            self.flow_group.push(g);
+        }
+        groups
+    }
+
+    /// Lists each of the `groups` groups' classes, in class order, as CSR
+    /// (`group_start` / `group_flow`), so each group's loop reads its own
+    /// classes only.
+    fn fill_groups(&mut self, groups: u32) {
+        self.group_start.resize(groups as usize + 1, 0);
+        for &g in &self.flow_group {
+            if g != NONE {
+                self.group_start[g as usize + 1] += 1;
+            }
+        }
+        for g in 0..groups as usize {
+            self.group_start[g + 1] += self.group_start[g];
+        }
+        self.group_flow
+            .resize(self.group_start[groups as usize] as usize, 0);
+        self.group_fill.clear();
+        self.group_fill
+            .extend_from_slice(&self.group_start[..groups as usize]);
+        for (c, &g) in self.flow_group.iter().enumerate() {
+            if g != NONE {
+                let at = &mut self.group_fill[g as usize];
+                self.group_flow[*at as usize] = c as u32;
+                *at += 1;
+            }
+        }
+    }
+
+    /// Times every group: a class alone on its links directly
+    /// ([`StepSim::alone`]: hier-nhr's level1 shifts are 1 024 such groups
+    /// a step at 1024 ranks), any other group by its own event loop over
+    /// its classes with bytes left.
+    fn run_groups(&mut self, sim: &Fast) {
         for g in 0..self.group_start.len().saturating_sub(1) {
             let (a, b) = (
                 self.group_start[g] as usize,
                 self.group_start[g + 1] as usize,
             );
             if b - a == 1 {
-                // A class alone on its links (hier-nhr's level1 shifts:
-                // 1 024 such groups a step at 1024 ranks).
                 let c = self.group_flow[a] as usize;
                 if let Some(end) = self.alone(sim, c) {
                     self.cls_end[c] = end;
@@ -909,9 +954,6 @@ impl StepSim {
                 }
             }
             self.events(sim);
-        }
-        for &id in &self.used {
-            self.local[id as usize] = NONE;
         }
     }
 
