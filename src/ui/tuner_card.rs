@@ -13,6 +13,7 @@
 //! passes only the current plan.
 
 use super::planned::use_planned;
+use crate::engine::config::Config;
 use crate::engine::formats::tuner::{Bounds, Rule, Source, TunerError};
 use crate::engine::plan::{chart_sizes, sweep_key, Plan};
 use crate::engine::topology::Library;
@@ -345,6 +346,10 @@ fn comparison_view(t: &TunerComparison, model: &ModelSide) -> Html {
 }
 
 /// The tuner-file card.
+///
+/// Only the hooks and the page layout live here; what the worker is asked,
+/// each callback and the body under the buttons are built by their own
+/// functions so each can be read alone.
 #[function_component(TunerCard)]
 pub fn tuner_card(p: &TunerCardProps) -> Html {
     let _lang = super::lang::use_lang();
@@ -359,17 +364,76 @@ pub fn tuner_card(p: &TunerCardProps) -> Html {
     let file_side = {
         let plan = p.plan.clone();
         use_memo(((*read).clone(), config.clone()), move |(read, _)| {
-            let (Some(text), Some(plan)) = (read, plan) else {
-                return None;
-            };
-            let q = TunerQuery::file_only(&plan.config, &plan.topology);
-            Some(tune::compare_tuner(text, &q, &chart_sizes()))
+            file_side_of(read.as_deref(), plan.as_deref())
         })
     };
     // The model's side, in the planner worker, once the file reads.
     let readable = matches!(&*file_side, Some(Ok(_)));
     let key = ((*read).clone(), config.clone());
-    let ask = match (&*read, &config) {
+    let ask = model_job(read.as_deref(), config.as_ref(), readable);
+    let answer = use_planned(key, ask);
+    // A file that cannot be read: its line in sight.
+    let error_line = error_line((*file_side).as_ref());
+    use_effect_with(((*read).clone(), error_line), |(read, line)| {
+        if let (Some(text), Some(line)) = (read, line) {
+            show_line(text, *line);
+        }
+    });
+
+    let commit = committer(read.clone());
+    let on_input = text_input_callback(text.clone());
+    let on_read = {
+        let (text, commit) = (text.clone(), commit.clone());
+        Callback::from(move |_: MouseEvent| commit((*text).clone()))
+    };
+    let take_file = file_taker(text.clone(), commit.clone());
+    let on_file = file_callback(take_file.clone());
+    let (on_dragover, on_dragleave) = drag_callbacks(dragging.clone());
+    let on_drop = drop_callback(dragging.clone(), text.clone(), commit, take_file);
+
+    let (state, body) = status_view((*file_side).as_ref(), read.is_some(), answer.as_deref());
+    html! {
+        <section class="card tuner" id="tuner" aria-label={t!("tn-label")} data-state={state}>
+            <div class="card-head">
+                <h2>{t!("tn-title")}</h2>
+                <span class="muted">{t!("tn-formats")}</span>
+            </div>
+            <textarea id="tuner-input" class={classes!("log-input", "tn-input", (*dragging).then_some("dragging"))}
+                rows="6" spellcheck="false" value={(*text).clone()} oninput={on_input}
+                ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
+                placeholder={t!("tn-placeholder")} aria-label={t!("tn-text")} />
+            <div class="fit-actions">
+                <button id="tuner-read" class="primary" onclick={on_read} title={t!("tn-read-title")}>{t!("tn-read")}</button>
+                <input id="tuner-file" class="sr-only" type="file" accept=".conf,.csv,.json,.txt,text/csv,application/json,text/plain" onchange={on_file} />
+                <label class="secondary-button" for="tuner-file" title={t!("tn-load-title")}>{t!("tn-load")}</label>
+            </div>
+            {body}
+        </section>
+    }
+}
+
+/// The file's side of the comparison: its rules matched on the page's
+/// machine. Cheap, so it is made at once rather than in the worker; `None`
+/// until there is both a text and a plan to ask about.
+fn file_side_of(
+    read: Option<&String>,
+    plan: Option<&Plan>,
+) -> Option<Result<TunerComparison, CompareError>> {
+    let (Some(text), Some(plan)) = (read, plan) else {
+        return None;
+    };
+    let q = TunerQuery::file_only(&plan.config, &plan.topology);
+    Some(tune::compare_tuner(text, &q, &chart_sizes()))
+}
+
+/// The planner-worker job for the model's side. Only asked once the file
+/// reads: an unreadable file has nothing to compare against.
+fn model_job(
+    read: Option<&String>,
+    config: Option<&Config>,
+    readable: bool,
+) -> Option<(Config, Job)> {
+    match (read, config) {
         (Some(text), Some(c)) if readable => Some((
             c.clone(),
             Job::Tuner {
@@ -378,68 +442,76 @@ pub fn tuner_card(p: &TunerCardProps) -> Html {
             },
         )),
         _ => None,
-    };
-    let answer = use_planned(key, ask);
-    // A file that cannot be read: its line in sight.
-    let error_line = match &*file_side {
+    }
+}
+
+/// The line a file that cannot be read names, if the reader named one, so
+/// the text box can bring it into sight.
+fn error_line(file_side: Option<&Result<TunerComparison, CompareError>>) -> Option<usize> {
+    match file_side {
         Some(Err(CompareError::File(TunerError::Line { line, .. })))
         | Some(Err(CompareError::File(TunerError::Json { line, .. }))) => Some(*line),
         _ => None,
-    };
-    use_effect_with(((*read).clone(), error_line), |(read, line)| {
-        if let (Some(text), Some(line)) = (read, line) {
-            show_line(text, *line);
-        }
-    });
+    }
+}
 
-    let commit = {
-        let read = read.clone();
-        move |s: String| read.set(Some(Rc::new(s)))
-    };
-    let on_input = {
-        let text = text.clone();
-        Callback::from(move |e: InputEvent| {
-            text.set(
-                e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-                    .value(),
-            )
-        })
-    };
-    let on_read = {
+/// Makes a text the one compared. The button, the file picker and a drop
+/// all end here, so they read a text the same way.
+fn committer(read: UseStateHandle<Option<Rc<String>>>) -> impl Fn(String) + Clone + 'static {
+    move |s: String| read.set(Some(Rc::new(s)))
+}
+
+/// Keeps the text box's contents in state so "read" compares what the user
+/// typed.
+fn text_input_callback(text: UseStateHandle<String>) -> Callback<InputEvent> {
+    Callback::from(move |e: InputEvent| {
+        text.set(
+            e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
+                .value(),
+        )
+    })
+}
+
+/// A file's text replaces the box's and is read at once; shared by the
+/// file picker and a dropped file.
+fn file_taker(
+    text: UseStateHandle<String>,
+    commit: impl Fn(String) + Clone + 'static,
+) -> impl Fn(web_sys::File) + Clone + 'static {
+    move |file: web_sys::File| {
         let (text, commit) = (text.clone(), commit.clone());
-        Callback::from(move |_: MouseEvent| commit((*text).clone()))
-    };
-    // A file's text replaces the box's and is read at once.
-    let take_file = {
-        let (text, commit) = (text.clone(), commit.clone());
-        move |file: web_sys::File| {
-            let (text, commit) = (text.clone(), commit.clone());
-            let promise = file.text();
-            wasm_bindgen_futures::spawn_local(async move {
-                if let Ok(v) = wasm_bindgen_futures::JsFuture::from(promise).await {
-                    let s = v.as_string().unwrap_or_default();
-                    text.set(s.clone());
-                    commit(s);
-                }
-            });
-        }
-    };
-    let on_file = {
-        let take_file = take_file.clone();
-        Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
-                return;
-            };
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            input.set_value("");
-            take_file(file);
-        })
-    };
+        let promise = file.text();
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Ok(v) = wasm_bindgen_futures::JsFuture::from(promise).await {
+                let s = v.as_string().unwrap_or_default();
+                text.set(s.clone());
+                commit(s);
+            }
+        });
+    }
+}
+
+/// Takes the chosen file. The input is cleared so choosing the same file
+/// again fires another change.
+fn file_callback(take_file: impl Fn(web_sys::File) + 'static) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        let Some(input) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        take_file(file);
+    })
+}
+
+/// Drag-over and drag-leave: mark the box while something is held over
+/// it; drag-over must be cancelled for the browser to allow a drop.
+fn drag_callbacks(dragging: UseStateHandle<bool>) -> (Callback<DragEvent>, Callback<DragEvent>) {
     let on_dragover = {
         let dragging = dragging.clone();
         Callback::from(move |e: DragEvent| {
@@ -447,29 +519,43 @@ pub fn tuner_card(p: &TunerCardProps) -> Html {
             dragging.set(true);
         })
     };
-    let on_dragleave = {
-        let dragging = dragging.clone();
-        Callback::from(move |_: DragEvent| dragging.set(false))
-    };
-    let on_drop = {
-        let (dragging, text, commit) = (dragging.clone(), text.clone(), commit.clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            let Some(dt) = e.data_transfer() else { return };
-            if let Some(file) = dt.files().and_then(|f| f.get(0)) {
-                take_file(file);
-            } else if let Ok(s) = dt.get_data("text/plain") {
-                if !s.is_empty() {
-                    text.set(s.clone());
-                    commit(s);
-                }
-            }
-        })
-    };
+    let on_dragleave = Callback::from(move |_: DragEvent| dragging.set(false));
+    (on_dragover, on_dragleave)
+}
 
-    let (state, body) = match &*file_side {
-        None if read.is_none() => (
+/// A drop: a dropped file is taken like a chosen one, dropped text is put
+/// in the box and read at once.
+fn drop_callback(
+    dragging: UseStateHandle<bool>,
+    text: UseStateHandle<String>,
+    commit: impl Fn(String) + 'static,
+    take_file: impl Fn(web_sys::File) + 'static,
+) -> Callback<DragEvent> {
+    Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        dragging.set(false);
+        let Some(dt) = e.data_transfer() else { return };
+        if let Some(file) = dt.files().and_then(|f| f.get(0)) {
+            take_file(file);
+        } else if let Ok(s) = dt.get_data("text/plain") {
+            if !s.is_empty() {
+                text.set(s.clone());
+                commit(s);
+            }
+        }
+    })
+}
+
+/// The card's `data-state` and the body under the buttons: a hint before a
+/// text is read or while there is no plan, the reader's error, or the
+/// comparison with as much of the model's side as the worker has answered.
+fn status_view(
+    file_side: Option<&Result<TunerComparison, CompareError>>,
+    has_read: bool,
+    answer: Option<&Result<Answer, String>>,
+) -> (&'static str, Html) {
+    match file_side {
+        None if !has_read => (
             "idle",
             html! { <p class="hint" id="tuner-status">{t!("tn-paste")}</p> },
         ),
@@ -489,37 +575,27 @@ pub fn tuner_card(p: &TunerCardProps) -> Html {
                 </p>
             },
         ),
-        Some(Ok(file_only)) => {
-            let (shown, model) = match answer.as_deref() {
-                Some(Ok(Answer::Tuner(t))) => (&**t, ModelSide::Ready),
-                Some(Ok(_)) => (file_only, ModelSide::Pending),
-                Some(Err(e)) => (file_only, ModelSide::Failed(e.clone())),
-                None => (file_only, ModelSide::Pending),
-            };
-            let state = match model {
-                ModelSide::Ready => "ready",
-                ModelSide::Pending => "pending",
-                ModelSide::Failed(_) => "file-only",
-            };
-            (state, comparison_view(shown, &model))
-        }
-    };
-    html! {
-        <section class="card tuner" id="tuner" aria-label={t!("tn-label")} data-state={state}>
-            <div class="card-head">
-                <h2>{t!("tn-title")}</h2>
-                <span class="muted">{t!("tn-formats")}</span>
-            </div>
-            <textarea id="tuner-input" class={classes!("log-input", "tn-input", (*dragging).then_some("dragging"))}
-                rows="6" spellcheck="false" value={(*text).clone()} oninput={on_input}
-                ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
-                placeholder={t!("tn-placeholder")} aria-label={t!("tn-text")} />
-            <div class="fit-actions">
-                <button id="tuner-read" class="primary" onclick={on_read} title={t!("tn-read-title")}>{t!("tn-read")}</button>
-                <input id="tuner-file" class="sr-only" type="file" accept=".conf,.csv,.json,.txt,text/csv,application/json,text/plain" onchange={on_file} />
-                <label class="secondary-button" for="tuner-file" title={t!("tn-load-title")}>{t!("tn-load")}</label>
-            </div>
-            {body}
-        </section>
+        Some(Ok(file_only)) => comparison_state(file_only, answer),
     }
+}
+
+/// The comparison to show and its state: the worker's when it has
+/// answered, else the file's side alone with the model's column pending or
+/// failed.
+fn comparison_state(
+    file_only: &TunerComparison,
+    answer: Option<&Result<Answer, String>>,
+) -> (&'static str, Html) {
+    let (shown, model) = match answer {
+        Some(Ok(Answer::Tuner(t))) => (&**t, ModelSide::Ready),
+        Some(Ok(_)) => (file_only, ModelSide::Pending),
+        Some(Err(e)) => (file_only, ModelSide::Failed(e.clone())),
+        None => (file_only, ModelSide::Pending),
+    };
+    let state = match model {
+        ModelSide::Ready => "ready",
+        ModelSide::Pending => "pending",
+        ModelSide::Failed(_) => "file-only",
+    };
+    (state, comparison_view(shown, &model))
 }
