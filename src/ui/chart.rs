@@ -12,6 +12,7 @@ use crate::engine::plan::{self, Curve, Plan, PredictedPoint};
 use crate::engine::units::format_bytes;
 use crate::runtime::planner::{Answer, Job};
 use crate::t;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -103,6 +104,13 @@ const PREDICTED: RGBColor = RGBColor(0, 105, 110);
 /// Opacity of the 80 % band.
 const BAND_ALPHA: f64 = 0.16;
 
+/// The chart's plotting area: log2 bytes across, busbw GB/s up.
+type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws the chart into an SVG string. Each layer is drawn by its own
+/// function, in this order so that later layers lie on top: the current
+/// size, the calibrated prediction, the algorithms' curves, the headline
+/// and a lesson's point, and a pasted log's points.
 fn render(
     plan: &Plan,
     curves: &[Curve],
@@ -115,50 +123,14 @@ fn render(
     {
         let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let all = curves
-            .iter()
-            .flat_map(|c| c.points.iter().copied())
-            .chain(
-                overlay
-                    .into_iter()
-                    .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
-            )
-            .chain(predicted.iter().flat_map(|p| {
-                [
-                    (p.bytes, p.high_gbps),
-                    (p.bytes, p.library_gbps.unwrap_or(0.0)),
-                ]
-            }));
-        let (mut x0, mut x1, mut y1) = (1u64 << 10, 1u64 << 30, 1.0f64);
-        for (b, v) in all {
-            if b > 0 {
-                x0 = x0.min(b);
-                x1 = x1.max(b);
-            }
-            if v.is_finite() {
-                y1 = y1.max(v);
-            }
-        }
+        let (x0, x1, y1) = extent(curves, predicted, overlay);
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(52)
             .build_cartesian_2d(lg(x0)..lg(x1), 0f64..y1 * 1.12)
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(t!("chart-x"))
-            .y_desc(t!("chart-y"))
-            .x_label_formatter(&|v| format_bytes(2f64.powf(v.round()) as u64))
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .x_labels(((lg(x1) - lg(x0)) / 2.0).round() as usize + 1)
-            .y_labels(6)
-            .light_line_style(RGBColor(240, 241, 245))
-            .bold_line_style(RGBColor(226, 228, 234))
-            .axis_desc_style(("sans-serif", 13))
-            .label_style(("sans-serif", 11))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_mesh(&mut chart, x0, x1)?;
         // The current size.
         let cur = lg(plan.config.bytes);
         chart
@@ -167,111 +139,211 @@ fn render(
                 ShapeStyle::from(RGBColor(150, 156, 170)).stroke_width(1),
             ))
             .map_err(|e| e.to_string())?;
-        // The calibrated prediction under the curves: its band, NCCL's
-        // own belief dashed, its line.
-        if !predicted.is_empty() {
-            let band: Vec<(f64, f64)> = predicted
-                .iter()
-                .map(|p| (lg(p.bytes), p.high_gbps))
-                .chain(predicted.iter().rev().map(|p| (lg(p.bytes), p.low_gbps)))
-                .collect();
-            chart
-                .draw_series(std::iter::once(Polygon::new(
-                    band,
-                    PREDICTED.mix(BAND_ALPHA).filled(),
-                )))
-                .map_err(|e| e.to_string())?;
-            let own: Vec<(f64, f64)> = predicted
-                .iter()
-                .filter_map(|p| p.library_gbps.map(|g| (lg(p.bytes), g)))
-                .collect();
-            if !own.is_empty() {
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        own,
-                        5,
-                        4,
-                        ShapeStyle::from(PREDICTED.mix(0.8)).stroke_width(2),
-                    ))
-                    .map_err(|e| e.to_string())?;
-            }
-            chart
-                .draw_series(LineSeries::new(
-                    predicted.iter().map(|p| (lg(p.bytes), p.busbw_gbps)),
-                    ShapeStyle::from(PREDICTED).stroke_width(3),
-                ))
-                .map_err(|e| e.to_string())?;
-        }
-        let same = coincides(curves);
-        for (i, c) in curves.iter().enumerate() {
-            let col = colour(c.algorithm);
-            let width = if c.algorithm == plan.algorithm { 3 } else { 2 };
-            let line = c.points.iter().map(|p| (lg(p.0), p.1));
-            if same[i].is_some() {
-                // Drawn dashed over the curve it coincides with.
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        line,
-                        7,
-                        7,
-                        ShapeStyle::from(col).stroke_width(width),
-                    ))
-                    .map_err(|e| e.to_string())?;
-            } else {
-                chart
-                    .draw_series(LineSeries::new(
-                        line,
-                        ShapeStyle::from(col).stroke_width(width),
-                    ))
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        // The headline at the current size: the shown algorithm's, or the
-        // calibrated prediction's.
-        let col = if plan.method == plan::Method::Predicted && !predicted.is_empty() {
-            PREDICTED
-        } else {
-            colour(plan.algorithm)
-        };
-        chart
-            .draw_series(std::iter::once(Circle::new(
-                (cur, plan.estimate.busbw_gbps),
-                6,
-                ShapeStyle::from(col).filled(),
-            )))
-            .map_err(|e| e.to_string())?;
-        // A lesson's point: a ring around it.
-        if let Some((a, b)) = look {
-            if let Some(c) = curves.iter().find(|c| c.algorithm == a) {
-                if let Some(p) = c.points.iter().find(|p| p.0 == b) {
-                    chart
-                        .draw_series(std::iter::once(Circle::new(
-                            (lg(p.0), p.1),
-                            11,
-                            ShapeStyle::from(RGBColor(230, 0, 110)).stroke_width(3),
-                        )))
-                        .map_err(|e| e.to_string())?;
-                }
-            }
-        }
+        draw_prediction(&mut chart, predicted)?;
+        draw_curves(&mut chart, plan, curves)?;
+        draw_headline(&mut chart, plan, predicted, cur)?;
+        draw_look(&mut chart, curves, look)?;
         if let Some(o) = overlay {
-            if !o.fitted.is_empty() {
-                chart
-                    .draw_series(LineSeries::new(
-                        o.fitted.iter().map(|p| (lg(p.0), p.1)),
-                        ShapeStyle::from(RGBColor(90, 90, 90)).stroke_width(1),
-                    ))
-                    .map_err(|e| e.to_string())?;
-            }
-            chart
-                .draw_series(o.measured.iter().map(|p| {
-                    Cross::new((lg(p.0), p.1), 4, ShapeStyle::from(BLACK).stroke_width(2))
-                }))
-                .map_err(|e| e.to_string())?;
+            draw_overlay(&mut chart, o)?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// The axes' extent: the smallest and largest size and the highest busbw
+/// of everything drawn, at least 1 KiB to 1 GiB and 1 GB/s so that a
+/// sparse chart keeps a readable scale.
+fn extent(
+    curves: &[Curve],
+    predicted: &[PredictedPoint],
+    overlay: Option<&Overlay>,
+) -> (u64, u64, f64) {
+    let all = curves
+        .iter()
+        .flat_map(|c| c.points.iter().copied())
+        .chain(
+            overlay
+                .into_iter()
+                .flat_map(|o| o.measured.iter().chain(&o.fitted).copied()),
+        )
+        .chain(predicted.iter().flat_map(|p| {
+            [
+                (p.bytes, p.high_gbps),
+                (p.bytes, p.library_gbps.unwrap_or(0.0)),
+            ]
+        }));
+    let (mut x0, mut x1, mut y1) = (1u64 << 10, 1u64 << 30, 1.0f64);
+    for (b, v) in all {
+        if b > 0 {
+            x0 = x0.min(b);
+            x1 = x1.max(b);
+        }
+        if v.is_finite() {
+            y1 = y1.max(v);
+        }
+    }
+    (x0, x1, y1)
+}
+
+/// The grid and axes: sizes in bytes at every other power of two, busbw
+/// in whole GB/s.
+fn draw_mesh(chart: &mut Plot, x0: u64, x1: u64) -> Result<(), String> {
+    chart
+        .configure_mesh()
+        .x_desc(t!("chart-x"))
+        .y_desc(t!("chart-y"))
+        .x_label_formatter(&|v| format_bytes(2f64.powf(v.round()) as u64))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .x_labels(((lg(x1) - lg(x0)) / 2.0).round() as usize + 1)
+        .y_labels(6)
+        .light_line_style(RGBColor(240, 241, 245))
+        .bold_line_style(RGBColor(226, 228, 234))
+        .axis_desc_style(("sans-serif", 13))
+        .label_style(("sans-serif", 11))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// The calibrated prediction, drawn under the curves: its band, NCCL's
+/// own belief dashed, its line. Nothing without a calibrated model.
+fn draw_prediction(chart: &mut Plot, predicted: &[PredictedPoint]) -> Result<(), String> {
+    if predicted.is_empty() {
+        return Ok(());
+    }
+    let band: Vec<(f64, f64)> = predicted
+        .iter()
+        .map(|p| (lg(p.bytes), p.high_gbps))
+        .chain(predicted.iter().rev().map(|p| (lg(p.bytes), p.low_gbps)))
+        .collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(
+            band,
+            PREDICTED.mix(BAND_ALPHA).filled(),
+        )))
+        .map_err(|e| e.to_string())?;
+    let own: Vec<(f64, f64)> = predicted
+        .iter()
+        .filter_map(|p| p.library_gbps.map(|g| (lg(p.bytes), g)))
+        .collect();
+    if !own.is_empty() {
+        chart
+            .draw_series(DashedLineSeries::new(
+                own,
+                5,
+                4,
+                ShapeStyle::from(PREDICTED.mix(0.8)).stroke_width(2),
+            ))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .draw_series(LineSeries::new(
+            predicted.iter().map(|p| (lg(p.bytes), p.busbw_gbps)),
+            ShapeStyle::from(PREDICTED).stroke_width(3),
+        ))
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// One line per algorithm in its colour, the shown one thicker. A curve
+/// that coincides with an earlier one is dashed over it, so both stay
+/// visible.
+fn draw_curves(chart: &mut Plot, plan: &Plan, curves: &[Curve]) -> Result<(), String> {
+    let same = coincides(curves);
+    for (i, c) in curves.iter().enumerate() {
+        let col = colour(c.algorithm);
+        let width = if c.algorithm == plan.algorithm { 3 } else { 2 };
+        let line = c.points.iter().map(|p| (lg(p.0), p.1));
+        if same[i].is_some() {
+            // Drawn dashed over the curve it coincides with.
+            chart
+                .draw_series(DashedLineSeries::new(
+                    line,
+                    7,
+                    7,
+                    ShapeStyle::from(col).stroke_width(width),
+                ))
+                .map_err(|e| e.to_string())?;
+        } else {
+            chart
+                .draw_series(LineSeries::new(
+                    line,
+                    ShapeStyle::from(col).stroke_width(width),
+                ))
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The headline at the current size `cur`: in the shown algorithm's
+/// colour, or the calibrated prediction's when the headline is predicted.
+fn draw_headline(
+    chart: &mut Plot,
+    plan: &Plan,
+    predicted: &[PredictedPoint],
+    cur: f64,
+) -> Result<(), String> {
+    let col = if plan.method == plan::Method::Predicted && !predicted.is_empty() {
+        PREDICTED
+    } else {
+        colour(plan.algorithm)
+    };
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            (cur, plan.estimate.busbw_gbps),
+            6,
+            ShapeStyle::from(col).filled(),
+        )))
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A lesson's point: a ring around it, if its algorithm's curve has that
+/// size.
+fn draw_look(
+    chart: &mut Plot,
+    curves: &[Curve],
+    look: Option<(Algorithm, u64)>,
+) -> Result<(), String> {
+    let Some((a, b)) = look else {
+        return Ok(());
+    };
+    let point = curves
+        .iter()
+        .find(|c| c.algorithm == a)
+        .and_then(|c| c.points.iter().find(|p| p.0 == b));
+    if let Some(p) = point {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (lg(p.0), p.1),
+                11,
+                ShapeStyle::from(RGBColor(230, 0, 110)).stroke_width(3),
+            )))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// A pasted log on top of everything: its fitted curve thin and grey, its
+/// measured points as crosses.
+fn draw_overlay(chart: &mut Plot, o: &Overlay) -> Result<(), String> {
+    if !o.fitted.is_empty() {
+        chart
+            .draw_series(LineSeries::new(
+                o.fitted.iter().map(|p| (lg(p.0), p.1)),
+                ShapeStyle::from(RGBColor(90, 90, 90)).stroke_width(1),
+            ))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .draw_series(
+            o.measured
+                .iter()
+                .map(|p| Cross::new((lg(p.0), p.1), 4, ShapeStyle::from(BLACK).stroke_width(2))),
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// The busbw chart card: the SVG, then its legend as HTML below it (so it
