@@ -5,13 +5,13 @@
 //! tokens moving from sender to receiver.
 
 use super::colors;
-use super::deferred::{use_drawn_pieces, Sliced};
+use super::deferred::{use_drawn_pieces, Piece, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
 use super::topology_layout::{along, trim, BoxName, GroupBox, Layout};
 use crate::engine::plan::Plan;
-use crate::engine::schedule::TransferKind;
-use crate::engine::topology::{LinkKind, Topology, ROCE_FABRIC_LABEL};
+use crate::engine::schedule::{Step, Transfer, TransferKind};
+use crate::engine::topology::{Device, LinkKind, Switch, Topology, ROCE_FABRIC_LABEL};
 use crate::t;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -420,39 +420,41 @@ fn trunk(
     }
 }
 
-/// The SVG of the topology and the current step.
+/// What every layer of one drawing reads, gathered so that each layer's
+/// function takes one argument rather than the same eight.
+struct Scene<'a> {
+    plan: &'a Rc<Plan>,
+    layout: &'a Rc<Layout>,
+    /// The measured machine's nodes (a fitted NCCL machine), not 910B
+    /// servers: the note and the fabric bar speak of them.
+    of_nodes: bool,
+    /// The current step (`None` before the first step: nothing moves).
+    step: Option<&'a Step>,
+    /// Its number, 1-based ([`TopologyProps::step`]).
+    step_no: usize,
+    /// Per link, the load shown ([`loads`]).
+    load: &'a Rc<Vec<[Load; 2]>>,
+    /// The length of the window the load is over, µs, and its words
+    /// ([`load_window`]).
+    window: &'a Rc<(f64, String)>,
+    /// A lesson's highlighted link ([`TopologyProps::look_link`]).
+    look_link: Option<(usize, usize)>,
+}
+
+/// The SVG of the topology and the current step. The body holds the hooks
+/// (the layout and a collapsed drawing's slicing are kept per topology)
+/// and hands what they give to [`drawing`].
 #[function_component(TopologyView)]
 pub fn topology_view(p: &TopologyProps) -> Html {
     let _lang = super::lang::use_lang();
     let plan = &p.plan;
     let topo = &plan.topology;
-    // The measured machine's nodes (a fitted NCCL machine), not 910B servers.
-    let of_nodes = super::topology_layout::server_word(topo) == "node";
     // Link indices shift when a link is down: key on the link count too.
     let layout = use_memo((topo.name.clone(), topo.links.len()), |_| Layout::of(topo));
-    let n_dev = topo.devices.len();
-    let ranks = plan.config.ranks;
     let step =
         (p.step > 0 && p.step <= plan.steps()).then(|| &plan.drawn_schedule().steps[p.step - 1]);
-    let tl = &plan.estimate.timeline;
-    let simulated = !tl.steps.is_empty();
-    let (window_us, scope) = match (step, simulated) {
-        (Some(_), true) => {
-            let s = &tl.steps[p.step - 1];
-            (s.end_us - s.start_us, t!("topo-scope-step", step = p.step))
-        }
-        (None, true) => (
-            plan.loop_us(),
-            if plan.loops() > 1 {
-                t!("topo-scope-loop", loops = plan.loops())
-            } else {
-                t!("topo-scope-run")
-            },
-        ),
-        _ => (0.0, String::new()),
-    };
     let load = Rc::new(loads(plan, if step.is_some() { p.step } else { 0 }));
-    let window = Rc::new((window_us, scope.clone()));
+    let window = Rc::new(load_window(plan, p.step, step.is_some()));
     // A collapsed drawing's servers come [`SERVERS_PER_TASK`] a task, in
     // keyed pieces, so a slice appends; a new plan on the same topology
     // keeps what is drawn.
@@ -475,254 +477,64 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         )
     });
     let pieces = use_drawn_pieces(topo_key, &sliced);
-    let mut busy = vec![false; topo.links.len()];
-    if step.is_some() {
-        for (i, l) in load.iter().enumerate() {
-            busy[i] = l[0].flows + l[1].flows > 0;
-        }
-    }
-    let active_node = |i: usize| i >= n_dev || i < ranks;
-    let looked: Vec<usize> = p
-        .look_link
-        .and_then(|(a, b)| topo.route(a, b).ok())
-        .map(|r| r.hops.iter().map(|h| h.link).collect())
-        .unwrap_or_default();
-    let title_of = |i: usize| {
-        if link_level(plan) {
-            load_text(topo, i, &load[i], window_us, &scope)
-        } else {
-            t!("topo-link-unsimulated", link = link_head(topo, i))
-        }
+    let scene = Scene {
+        plan,
+        layout: &layout,
+        // The measured machine's nodes (a fitted NCCL machine), not 910B servers.
+        of_nodes: super::topology_layout::server_word(topo) == "node",
+        step,
+        step_no: p.step,
+        load: &load,
+        window: &window,
+        look_link: p.look_link,
     };
-    let mut links: Vec<Html> = Vec::new();
-    let mut under: Vec<Html> = Vec::new();
-    if layout.collapsed {
-        // One trunk per server under the boxes ([`ServerPiece`]).
-        for (k, piece) in pieces.iter().enumerate() {
-            under.push(html! {
-                <ServerPiece key={k} plan={plan.clone()} layout={layout.clone()} ports={ports.clone()}
-                    load={load.clone()} window={window.clone()} boxes={piece.items.clone()} layer={Layer::Trunks} />
-            });
+    drawing(&scene, &ports, pieces)
+}
+
+/// The window the links' load is over, µs, and its words: the step shown,
+/// else one loop or the whole run; nothing when the plan was not
+/// simulated, as it then has no load to put in a window.
+fn load_window(plan: &Plan, step_no: usize, stepping: bool) -> (f64, String) {
+    let tl = &plan.estimate.timeline;
+    let simulated = !tl.steps.is_empty();
+    match (stepping, simulated) {
+        (true, true) => {
+            let s = &tl.steps[step_no - 1];
+            (s.end_us - s.start_us, t!("topo-scope-step", step = step_no))
         }
-    } else {
-        for (i, l) in topo.links.iter().enumerate() {
-            let (a, b) = layout.link_ends(topo, l.a, l.b);
-            let active = active_node(l.a) && active_node(l.b);
-            let shared = load[i][0].flows.max(load[i][1].flows) > 1 && step.is_some();
-            let class = classes!(
-                "link-g",
-                kind_class(l.kind),
-                active.then_some("active"),
-                busy[i].then_some("busy"),
-                shared.then_some("shared"),
-                looked.contains(&i).then_some("lesson-look-link")
-            );
-            let target = if layout.under(topo, i) {
-                &mut under
+        (false, true) => (
+            plan.loop_us(),
+            if plan.loops() > 1 {
+                t!("topo-scope-loop", loops = plan.loops())
             } else {
-                &mut links
-            };
-            target.push(html! {
-                <g class={class}>
-                    <line class="link" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
-                    <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
-                    <title>{title_of(i)}</title>
-                </g>
-            });
-        }
-    }
-    // Failed links (`down=`): dashed red, with their own text.
-    if !layout.collapsed {
-        for l in &topo.impairment.down {
-            let (a, b) = layout.link_ends(topo, l.a, l.b);
-            let text = t!(
-                "topo-down-title",
-                a = topo.node_label(l.a).to_string(),
-                b = topo.node_label(l.b).to_string()
-            );
-            links.push(html! {
-                <g class="link-g down" role="img" aria-label={text.clone()}>
-                    <line class="link down" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
-                    <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
-                    <title>{text}</title>
-                </g>
-            });
-        }
-    }
-    // Lanes and tokens of the current step: the lanes and where each
-    // token goes are made here, once per step; where the tokens are now
-    // is [`Tokens`]'s, once per frame.
-    let mut lanes = Vec::new();
-    let mut tokens = Vec::new();
-    let too_many = step.is_some_and(|s| s.transfers.len() > MAX_DRAWN_TRANSFERS);
-    if let (Some(s), Some(v), false) = (step, plan.verified.as_ref(), too_many || layout.collapsed)
-    {
-        let r = layout.node_r;
-        for (ti, tr) in s.transfers.iter().enumerate() {
-            let mut pts = trim(&layout.path(topo, tr.src, tr.dst), r + 2.0, r + 5.0);
-            if pts.len() == 2 {
-                let (a, b) = (pts[0], pts[1]);
-                let (dx, dy) = (b.0 - a.0, b.1 - a.1);
-                let len = (dx * dx + dy * dy).sqrt().max(1.0);
-                let (nx, ny) = (-dy / len * LANE, dx / len * LANE);
-                pts = vec![(a.0 + nx, a.1 + ny), (b.0 + nx, b.1 + ny)];
-            }
-            let (colour, marker) = match tr.kind {
-                TransferKind::Copy => (colors::COPY, "url(#arrow-copy)"),
-                TransferKind::Reduce => (colors::REDUCE, "url(#arrow-reduce)"),
-            };
-            let d = pts
-                .iter()
-                .map(|q| format!("{},{}", f(q.0), f(q.1)))
-                .collect::<Vec<_>>()
-                .join(" ");
-            lanes.push(html! {
-                <polyline class="lane" key={format!("lane{ti}")} points={d} fill="none"
-                    stroke={colour} marker-end={marker} />
-            });
-            let set = &v.trace[p.step - 1][tr.src][tr.first];
-            let (fill, text) =
-                colors::cell(set, ranks).unwrap_or_else(|| ("#cccccc".into(), "#222"));
-            tokens.push(Token {
-                pts,
-                fill,
-                text,
-                stroke: colour,
-                label: (ranks <= 8).then(|| format::chunks(tr.first, tr.count)),
-            });
-        }
-    }
-    let boxes: Html = if layout.collapsed {
-        pieces
-            .iter()
-            .enumerate()
-            .map(|(k, piece)| {
-                html! {
-                    <ServerPiece key={k} plan={plan.clone()} layout={layout.clone()} ports={ports.clone()}
-                        load={load.clone()} window={window.clone()} boxes={piece.items.clone()} layer={Layer::Boxes} />
-                }
-            })
-            .collect()
-    } else {
-        layout
-            .boxes
-            .iter()
-            .map(|b| {
-                let active = b.devices.start < ranks;
-                let caption_y = b.rect.y + 15.0;
-                html! {
-                    <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
-                        <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
-                        <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{box_caption(b.name)}</text>
-                    </g>
-                }
-            })
-            .collect()
-    };
-    let nodes = (!layout.collapsed).then(|| {
-        topo.devices.iter().enumerate().map(|(i, d)| {
-            let (x, y) = layout.pos[i];
-            let active = i < ranks;
-            let involved = step.is_some_and(|s| s.transfers.iter().any(|t| t.src == i || t.dst == i));
-            let class = classes!("node", active.then_some("active"), (!active).then_some("idle"), involved.then_some("involved"), layout.multi_server.then_some("small"));
-            let imp = &topo.impairment;
-            let (speed, late) = (imp.speed_of(i), imp.late_of(i));
-            let degraded = active && (speed < 1.0 || late > 0.0);
-            let class = classes!(class, degraded.then_some("slow"));
-            let mut tip = if active { format!("{}: rank {i}", d.label) } else { format!("{}: not in this run (ranks = {ranks})", d.label) };
-            let mut mark = Vec::new();
-            if active && speed < 1.0 {
-                tip.push_str(&format!("\n{}", t!("topo-slow-title", r = i, f = format!("{speed}"))));
-                mark.push(format!("×{speed}"));
-            }
-            if active && late > 0.0 {
-                tip.push_str(&format!("\n{}", t!("topo-late-title", r = i, us = format::us(late))));
-                mark.push(format!("+{}µs", format::us(late)));
-            }
-            let badge = degraded.then(|| html! {
-                <text class="slow-mark" y={f(-layout.node_r - 4.0)} text-anchor="middle">{mark.join(" ")}</text>
-            });
-            if layout.multi_server {
-                html! {
-                    <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
-                        <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
-                        <text class="node-label" y="4" text-anchor="middle">{ if active { i.to_string() } else { "–".to_string() } }</text>
-                        {badge.clone().unwrap_or_default()}
-                        <title>{tip}</title>
-                    </g>
-                }
-            } else {
-                html! {
-                    <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
-                        <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
-                        <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
-                        <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { t!("topo-idle") } }</text>
-                        {badge.unwrap_or_default()}
-                        <title>{tip}</title>
-                    </g>
-                }
-            }
-        }).collect::<Html>()
-    });
-    let switches = topo.switches.iter().enumerate().map(|(k, sw)| {
-        let (x, y) = layout.pos[n_dev + k];
-        match layout.bars.get(k).copied().flatten() {
-            Some(bar) => html! {
-                <g class="node switch bar">
-                    <rect x={f(bar.x)} y={f(bar.y)} width={f(bar.w)} height={f(bar.h)} rx="6" />
-                    <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
-                        { if of_nodes {
-                            // The measured machine: every rank's link carries the fitted figures.
-                            let l = topo.links.first();
-                            t!("topo-bar-fitted", gbps = l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)), us = l.map_or("–".into(), |l| format::us(l.latency_us)))
-                        } else {
-                            t!("topo-bar-switch", label = switch_label(&sw.label), gbps = format::gbps(topo.links.iter().find(|l| l.kind == LinkKind::Roce).map_or(0.0, |l| l.bandwidth_gbps)))
-                        } }
-                    </text>
-                    <title>{t!("topo-bar-title", label = switch_label(&sw.label), device = plan.library.device_word())}</title>
-                </g>
+                t!("topo-scope-run")
             },
-            None => html! {
-                <g class="node switch" transform={format!("translate({},{})", f(x), f(y))}>
-                    <rect x="-40" y="-14" width="80" height="28" rx="6" />
-                    <text class="node-label" y="4" text-anchor="middle">{switch_label(&sw.label)}</text>
-                    <title>{t!("topo-switch-title", label = switch_label(&sw.label))}</title>
-                </g>
-            },
-        }
-    });
-    let arrow = |id: &'static str, colour: &'static str| {
-        html! {
-            <marker id={id} viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
-                <path d="M0,0 L10,5 L0,10 z" fill={colour} />
-            </marker>
-        }
-    };
-    let op_symbol = if plan.config.primitive.reduces() {
-        plan.config.redop.symbol()
-    } else {
-        "—"
-    };
-    let note = if layout.collapsed && of_nodes {
-        Some(t!(
-            "topo-collapsed-nodes",
-            servers = layout.boxes.len(),
-            g = layout.boxes.first().map_or(0, |b| b.devices.len())
-        ))
-    } else if layout.collapsed {
-        Some(t!("topo-collapsed", servers = layout.boxes.len()))
-    } else if too_many {
-        Some(t!(
-            "topo-too-many",
-            n = step.map_or(0, |s| s.transfers.len())
-        ))
-    } else if layout.multi_server && of_nodes {
-        Some(t!("topo-nodes"))
-    } else if layout.multi_server {
-        Some(t!("topo-servers"))
-    } else {
-        None
-    };
+        ),
+        _ => (0.0, String::new()),
+    }
+}
+
+/// The drawing: its layers in the order that keeps later ones on top
+/// (ports and trunks under the server boxes, links over them, then
+/// switches, lanes and devices), the moving tokens in an SVG of their own,
+/// a note on what the drawing leaves out, and the legend.
+fn drawing(s: &Scene, ports: &Rc<Vec<Vec<usize>>>, pieces: &[Piece]) -> Html {
+    let (plan, layout) = (s.plan, s.layout);
+    let topo = &plan.topology;
+    let ranks = plan.config.ranks;
+    let (under, links) = link_layers(s, ports, pieces);
+    let too_many = s
+        .step
+        .is_some_and(|st| st.transfers.len() > MAX_DRAWN_TRANSFERS);
+    let (lanes, tokens) = lanes_and_tokens(s, too_many);
+    let boxes = server_boxes(s, ports, pieces);
+    let nodes = device_nodes(s);
+    let switches = topo
+        .switches
+        .iter()
+        .enumerate()
+        .map(|(k, sw)| switch_node(s, k, sw));
+    let note = topo_note(s, too_many);
     let max_width = layout
         .multi_server
         .then(|| format!("max-width:{:.0}px", layout.w * 1.35));
@@ -739,8 +551,8 @@ pub fn topology_view(p: &TopologyProps) -> Html {
             aria-label={t!("drawing-label", title = topo.name.clone(), devices = ranks, device = plan.library.device_word())}
             aria-describedby="drawing-text">
             <defs>
-                {arrow("arrow-copy", colors::COPY)}
-                {arrow("arrow-reduce", colors::REDUCE)}
+                {arrow_marker("arrow-copy", colors::COPY)}
+                {arrow_marker("arrow-reduce", colors::REDUCE)}
             </defs>
             <g class="ports">{ for under }</g>
             <g class="boxes">{ boxes }</g>
@@ -756,11 +568,407 @@ pub fn topology_view(p: &TopologyProps) -> Html {
         if let Some(n) = note {
             <p class="hint topo-note">{n}</p>
         }
+        { legend(plan) }
+        </div>
+    }
+}
+
+/// The links in two layers: those under the server boxes (ports to a bar
+/// switch, or a collapsed drawing's trunks) and those over them, failed
+/// links last. A collapsed drawing has no links of its own to draw over
+/// the boxes.
+fn link_layers(s: &Scene, ports: &Rc<Vec<Vec<usize>>>, pieces: &[Piece]) -> (Vec<Html>, Vec<Html>) {
+    if s.layout.collapsed {
+        // One trunk per server under the boxes ([`ServerPiece`]).
+        return (server_pieces(s, ports, pieces, Layer::Trunks), Vec::new());
+    }
+    let (under, mut links) = working_links(s);
+    links.extend(down_links(s));
+    (under, links)
+}
+
+/// A collapsed drawing's servers, one keyed [`ServerPiece`] per piece of
+/// [`SERVERS_PER_TASK`], so that a new slice appends to what is drawn
+/// rather than redrawing it.
+fn server_pieces(
+    s: &Scene,
+    ports: &Rc<Vec<Vec<usize>>>,
+    pieces: &[Piece],
+    layer: Layer,
+) -> Vec<Html> {
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(k, piece)| {
+            html! {
+                <ServerPiece key={k} plan={s.plan.clone()} layout={s.layout.clone()} ports={ports.clone()}
+                    load={s.load.clone()} window={s.window.clone()} boxes={piece.items.clone()} layer={layer} />
+            }
+        })
+        .collect()
+}
+
+/// An expanded drawing's working links, split into those under the server
+/// boxes and those over them. Each is classed by its kind, whether its
+/// ends are in the run, whether it is busy or shared in the step shown and
+/// whether a lesson points at it, so the page's style can tell them apart.
+fn working_links(s: &Scene) -> (Vec<Html>, Vec<Html>) {
+    let (layout, load) = (s.layout, s.load);
+    let topo = &s.plan.topology;
+    let (n_dev, ranks) = (topo.devices.len(), s.plan.config.ranks);
+    let mut busy = vec![false; topo.links.len()];
+    if s.step.is_some() {
+        for (i, l) in load.iter().enumerate() {
+            busy[i] = l[0].flows + l[1].flows > 0;
+        }
+    }
+    let active_node = |i: usize| i >= n_dev || i < ranks;
+    let looked: Vec<usize> = s
+        .look_link
+        .and_then(|(a, b)| topo.route(a, b).ok())
+        .map(|r| r.hops.iter().map(|h| h.link).collect())
+        .unwrap_or_default();
+    let mut links: Vec<Html> = Vec::new();
+    let mut under: Vec<Html> = Vec::new();
+    for (i, l) in topo.links.iter().enumerate() {
+        let (a, b) = layout.link_ends(topo, l.a, l.b);
+        let active = active_node(l.a) && active_node(l.b);
+        let shared = load[i][0].flows.max(load[i][1].flows) > 1 && s.step.is_some();
+        let class = classes!(
+            "link-g",
+            kind_class(l.kind),
+            active.then_some("active"),
+            busy[i].then_some("busy"),
+            shared.then_some("shared"),
+            looked.contains(&i).then_some("lesson-look-link")
+        );
+        let target = if layout.under(topo, i) {
+            &mut under
+        } else {
+            &mut links
+        };
+        target.push(html! {
+            <g class={class}>
+                <line class="link" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                <title>{link_title(s, i)}</title>
+            </g>
+        });
+    }
+    (under, links)
+}
+
+/// A link's tooltip: its load each way when the plan recorded its links'
+/// load ([`link_level`]), else its figures and that the load is not known.
+fn link_title(s: &Scene, i: usize) -> String {
+    let topo = &s.plan.topology;
+    if link_level(s.plan) {
+        load_text(topo, i, &s.load[i], s.window.0, &s.window.1)
+    } else {
+        t!("topo-link-unsimulated", link = link_head(topo, i))
+    }
+}
+
+/// Failed links (`down=`): dashed red, with their own text, so that a link
+/// taken out of the topology still shows where it was.
+fn down_links(s: &Scene) -> Vec<Html> {
+    let (topo, layout) = (&s.plan.topology, s.layout);
+    topo.impairment
+        .down
+        .iter()
+        .map(|l| {
+            let (a, b) = layout.link_ends(topo, l.a, l.b);
+            let text = t!(
+                "topo-down-title",
+                a = topo.node_label(l.a).to_string(),
+                b = topo.node_label(l.b).to_string()
+            );
+            html! {
+                <g class="link-g down" role="img" aria-label={text.clone()}>
+                    <line class="link down" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <line class="link-hit" x1={f(a.0)} y1={f(a.1)} x2={f(b.0)} y2={f(b.1)} />
+                    <title>{text}</title>
+                </g>
+            }
+        })
+        .collect()
+}
+
+/// Lanes and tokens of the current step: the lanes and where each token
+/// goes are made here, once per step; where the tokens are now is
+/// [`Tokens`]'s, once per frame. A step with too many transfers, or a
+/// collapsed drawing (no devices to run between), has none.
+fn lanes_and_tokens(s: &Scene, too_many: bool) -> (Vec<Html>, Vec<Token>) {
+    let (plan, layout) = (s.plan, s.layout);
+    let ranks = plan.config.ranks;
+    let mut lanes = Vec::new();
+    let mut tokens = Vec::new();
+    let (Some(st), Some(v), false) = (s.step, plan.verified.as_ref(), too_many || layout.collapsed)
+    else {
+        return (lanes, tokens);
+    };
+    for (ti, tr) in st.transfers.iter().enumerate() {
+        let pts = lane_points(layout, &plan.topology, tr);
+        let (colour, marker) = match tr.kind {
+            TransferKind::Copy => (colors::COPY, "url(#arrow-copy)"),
+            TransferKind::Reduce => (colors::REDUCE, "url(#arrow-reduce)"),
+        };
+        let d = pts
+            .iter()
+            .map(|q| format!("{},{}", f(q.0), f(q.1)))
+            .collect::<Vec<_>>()
+            .join(" ");
+        lanes.push(html! {
+            <polyline class="lane" key={format!("lane{ti}")} points={d} fill="none"
+                stroke={colour} marker-end={marker} />
+        });
+        let set = &v.trace[s.step_no - 1][tr.src][tr.first];
+        let (fill, text) = colors::cell(set, ranks).unwrap_or_else(|| ("#cccccc".into(), "#222"));
+        tokens.push(Token {
+            pts,
+            fill,
+            text,
+            stroke: colour,
+            label: (ranks <= 8).then(|| format::chunks(tr.first, tr.count)),
+        });
+    }
+    (lanes, tokens)
+}
+
+/// The path a transfer's lane follows: sender to receiver, trimmed clear of
+/// both circles; a straight lane is moved off the link's centre line
+/// ([`LANE`]) so that the two directions of one link lie side by side.
+fn lane_points(layout: &Layout, topo: &Topology, tr: &Transfer) -> Vec<(f64, f64)> {
+    let r = layout.node_r;
+    let mut pts = trim(&layout.path(topo, tr.src, tr.dst), r + 2.0, r + 5.0);
+    if pts.len() == 2 {
+        let (a, b) = (pts[0], pts[1]);
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let len = (dx * dx + dy * dy).sqrt().max(1.0);
+        let (nx, ny) = (-dy / len * LANE, dx / len * LANE);
+        pts = vec![(a.0 + nx, a.1 + ny), (b.0 + nx, b.1 + ny)];
+    }
+    pts
+}
+
+/// The server boxes: a collapsed drawing's in keyed pieces
+/// ([`ServerPiece`]), else one captioned box per server or HCCS group,
+/// idle when none of its devices is in the run.
+fn server_boxes(s: &Scene, ports: &Rc<Vec<Vec<usize>>>, pieces: &[Piece]) -> Html {
+    if s.layout.collapsed {
+        return server_pieces(s, ports, pieces, Layer::Boxes)
+            .into_iter()
+            .collect();
+    }
+    let ranks = s.plan.config.ranks;
+    s.layout
+        .boxes
+        .iter()
+        .map(|b| {
+            let active = b.devices.start < ranks;
+            let caption_y = b.rect.y + 15.0;
+            html! {
+                <g class={classes!("server-box", active.then_some("active"), (!active).then_some("idle"))}>
+                    <rect x={f(b.rect.x)} y={f(b.rect.y)} width={f(b.rect.w)} height={f(b.rect.h)} rx="10" />
+                    <text class="box-label" x={f(b.rect.x + 10.0)} y={f(caption_y)}>{box_caption(b.name)}</text>
+                </g>
+            }
+        })
+        .collect()
+}
+
+/// The devices of an expanded drawing; a collapsed one draws its servers'
+/// boxes instead.
+fn device_nodes(s: &Scene) -> Option<Html> {
+    (!s.layout.collapsed).then(|| {
+        s.plan
+            .topology
+            .devices
+            .iter()
+            .enumerate()
+            .map(|(i, d)| device_node(s, i, d))
+            .collect::<Html>()
+    })
+}
+
+/// Device `i`: a circle in its rank's colour, classed by whether it is in
+/// the run, in the step's transfers and impaired, with a badge saying how
+/// it is impaired. Many servers make the circles small, so they then hold
+/// only the rank; one server's hold the device's name and its rank.
+fn device_node(s: &Scene, i: usize, d: &Device) -> Html {
+    let layout = s.layout;
+    let ranks = s.plan.config.ranks;
+    let (x, y) = layout.pos[i];
+    let active = i < ranks;
+    let involved = s
+        .step
+        .is_some_and(|st| st.transfers.iter().any(|t| t.src == i || t.dst == i));
+    let class = classes!(
+        "node",
+        active.then_some("active"),
+        (!active).then_some("idle"),
+        involved.then_some("involved"),
+        layout.multi_server.then_some("small")
+    );
+    let imp = &s.plan.topology.impairment;
+    let (speed, late) = (imp.speed_of(i), imp.late_of(i));
+    let degraded = active && (speed < 1.0 || late > 0.0);
+    let class = classes!(class, degraded.then_some("slow"));
+    let (tip, mark) = device_tip(d, i, ranks, speed, late);
+    let badge = degraded.then(|| html! {
+        <text class="slow-mark" y={f(-layout.node_r - 4.0)} text-anchor="middle">{mark.join(" ")}</text>
+    });
+    if layout.multi_server {
+        html! {
+            <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
+                <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
+                <text class="node-label" y="4" text-anchor="middle">{ if active { i.to_string() } else { "–".to_string() } }</text>
+                {badge.clone().unwrap_or_default()}
+                <title>{tip}</title>
+            </g>
+        }
+    } else {
+        html! {
+            <g class={class} transform={format!("translate({},{})", f(x), f(y))}>
+                <circle r={f(layout.node_r)} stroke={if active { colors::rank(i) } else { "#c3c7cf" }} />
+                <text class="node-label" y="-1" text-anchor="middle">{d.label.clone()}</text>
+                <text class="node-sub" y="12" text-anchor="middle">{ if active { format!("rank {i}") } else { t!("topo-idle") } }</text>
+                {badge.unwrap_or_default()}
+                <title>{tip}</title>
+            </g>
+        }
+    }
+}
+
+/// Device `i`'s tooltip (its rank, or that it is not in this run) and its
+/// badge's marks: how much slower or later an impaired rank runs, said on
+/// hover and at a glance.
+fn device_tip(d: &Device, i: usize, ranks: usize, speed: f64, late: f64) -> (String, Vec<String>) {
+    let active = i < ranks;
+    let mut tip = if active {
+        format!("{}: rank {i}", d.label)
+    } else {
+        format!("{}: not in this run (ranks = {ranks})", d.label)
+    };
+    let mut mark = Vec::new();
+    if active && speed < 1.0 {
+        tip.push_str(&format!(
+            "\n{}",
+            t!("topo-slow-title", r = i, f = format!("{speed}"))
+        ));
+        mark.push(format!("×{speed}"));
+    }
+    if active && late > 0.0 {
+        tip.push_str(&format!(
+            "\n{}",
+            t!("topo-late-title", r = i, us = format::us(late))
+        ));
+        mark.push(format!("+{}µs", format::us(late)));
+    }
+    (tip, mark)
+}
+
+/// Switch `k`: a fabric bar across the servers when the layout gives it
+/// one, else a small box with its label.
+fn switch_node(s: &Scene, k: usize, sw: &Switch) -> Html {
+    let (plan, layout) = (s.plan, s.layout);
+    let (x, y) = layout.pos[plan.topology.devices.len() + k];
+    match layout.bars.get(k).copied().flatten() {
+        Some(bar) => html! {
+            <g class="node switch bar">
+                <rect x={f(bar.x)} y={f(bar.y)} width={f(bar.w)} height={f(bar.h)} rx="6" />
+                <text class="node-label" x={f(x)} y={f(y + 4.0)} text-anchor="middle">
+                    { bar_label(s, sw) }
+                </text>
+                <title>{t!("topo-bar-title", label = switch_label(&sw.label), device = plan.library.device_word())}</title>
+            </g>
+        },
+        None => html! {
+            <g class="node switch" transform={format!("translate({},{})", f(x), f(y))}>
+                <rect x="-40" y="-14" width="80" height="28" rx="6" />
+                <text class="node-label" y="4" text-anchor="middle">{switch_label(&sw.label)}</text>
+                <title>{t!("topo-switch-title", label = switch_label(&sw.label))}</title>
+            </g>
+        },
+    }
+}
+
+/// A fabric bar's words: the switch and its RoCE bandwidth or, on a
+/// measured machine, the fitted figures that every rank's link carries.
+fn bar_label(s: &Scene, sw: &Switch) -> String {
+    let topo = &s.plan.topology;
+    if s.of_nodes {
+        // The measured machine: every rank's link carries the fitted figures.
+        let l = topo.links.first();
+        t!(
+            "topo-bar-fitted",
+            gbps = l.map_or("–".into(), |l| format::gbps(l.bandwidth_gbps)),
+            us = l.map_or("–".into(), |l| format::us(l.latency_us))
+        )
+    } else {
+        t!(
+            "topo-bar-switch",
+            label = switch_label(&sw.label),
+            gbps = format::gbps(
+                topo.links
+                    .iter()
+                    .find(|l| l.kind == LinkKind::Roce)
+                    .map_or(0.0, |l| l.bandwidth_gbps)
+            )
+        )
+    }
+}
+
+/// An arrowhead for a lane's end, in its transfer kind's colour.
+fn arrow_marker(id: &'static str, colour: &'static str) -> Html {
+    html! {
+        <marker id={id} viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+            <path d="M0,0 L10,5 L0,10 z" fill={colour} />
+        </marker>
+    }
+}
+
+/// The note under the drawing: what it leaves out (servers collapsed to
+/// boxes, a step with too many transfers to draw) or what its boxes are
+/// (servers or a measured machine's nodes).
+fn topo_note(s: &Scene, too_many: bool) -> Option<String> {
+    let layout = s.layout;
+    if layout.collapsed && s.of_nodes {
+        Some(t!(
+            "topo-collapsed-nodes",
+            servers = layout.boxes.len(),
+            g = layout.boxes.first().map_or(0, |b| b.devices.len())
+        ))
+    } else if layout.collapsed {
+        Some(t!("topo-collapsed", servers = layout.boxes.len()))
+    } else if too_many {
+        Some(t!(
+            "topo-too-many",
+            n = s.step.map_or(0, |st| st.transfers.len())
+        ))
+    } else if layout.multi_server && s.of_nodes {
+        Some(t!("topo-nodes"))
+    } else if layout.multi_server {
+        Some(t!("topo-servers"))
+    } else {
+        None
+    }
+}
+
+/// The legend: a copy's and a reduction's arrow (with the plan's reduction
+/// operator, or a dash when the primitive does not reduce) and what a
+/// token is.
+fn legend(plan: &Plan) -> Html {
+    let op_symbol = if plan.config.primitive.reduces() {
+        plan.config.redop.symbol()
+    } else {
+        "—"
+    };
+    html! {
         <div class="topo-legend">
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::COPY} stroke-width="2.5" marker-end="url(#arrow-copy)" /></svg>{t!("topo-copy")}</span>
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{t!("topo-reduce", op = op_symbol)}</span>
             <span class="muted">{t!("topo-token")}</span>
-        </div>
         </div>
     }
 }
