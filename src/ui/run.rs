@@ -9,14 +9,16 @@ use crate::engine::check::{Checker, Mismatch, RankCheck, RankReport};
 use crate::engine::compressed::{
     CompressedCheck, CompressedCheckBuilder, CompressedCompare, CompressedReport,
 };
-use crate::engine::plan::Plan;
+use crate::engine::plan::{CompressedPlan, Plan};
 use crate::runtime::browser::codec::DoneBytes;
 use crate::runtime::{self, RankOutput, RunError, RunRequest, RunSummary};
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use futures::future::{select, Either};
 use futures::StreamExt;
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What the last run came to (`#run-result[data-state]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,6 +306,10 @@ pub type Checked = (RankReport, Vec<Vec<Option<f64>>>);
 /// ranks, most ranks finish checking in the same slice: after the first,
 /// their expected values are cached). `on_done` gets the run's end. Both
 /// are only called while `current.get() == id`.
+///
+/// The task starts the compressed reference's build and the run, each in
+/// a task of its own, then checks the outputs as they come
+/// ([`check_outputs`]).
 pub fn start(
     id: u64,
     plan: Rc<Plan>,
@@ -314,15 +320,7 @@ pub fn start(
 ) {
     yew::platform::spawn_local(async move {
         let c = &plan.config;
-        let req = RunRequest {
-            schedule: plan.drawn_schedule().clone(),
-            dtype: c.dtype,
-            op: c.redop,
-            seed: c.seed,
-            elems: c.elems(),
-            timeout_ms: timeout_ms(c.buffer_bytes().saturating_mul(c.ranks as u64)),
-            compressed: plan.compressed.as_ref().map(|x| x.setup),
-        };
+        let req = run_request(&plan);
         // One checker for the whole run: it caches the expected chunks, so
         // ranks holding the same value (every rank after an AllReduce) cost
         // one evaluation. It borrows the plan, which this task owns.
@@ -335,7 +333,7 @@ pub fn start(
             );
             return;
         };
-        let mut checker = Checker::new(
+        let checker = Checker::new(
             plan.drawn_schedule(),
             verified,
             c.dtype,
@@ -344,153 +342,252 @@ pub fn start(
             c.elems(),
         );
         let (tx, mut rx) = futures::channel::mpsc::unbounded::<Event>();
-        // A compressed run is checked against the compressed reference,
-        // built beside the run a slice of small units at a time (yielding
-        // to the event loop in between, so the page stays responsive); outputs
-        // that arrive before it is ready wait for it.
         if let Some(cp) = plan.compressed.clone() {
-            let (tx, current, plan) = (tx.clone(), current.clone(), plan.clone());
-            yew::platform::spawn_local(async move {
-                let c = &plan.config;
-                let built = match CompressedCheckBuilder::new(
-                    &cp.collective,
-                    plan.drawn_schedule(),
-                    &cp.setup,
-                    c.dtype,
-                    c.redop,
-                    c.seed,
-                    c.elems(),
-                ) {
-                    Err(e) => Err(e.to_string()),
-                    // Units of one piece each, as many as fit in
-                    // CHECK_SLICE_MS, then a yield.
-                    Ok(mut b) => 'slices: loop {
-                        if current.get() != id {
-                            return;
-                        }
-                        let t0 = js_sys::Date::now();
-                        while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
-                            match b.advance() {
-                                Err(e) => break 'slices Err(e.to_string()),
-                                Ok(true) => break 'slices Ok(b.finish()),
-                                Ok(false) => {}
-                            }
-                        }
-                        yield_to_browser().await
-                    },
-                };
-                let _ = tx.unbounded_send(Event::Reference(built));
-            });
+            spawn_reference(id, cp, plan.clone(), current.clone(), tx.clone());
         }
-        // The run in a task of its own, which drops a superseded run (that
-        // terminates its workers: `runtime::run` cleans up when its future
-        // is dropped).
-        {
-            let (tx, watch) = (tx.clone(), current.clone());
-            let on_output = tx.clone();
-            yew::platform::spawn_local(async move {
-                let run = Box::pin(runtime::run(req, move |out, bytes| {
-                    let _ = on_output.unbounded_send(Event::Output(out, bytes));
-                }));
-                let stale = Box::pin(async move {
-                    while watch.get() == id {
-                        yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
-                    }
-                });
-                if let Either::Left((result, _)) = select(run, stale).await {
-                    let _ = tx.unbounded_send(Event::Done(result));
-                }
-            });
-        }
+        spawn_run(id, req, current.clone(), tx.clone());
         drop(tx);
-        // Checking: outputs wait in arrival order and are checked a piece
-        // at a time, at most CHECK_SLICE_MS per slice, yielding between
-        // slices, so a large output never blocks the page. The checker
-        // keeps one output's worth of expected pieces; the queue holds the
-        // outputs not checked yet, as the workers transferred them (outside
-        // wasm memory: a piece is copied in when it is checked).
-        let compressed = plan.compressed.is_some();
-        let mut queue: VecDeque<(RankOutput, DoneBytes)> = VecDeque::new();
-        // The output being checked, and how far.
-        let mut checking: Option<(RankOutput, DoneBytes, Comparison)> = None;
-        let mut compressed_check: Option<Result<CompressedCheck, String>> = None;
-        let mut result: Option<Result<RunSummary, RunError>> = None;
-        let absorb = |event: Event,
-                      queue: &mut VecDeque<(RankOutput, DoneBytes)>,
-                      compressed_check: &mut Option<Result<CompressedCheck, String>>,
-                      result: &mut Option<Result<RunSummary, RunError>>| {
-            match event {
-                Event::Output(out, bytes) => queue.push_back((out, bytes)),
-                Event::Reference(r) => {
-                    on_compressed(
-                        id,
-                        r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
-                    );
-                    *compressed_check = Some(r);
-                }
-                Event::Done(r) => *result = Some(r),
-            }
-        };
-        loop {
-            if current.get() != id {
-                return;
-            }
-            while let Ok(event) = rx.try_recv() {
-                absorb(event, &mut queue, &mut compressed_check, &mut result);
-            }
-            if matches!(result, Some(Err(_))) {
-                break;
-            }
-            let ready = !compressed || compressed_check.is_some();
-            if ready && (checking.is_some() || !queue.is_empty()) {
-                let t0 = js_sys::Date::now();
-                let mut checked: Vec<Checked> = Vec::new();
-                while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
-                    if checking.is_none() {
-                        let Some((out, bytes)) = queue.pop_front() else {
-                            break;
-                        };
-                        // A compressed run is compared with its reference
-                        // a piece at a time where the worker transferred
-                        // it, like the plain check.
-                        let c = match &compressed_check {
-                            None => Comparison::Plain(checker.begin(out.rank, &bytes)),
-                            Some(Ok(k)) => Comparison::Compressed(k.begin(out.rank)),
-                            Some(Err(_)) => {
-                                checked.push((compressed_report(None, out.rank), out.samples));
-                                continue;
-                            }
-                        };
-                        checking = Some((out, bytes, c));
-                    }
-                    let reference = compressed_check.as_ref().and_then(|r| r.as_ref().ok());
-                    let Some((_, bytes, c)) = checking.as_mut() else {
-                        break;
-                    };
-                    if c.advance(&mut checker, reference, bytes) {
-                        if let Some((out, _, c)) = checking.take() {
-                            checked.push((c.report(reference, out.rank), out.samples));
-                        }
-                    }
-                }
-                if !checked.is_empty() {
-                    on_report(id, checked);
-                }
-                yield_to_browser().await;
-                continue;
-            }
-            if result.is_some() && ready {
-                break;
-            }
-            match rx.next().await {
-                Some(event) => absorb(event, &mut queue, &mut compressed_check, &mut result),
-                // Every sender is gone before the end: the run went stale.
-                None if result.is_none() => return,
-                None => break,
-            }
-        }
+        let state = CheckState::new(checker, plan.compressed.is_some());
+        let result = check_outputs(id, state, &mut rx, &current, &on_report, &on_compressed).await;
         if let (Some(result), true) = (result, current.get() == id) {
             on_done(id, result);
         }
     });
+}
+
+/// What the workers are asked to run: the drawn schedule on the plan's
+/// buffers, with a timeout that grows with all ranks' bytes together
+/// ([`timeout_ms`]).
+fn run_request(plan: &Plan) -> RunRequest {
+    let c = &plan.config;
+    RunRequest {
+        schedule: plan.drawn_schedule().clone(),
+        dtype: c.dtype,
+        op: c.redop,
+        seed: c.seed,
+        elems: c.elems(),
+        timeout_ms: timeout_ms(c.buffer_bytes().saturating_mul(c.ranks as u64)),
+        compressed: plan.compressed.as_ref().map(|x| x.setup),
+    }
+}
+
+/// A compressed run is checked against the compressed reference, built
+/// beside the run in a task of its own ([`build_reference`]); outputs that
+/// arrive before it is ready wait for it. A superseded run's reference is
+/// dropped unsent.
+fn spawn_reference(
+    id: u64,
+    cp: Arc<CompressedPlan>,
+    plan: Rc<Plan>,
+    current: Rc<Cell<u64>>,
+    tx: UnboundedSender<Event>,
+) {
+    yew::platform::spawn_local(async move {
+        let Some(built) = build_reference(id, &cp, &plan, &current).await else {
+            return;
+        };
+        // The receiver is gone only once the checking task has ended (its
+        // run superseded): then no one waits for the reference.
+        let _ = tx.unbounded_send(Event::Reference(built));
+    });
+}
+
+/// Builds the compressed reference a slice of small units at a time,
+/// yielding to the event loop in between so the page stays responsive;
+/// `None` once run `id` is superseded, as its reference is of no use.
+async fn build_reference(
+    id: u64,
+    cp: &CompressedPlan,
+    plan: &Plan,
+    current: &Cell<u64>,
+) -> Option<Result<CompressedCheck, String>> {
+    let c = &plan.config;
+    let built = match CompressedCheckBuilder::new(
+        &cp.collective,
+        plan.drawn_schedule(),
+        &cp.setup,
+        c.dtype,
+        c.redop,
+        c.seed,
+        c.elems(),
+    ) {
+        Err(e) => Err(e.to_string()),
+        // Units of one piece each, as many as fit in
+        // CHECK_SLICE_MS, then a yield.
+        Ok(mut b) => 'slices: loop {
+            if current.get() != id {
+                return None;
+            }
+            let t0 = js_sys::Date::now();
+            while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
+                match b.advance() {
+                    Err(e) => break 'slices Err(e.to_string()),
+                    Ok(true) => break 'slices Ok(b.finish()),
+                    Ok(false) => {}
+                }
+            }
+            yield_to_browser().await
+        },
+    };
+    Some(built)
+}
+
+/// The run in a task of its own, which drops a superseded run (that
+/// terminates its workers: `runtime::run` cleans up when its future is
+/// dropped). Each output and the run's end go to the checking task.
+fn spawn_run(id: u64, req: RunRequest, watch: Rc<Cell<u64>>, tx: UnboundedSender<Event>) {
+    let on_output = tx.clone();
+    yew::platform::spawn_local(async move {
+        let run = Box::pin(runtime::run(req, move |out, bytes| {
+            // The receiver is gone only once the checking task has ended
+            // (the run superseded): the output has no one to check it.
+            let _ = on_output.unbounded_send(Event::Output(out, bytes));
+        }));
+        let stale = Box::pin(async move {
+            while watch.get() == id {
+                yew::platform::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        });
+        if let Either::Left((result, _)) = select(run, stale).await {
+            // As above: no receiver, no one waiting for the end.
+            let _ = tx.unbounded_send(Event::Done(result));
+        }
+    });
+}
+
+/// The checking task's state. Outputs wait in arrival order and are
+/// checked a piece at a time, at most CHECK_SLICE_MS per slice, yielding
+/// between slices, so a large output never blocks the page. The checker
+/// keeps one output's worth of expected pieces; the queue holds the
+/// outputs not checked yet, as the workers transferred them (outside wasm
+/// memory: a piece is copied in when it is checked).
+struct CheckState<'a> {
+    checker: Checker<'a>,
+    /// The run is compressed: outputs wait for the compressed reference.
+    compressed: bool,
+    queue: VecDeque<(RankOutput, DoneBytes)>,
+    /// The output being checked, and how far.
+    checking: Option<(RankOutput, DoneBytes, Comparison)>,
+    /// The compressed reference, once built (or why it could not be).
+    compressed_check: Option<Result<CompressedCheck, String>>,
+    /// The run's end, once heard.
+    result: Option<Result<RunSummary, RunError>>,
+}
+
+impl<'a> CheckState<'a> {
+    /// Nothing heard yet.
+    fn new(checker: Checker<'a>, compressed: bool) -> CheckState<'a> {
+        CheckState {
+            checker,
+            compressed,
+            queue: VecDeque::new(),
+            checking: None,
+            compressed_check: None,
+            result: None,
+        }
+    }
+
+    /// Takes in what the checking task heard: an output joins the queue,
+    /// the compressed reference is kept (and its report goes to the page
+    /// at once), the run's end is kept for when the queue is checked.
+    fn absorb(
+        &mut self,
+        event: Event,
+        id: u64,
+        on_compressed: &impl Fn(u64, Result<CompressedReport, String>),
+    ) {
+        match event {
+            Event::Output(out, bytes) => self.queue.push_back((out, bytes)),
+            Event::Reference(r) => {
+                on_compressed(
+                    id,
+                    r.as_ref().map(|k| k.report.clone()).map_err(Clone::clone),
+                );
+                self.compressed_check = Some(r);
+            }
+            Event::Done(r) => self.result = Some(r),
+        }
+    }
+
+    /// One slice of checking, at most CHECK_SLICE_MS: the output being
+    /// checked and then the queued ones, a piece at a time; the ranks
+    /// whose check ended in it.
+    fn check_slice(&mut self) -> Vec<Checked> {
+        let t0 = js_sys::Date::now();
+        let mut checked: Vec<Checked> = Vec::new();
+        while js_sys::Date::now() - t0 < CHECK_SLICE_MS {
+            if self.checking.is_none() {
+                let Some((out, bytes)) = self.queue.pop_front() else {
+                    break;
+                };
+                // A compressed run is compared with its reference
+                // a piece at a time where the worker transferred
+                // it, like the plain check.
+                let c = match &self.compressed_check {
+                    None => Comparison::Plain(self.checker.begin(out.rank, &bytes)),
+                    Some(Ok(k)) => Comparison::Compressed(k.begin(out.rank)),
+                    Some(Err(_)) => {
+                        checked.push((compressed_report(None, out.rank), out.samples));
+                        continue;
+                    }
+                };
+                self.checking = Some((out, bytes, c));
+            }
+            let reference = self.compressed_check.as_ref().and_then(|r| r.as_ref().ok());
+            let Some((_, bytes, c)) = self.checking.as_mut() else {
+                break;
+            };
+            if c.advance(&mut self.checker, reference, bytes) {
+                if let Some((out, _, c)) = self.checking.take() {
+                    checked.push((c.report(reference, out.rank), out.samples));
+                }
+            }
+        }
+        checked
+    }
+}
+
+/// Checks run `id`'s outputs as they arrive ([`CheckState`]), a slice at a
+/// time with a yield to the browser between slices, until the run has
+/// ended and every output is checked, or a failed run's end is heard. The
+/// run's end, or `None` once the run is superseded (nothing is then said
+/// of it).
+async fn check_outputs(
+    id: u64,
+    mut state: CheckState<'_>,
+    rx: &mut UnboundedReceiver<Event>,
+    current: &Cell<u64>,
+    on_report: &impl Fn(u64, Vec<Checked>),
+    on_compressed: &impl Fn(u64, Result<CompressedReport, String>),
+) -> Option<Result<RunSummary, RunError>> {
+    loop {
+        if current.get() != id {
+            return None;
+        }
+        while let Ok(event) = rx.try_recv() {
+            state.absorb(event, id, on_compressed);
+        }
+        if matches!(state.result, Some(Err(_))) {
+            break;
+        }
+        let ready = !state.compressed || state.compressed_check.is_some();
+        if ready && (state.checking.is_some() || !state.queue.is_empty()) {
+            let checked = state.check_slice();
+            if !checked.is_empty() {
+                on_report(id, checked);
+            }
+            yield_to_browser().await;
+            continue;
+        }
+        if state.result.is_some() && ready {
+            break;
+        }
+        match rx.next().await {
+            Some(event) => state.absorb(event, id, on_compressed),
+            // Every sender is gone before the end: the run went stale.
+            None if state.result.is_none() => return None,
+            None => break,
+        }
+    }
+    state.result
 }
