@@ -9,6 +9,7 @@
 use ccl_playground::engine::algorithm::Algorithm;
 use ccl_playground::engine::config::{AlgoChoice, Config};
 use ccl_playground::engine::determinism::{self, Versus};
+use ccl_playground::engine::import::Import;
 use ccl_playground::engine::plan::{self, Plan};
 use ccl_playground::engine::tune::{self, Format};
 use ccl_playground::runtime::planner::{
@@ -701,4 +702,66 @@ fn step_job_is_the_engines_step() {
         panic!("{:?}", r[0].answer)
     };
     assert!(e.contains("peak_tflops"), "{e}");
+}
+
+#[test]
+fn a_pasted_log_is_read_and_fitted_in_the_worker_as_on_the_page() {
+    // The public 8×H100 five-collective log (tests/fixtures/nccl-tests):
+    // five tables; on an AllGather page the AllGather table is fitted.
+    let text = include_str!("fixtures/nccl-tests/nccl_h100_1node_5colls_16.txt");
+    let q = "v=1&topo=h100-8&ranks=8&op=allgather";
+    let r = ask(
+        q,
+        Job::Import {
+            text: text.to_string(),
+            table: None,
+        },
+    );
+    assert_eq!(r.len(), 1);
+    let Ok(Answer::Import(got)) = &r[0].answer else {
+        panic!("{:?}", r[0].answer.as_ref().err())
+    };
+    let c = config(q);
+    let here = Import::new(text, None, c.primitive, c.ranks);
+    assert_eq!(**got, here);
+    let log = here.parsed.as_ref().unwrap().as_ref().unwrap();
+    assert_eq!(log.tables.len(), 5);
+    let t = &log.tables[here.table];
+    assert_eq!(
+        t.collective.as_ref().and_then(|c| c.primitive()),
+        Some(c.primitive)
+    );
+    assert!(matches!(here.fit, Some(Ok(_))));
+    // A chosen table is the one fitted; an empty text is nothing.
+    let r = ask(
+        q,
+        Job::Import {
+            text: text.to_string(),
+            table: Some(0),
+        },
+    );
+    let Ok(Answer::Import(first)) = &r[0].answer else {
+        panic!()
+    };
+    assert_eq!(first.table, 0);
+    let r = ask(
+        q,
+        Job::Import {
+            text: " \n".into(),
+            table: None,
+        },
+    );
+    let Ok(Answer::Import(none)) = &r[0].answer else {
+        panic!()
+    };
+    assert_eq!(**none, Import::empty());
+    assert_eq!(
+        Job::Import {
+            text: String::new(),
+            table: None
+        }
+        .lane(),
+        Lane::Import
+    );
+    assert_eq!(Lane::Import.worker(), 1);
 }

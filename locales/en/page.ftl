@@ -402,6 +402,11 @@ li-title = Your measurements
 li-label = Measurements: paste or drop a log
 li-text = Log text
 li-paste = Paste the output of nccl-tests (all_reduce_perf …, text or -J JSON), rccl-tests, hccl_test or the OSU micro-benchmarks here, or drop the file; launcher prefixes (mpirun, srun -l, pdsh, kubectl) are fine. Its measured busbw is drawn on the chart and a profile (α and bandwidth per size range) is fitted to it.
+li-reading = Reading { $size } in the background (the planner worker)…
+li-clear = Clear
+li-kept = Kept in this browser for your next visit; Clear forgets it.
+li-not-kept = Above { $size }: not kept across a reload (the browser's storage is small).
+li-held = The whole { $size } log is read; the box shows its first { $shown }, read-only (a browser takes seconds to lay out megabytes of text). Clear it to paste another.
 li-unreadable = Could not read this log:
 li-tables = { $n ->
     [one] 1 table found.

@@ -32,6 +32,7 @@ pub mod execute;
 pub mod formats;
 pub mod fusion;
 pub mod hardware;
+pub mod import;
 pub mod input;
 pub mod library;
 pub mod plan;

@@ -1,6 +1,7 @@
 //! The planner worker's jobs: the engine's slow answers the page needs
 //! (a model-only plan, the chart's busbw sweep, the tuning text, the
-//! determinism comparison, a tuner file beside the model, a training step), made in a web worker of their own so that no
+//! determinism comparison, a tuner file beside the model, a training step,
+//! a pasted log read and fitted), made in a web worker of their own so that no
 //! main-thread task runs them (the page's bound: no main-thread task over
 //! 100 ms for any valid link). Pure Rust on every target: [`answer`] only calls
 //! the engine's own functions, the same ones `cclsim` calls, and is tested
@@ -18,6 +19,7 @@
 use crate::engine::algorithm::Algorithm;
 use crate::engine::config::Config;
 use crate::engine::determinism::{self, Comparison, Versus};
+use crate::engine::import::Import;
 use crate::engine::plan::{self, Curve, Plan, MAX_DRAWN_RANKS};
 use crate::engine::step::{self, StepInput, StepReport};
 use crate::engine::topology::Topology;
@@ -92,6 +94,15 @@ pub enum Job {
         /// A pinned step to compare with ([`step::step_vs`]).
         vs: Option<String>,
     },
+    /// [`Import::new`] of a pasted log `text` with the configuration's
+    /// collective and rank count: [`Answer::Import`]. A log can be
+    /// megabytes (up to the readers' cap), seconds of parsing in wasm.
+    Import {
+        /// The log.
+        text: String,
+        /// The table the user chose to fit; `None`: the reader's choice.
+        table: Option<usize>,
+    },
 }
 
 /// Which queue a [`Job`] waits in: one job per lane at a time, and a
@@ -112,6 +123,8 @@ pub enum Lane {
     Tuner,
     /// [`Job::Step`].
     Step,
+    /// [`Job::Import`].
+    Import,
 }
 
 /// How many planner workers the page keeps ([`Lane::worker`]).
@@ -136,7 +149,8 @@ impl Lane {
             | Lane::Tune
             | Lane::Determinism
             | Lane::Tuner
-            | Lane::Step => 1,
+            | Lane::Step
+            | Lane::Import => 1,
         }
     }
 }
@@ -152,6 +166,7 @@ impl Job {
             Job::Determinism { .. } => Lane::Determinism,
             Job::Tuner { .. } => Lane::Tuner,
             Job::Step { .. } => Lane::Step,
+            Job::Import { .. } => Lane::Import,
         }
     }
 }
@@ -223,6 +238,8 @@ pub enum Answer {
     Tuner(Box<TunerComparison>),
     /// One training step ([`Job::Step`]), and the pinned one beside it.
     Step(Box<StepReport>, Option<Box<Result<step::Pinned, String>>>),
+    /// A pasted log, parsed and fitted ([`Job::Import`]).
+    Import(Box<Import>),
 }
 
 /// One message from the worker: an answer (or the job's error, in words)
@@ -292,6 +309,12 @@ pub fn answer(req: &Request, emit: &mut dyn FnMut(Response)) {
                 .map(|x| Answer::Tuner(Box::new(x)))
                 .map_err(|e| e.to_string()),
         )),
+        Job::Import { text, table } => emit(done(Ok(Answer::Import(Box::new(Import::new(
+            text,
+            *table,
+            c.primitive,
+            c.ranks,
+        )))))),
         Job::Step { input, vs } => emit(done(
             step::step_vs(input, c, vs.as_deref())
                 .map(|(r, pinned)| Answer::Step(Box::new(r), pinned.map(Box::new)))

@@ -19,7 +19,7 @@ use super::format;
 use super::gantt::Gantt;
 use super::latest::Latest;
 use super::learn::Learn;
-use super::log_import::{Import, LogImport};
+use super::log_import::{self, Import, LogImport};
 use super::motion::{self, Clock, Frames};
 use super::msccl_card::MscclCard;
 use super::playback::Playback;
@@ -172,6 +172,9 @@ pub enum Msg {
     LogText(String),
     /// Fit table `i` of the log.
     LogTable(usize),
+    /// The planner worker read and fitted the log of import request `n`
+    /// ([`Job::Import`]), or could not.
+    Imported(u64, Result<Box<Import>, String>),
     /// Use the fitted profile for the model (true) or the preset (false).
     UseProfile(bool),
     /// The custom topology text changed (typed, pasted, example).
@@ -355,6 +358,11 @@ pub struct App {
     log_table: Option<usize>,
     /// The log parsed and fitted.
     import: Rc<Import>,
+    /// The latest import request's number; an older answer is dropped.
+    import_seq: u64,
+    /// Bytes of the log the planner worker is reading; `None`: `import`
+    /// is the text's.
+    import_reading: Option<usize>,
     /// The configuration before "Use this profile for the model" moved
     /// the page to the measured machine: turning the profile off goes
     /// back to its topology and rank count.
@@ -648,13 +656,16 @@ impl App {
         if config == self.config {
             return;
         }
-        self.config = config;
+        let before = std::mem::replace(&mut self.config, config);
         if self.learn_open && self.lesson.is_some() {
             self.off_stop = true;
         }
         self.store_change();
-        if !self.log_text.trim().is_empty() {
-            self.reimport();
+        // Only the collective and the rank count change what a log reads
+        // as (a table naming neither takes the page's).
+        let (op, ranks) = (self.config.primitive, self.config.ranks);
+        if (op, ranks) != (before.primitive, before.ranks) && !self.log_text.trim().is_empty() {
+            self.reimport(ctx);
         }
         self.copy_status = None;
         self.replan(ctx);
@@ -689,17 +700,40 @@ impl App {
         }
     }
 
-    /// Re-parses and re-fits the pasted log.
-    fn reimport(&mut self) {
-        let next = Import::new(
-            &self.log_text,
-            self.log_table,
-            self.config.primitive,
-            self.config.ranks,
-        );
-        if *self.import != next {
-            self.import = Rc::new(next);
+    /// Re-parses and re-fits the pasted log: in the planner worker
+    /// ([`Job::Import`]; a log can be megabytes, seconds of wasm), its
+    /// answer as [`Msg::Imported`]. Nothing, or a text above the readers'
+    /// cap (refused at once, by length), is read here.
+    fn reimport(&mut self, ctx: &Context<Self>) {
+        self.import_seq += 1;
+        let text = &self.log_text;
+        if text.trim().is_empty() || text.len() > crate::engine::formats::MAX_LOG_BYTES {
+            let next = Import::new(
+                text,
+                self.log_table,
+                self.config.primitive,
+                self.config.ranks,
+            );
+            self.import_reading = None;
+            if *self.import != next {
+                self.import = Rc::new(next);
+            }
+            return;
         }
+        self.import_reading = Some(text.len());
+        let (link, seq) = (ctx.link().clone(), self.import_seq);
+        let job = Job::Import {
+            text: text.clone(),
+            table: self.log_table,
+        };
+        self.planner.ask(&self.config, job, move |r| {
+            let imported = match r.answer {
+                Ok(Answer::Import(i)) => Ok(i),
+                Ok(_) => Err("the planner worker answered another question".to_string()),
+                Err(e) => Err(e),
+            };
+            link.send_message(Msg::Imported(seq, imported));
+        });
     }
 
     fn ensure_ticker(&mut self) {
@@ -990,12 +1024,23 @@ impl App {
                 if text != self.log_text {
                     self.log_text = text;
                     self.log_table = None;
-                    self.reimport();
+                    log_import::keep(&self.log_text);
+                    self.reimport(ctx);
                 }
             }
             Msg::LogTable(i) => {
                 self.log_table = Some(i);
-                self.reimport();
+                self.reimport(ctx);
+            }
+            Msg::Imported(seq, imported) => {
+                if seq != self.import_seq {
+                    return false;
+                }
+                self.import_reading = None;
+                self.import = Rc::new(match imported {
+                    Ok(i) => *i,
+                    Err(e) => Import::unread(e),
+                });
             }
             Msg::UseProfile(on) => {
                 let next = if on {
@@ -1350,9 +1395,11 @@ impl Component for App {
             keys: None,
             fault: url::load_fault(),
             fault_banner: url::load_fault().map(|f| f.describe()),
-            log_text: String::new(),
+            log_text: log_import::kept(),
             log_table: None,
-            import: Rc::new(Import::new("", None, Config::default().primitive, 8)),
+            import: Rc::new(Import::empty()),
+            import_seq: 0,
+            import_reading: None,
             before_profile: None,
             topo_text: String::new(),
             topo_error: None,
@@ -1378,6 +1425,10 @@ impl Component for App {
         };
         if let Some(t) = &app.config.custom {
             app.topo_text = serde_json::to_string_pretty(t).unwrap_or_default();
+        }
+        // A log pasted before the reload, read again.
+        if !app.log_text.is_empty() {
+            app.reimport(ctx);
         }
         // A lesson stop's link shows that stop (its configuration and
         // step, which needs the plan's steps: `go_stop` plans now).
@@ -1743,7 +1794,7 @@ impl Component for App {
                     <div class="col col-main">
                         <Deferred tasks={first_drawn(FIRST_DRAWN.chart, self.config.ranks)} on_drawn={cb.drawn.clone()}>
                         if let Some(p) = &plan {
-                            <Chart plan={p.clone()} overlay={self.import.overlay().map(Rc::new)} look={look_chart} />
+                            <Chart plan={p.clone()} overlay={log_import::overlay(&self.import).map(Rc::new)} look={look_chart} />
                         }
                         </Deferred>
                     </div>
@@ -1757,7 +1808,7 @@ impl Component for App {
                         <TuneCard plan={plan.clone()} />
                         <TunerCard plan={plan.clone()} />
                         <DeterminismCard plan={plan.clone()} />
-                        <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()}
+                        <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()} reading={self.import_reading}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={cb.log_text.clone()} on_table={cb.log_table.clone()}
                             on_use={cb.use_profile.clone()} />

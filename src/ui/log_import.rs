@@ -6,13 +6,12 @@
 //! their fit error (the first [`MAX_SHOWN_ROWS`]), and the page can switch
 //! the model to the fitted profile ([`Profile::apply`]). The pasted text
 //! lives in the [`App`](super::app::App), so it is never lost while the
-//! page re-plans.
+//! page re-plans; it is read and fitted in the planner worker
+//! ([`Import`], `Job::Import`), since a log can be megabytes, and the card
+//! says so while it is.
 
 use super::chart::Overlay;
 use super::format;
-use crate::engine::calibrate::Profile;
-use crate::engine::collective::Primitive;
-use crate::engine::formats::{parse_log, FormatError, Log};
 use crate::engine::units::format_bytes;
 use crate::t;
 use std::rc::Rc;
@@ -25,128 +24,135 @@ pub const MAX_SHOWN_ROWS: usize = 500;
 /// Most measured points drawn on the chart (evenly thinned above).
 pub const MAX_CHART_POINTS: usize = 1000;
 
-/// The parsed log and its fit (recomputed when the text or the chosen
-/// table changes).
-#[derive(Debug, PartialEq)]
-pub struct Import {
-    /// `None` for an empty text.
-    pub parsed: Option<Result<Log, FormatError>>,
-    /// Index of the fitted table in `log.tables`.
-    pub table: usize,
-    /// The fit of that table.
-    pub fit: Option<Result<Profile, String>>,
-    /// The table printed no rank count; this one (the page's) was assumed.
-    pub assumed_ranks: Option<usize>,
+pub use crate::engine::import::Import;
+
+/// Largest log kept across a reload. Browsers give a site about 5 MB of
+/// local storage, as UTF-16 (Chromium and Firefox: 5 MiB of characters
+/// counted twice for the key and value), and the page keeps other things.
+pub const MAX_KEPT_LOG_BYTES: usize = 2 << 20;
+
+/// The local-storage key of the pasted log.
+const KEPT_LOG_KEY: &str = "ccl-playground.log";
+
+/// Keeps `text` for the next visit (an empty text forgets the last one);
+/// false when it is above [`MAX_KEPT_LOG_BYTES`] or the browser refuses
+/// (private windows, a full store): then nothing is kept.
+pub fn keep(text: &str) -> bool {
+    let Some(store) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) else {
+        return false;
+    };
+    if text.is_empty() || text.len() > MAX_KEPT_LOG_BYTES {
+        // A stale log must not come back instead of this one.
+        let forgot = store.remove_item(KEPT_LOG_KEY).is_ok();
+        return forgot && text.is_empty();
+    }
+    store.set_item(KEPT_LOG_KEY, text).is_ok()
 }
 
-impl Import {
-    /// Parses `text`; fits table `choice` (else the first usable one of
-    /// primitive `op`, else the first usable one); `ranks` if the table
-    /// prints none.
-    pub fn new(text: &str, choice: Option<usize>, op: Primitive, ranks: usize) -> Import {
-        if text.trim().is_empty() {
-            return Import {
-                parsed: None,
-                table: 0,
-                fit: None,
-                assumed_ranks: None,
-            };
-        }
-        // Which tables print their rank count, before the page's fills
-        // the others (OSU's per-rank sizes and busbw-only tables convert
-        // with it, and a table naming no collective takes the page's).
-        let mut printed: Vec<bool> = Vec::new();
-        let parsed = parse_log(text).map(|mut log| {
-            printed = log.tables.iter().map(|t| t.ranks.is_some()).collect();
-            let op = crate::engine::formats::Collective::from_tool_name(op.name());
-            log.assume(Some(ranks), Some(&op));
-            log
-        });
-        let (table, fit, assumed_ranks) = match &parsed {
-            Err(_) => (0, None, None),
-            Ok(log) => {
-                let usable = |i: &usize| {
-                    let t = &log.tables[*i];
-                    t.rejected.is_none() && !t.fittable_rows().is_empty()
-                };
-                let table = choice
-                    .filter(|i| *i < log.tables.len())
-                    .or_else(|| {
-                        (0..log.tables.len()).filter(usable).find(|i| {
-                            log.tables[*i]
-                                .collective
-                                .as_ref()
-                                .and_then(|c| c.primitive())
-                                == Some(op)
-                        })
-                    })
-                    .or_else(|| (0..log.tables.len()).find(usable))
-                    .unwrap_or(0);
-                match log.tables.get(table) {
-                    None => (0, None, None),
-                    Some(t) => {
-                        let fit = Profile::fit_table(t, Some(ranks), "pasted log")
-                            .map_err(|e| e.to_string());
-                        let assumed = !printed.get(table).copied().unwrap_or(false);
-                        (table, Some(fit), assumed.then_some(ranks))
-                    }
-                }
-            }
-        };
-        Import {
-            parsed: Some(parsed),
-            table,
-            fit,
-            assumed_ranks,
-        }
-    }
+/// The log kept by [`keep`], or an empty text.
+pub fn kept() -> String {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(KEPT_LOG_KEY).ok().flatten())
+        .unwrap_or_default()
+}
 
-    /// The chart overlay: the table's measured busbw per size (printed, or
-    /// algbw × the collective's factor) and the fitted curve.
-    pub fn overlay(&self) -> Option<Overlay> {
-        let log = self.parsed.as_ref()?.as_ref().ok()?;
-        let t = log.tables.get(self.table)?;
-        let ranks = t.ranks.or(self.assumed_ranks).unwrap_or(2);
-        let coll = t
-            .collective
-            .clone()
-            .unwrap_or(crate::engine::formats::Collective::AllReduce);
-        let factor = coll.busbw_factor(ranks);
-        let all: Vec<(u64, f64)> = t
-            .rows
-            .iter()
-            .filter(|r| !r.is_empty())
-            .map(|r| {
-                let m = &r.out_of_place;
-                (r.bytes, m.busbw_gbps.unwrap_or(m.algbw_gbps * factor))
-            })
-            .filter(|p| p.1 > 0.0 && p.1.is_finite())
-            .collect();
-        let step = all.len().div_ceil(MAX_CHART_POINTS).max(1);
-        let measured: Vec<(u64, f64)> = all.into_iter().step_by(step).collect();
-        let fitted = match &self.fit {
-            Some(Ok(p)) => measured
-                .iter()
-                .map(|&(b, _)| {
-                    let us = p.predict_us(b);
-                    (
-                        b,
-                        if us > 0.0 {
-                            b as f64 / (us * 1e3) * factor
-                        } else {
-                            0.0
-                        },
-                    )
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        (!measured.is_empty()).then_some(Overlay {
-            measured,
-            fitted,
-            ranks,
+/// The chart overlay of an import: the fitted table's measured busbw per
+/// size (printed, or algbw × the collective's factor) and the fitted curve.
+pub fn overlay(imp: &Import) -> Option<Overlay> {
+    let log = imp.parsed.as_ref()?.as_ref().ok()?;
+    let t = log.tables.get(imp.table)?;
+    let ranks = t.ranks.or(imp.assumed_ranks).unwrap_or(2);
+    let coll = t
+        .collective
+        .clone()
+        .unwrap_or(crate::engine::formats::Collective::AllReduce);
+    let factor = coll.busbw_factor(ranks);
+    let all: Vec<(u64, f64)> = t
+        .rows
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            let m = &r.out_of_place;
+            (r.bytes, m.busbw_gbps.unwrap_or(m.algbw_gbps * factor))
         })
+        .filter(|p| p.1 > 0.0 && p.1.is_finite())
+        .collect();
+    let step = all.len().div_ceil(MAX_CHART_POINTS).max(1);
+    let measured: Vec<(u64, f64)> = all.into_iter().step_by(step).collect();
+    let fitted = match &imp.fit {
+        Some(Ok(p)) => measured
+            .iter()
+            .map(|&(b, _)| {
+                let us = p.predict_us(b);
+                (
+                    b,
+                    if us > 0.0 {
+                        b as f64 / (us * 1e3) * factor
+                    } else {
+                        0.0
+                    },
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    (!measured.is_empty()).then_some(Overlay {
+        measured,
+        fitted,
+        ranks,
+    })
+}
+
+/// Largest log the textarea holds whole. Chromium lays a textarea's text
+/// out on the main thread: 1.3 s for 5 MB, 230 ms for 1 MB, 16 ms for
+/// 64 KB (measured in headless Chromium 156); a longer log is held whole
+/// by the page and the box shows its beginning, read-only.
+pub const MAX_EDITED_LOG_BYTES: usize = 128 << 10;
+
+/// What the box shows of `text`: all of it, or its first
+/// [`MAX_EDITED_LOG_BYTES`] / 2 (cut at a line) and an ellipsis.
+fn shown(text: &str) -> String {
+    if text.len() <= MAX_EDITED_LOG_BYTES {
+        return text.to_string();
     }
+    let mut cut = MAX_EDITED_LOG_BYTES / 2;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &text[..cut];
+    let head = head.rfind('\n').map_or(head, |i| &head[..i]);
+    format!("{head}\n…")
+}
+
+/// The log's textarea and what it shows now.
+struct SyncedText {
+    node: NodeRef,
+    showing: Rc<std::cell::RefCell<String>>,
+}
+
+/// The textarea shows [`shown`] of `text` without being a controlled
+/// input: handing the browser a value it already holds makes it lay the
+/// text out again, so the value is written only when the box does not
+/// show it already (a kept log after a reload, Clear, a drop, a long
+/// paste cut to its beginning).
+#[hook]
+fn use_synced_text(text: &AttrValue) -> SyncedText {
+    let node = use_node_ref();
+    let showing = use_mut_ref(String::new);
+    {
+        let (node, showing) = (node.clone(), showing.clone());
+        use_effect_with(text.clone(), move |text| {
+            let want = shown(text);
+            if *showing.borrow() != want {
+                if let Some(el) = node.cast::<web_sys::HtmlTextAreaElement>() {
+                    el.set_value(&want);
+                }
+                *showing.borrow_mut() = want;
+            }
+        });
+    }
+    SyncedText { node, showing }
 }
 
 /// Props of [`LogImport`].
@@ -156,6 +162,9 @@ pub struct LogImportProps {
     pub text: AttrValue,
     /// Its parse and fit.
     pub import: Rc<Import>,
+    /// Bytes of a text being read in the planner worker (its parse and fit
+    /// not back yet); `None`: `import` is the text's.
+    pub reading: Option<usize>,
     /// The profile the model uses now, described (None: the preset's figures).
     pub in_use: Option<AttrValue>,
     /// New text (typed, pasted, dropped).
@@ -170,13 +179,20 @@ pub struct LogImportProps {
 #[function_component(LogImport)]
 pub fn log_import(p: &LogImportProps) -> Html {
     let dragging = use_state(|| false);
+    let input = use_synced_text(&p.text);
     let on_input = {
-        let cb = p.on_text.clone();
+        let (cb, showing) = (p.on_text.clone(), input.showing.clone());
         Callback::from(move |e: InputEvent| {
-            cb.emit(
-                e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-                    .value(),
-            )
+            let el = e.target_unchecked_into::<web_sys::HtmlTextAreaElement>();
+            let text = el.value();
+            // Cut a long paste before the browser lays it out (this
+            // handler runs before the next frame's layout).
+            let show = shown(&text);
+            if show.len() != text.len() {
+                el.set_value(&show);
+            }
+            *showing.borrow_mut() = show;
+            cb.emit(text)
         })
     };
     let on_dragover = {
@@ -227,14 +243,18 @@ pub fn log_import(p: &LogImportProps) -> Html {
     };
     let _lang = super::lang::use_lang();
     let imp = &p.import;
-    let status = match &imp.parsed {
-        None => {
+    let status = match (&imp.parsed, p.reading) {
+        (_, Some(bytes)) => html! {
+            <p class="hint" id="log-reading" role="status" aria-busy="true">
+                {t!("li-reading", size = format_bytes(bytes as u64))}</p>
+        },
+        (None, None) => {
             html! { <p class="hint" id="log-status">{t!("li-paste")}</p> }
         }
-        Some(Err(e)) => html! {
+        (Some(Err(e)), None) => html! {
             <p class="inline-error" id="log-error" role="alert">{t!("li-unreadable")}{" "}<span lang="en">{e.to_string()}</span></p>
         },
-        Some(Ok(log)) => {
+        (Some(Ok(log)), None) => {
             let bad = log.rejected().len();
             html! {
                 <p class="hint" id="log-status" data-tables={log.tables.len().to_string()} data-rejected={bad.to_string()}>
@@ -362,10 +382,25 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 }
             }
             <textarea id="log-input" class={classes!("log-input", (*dragging).then_some("dragging"))}
-                rows="7" spellcheck="false" value={p.text.clone()} oninput={on_input}
+                ref={input.node} rows="7" spellcheck="false" oninput={on_input}
+                readonly={p.text.len() > MAX_EDITED_LOG_BYTES}
                 ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
                 placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
                 aria-label={t!("li-text")} />
+            if !p.text.is_empty() {
+                <p class="log-keep">
+                    <button id="log-clear" onclick={let cb = p.on_text.clone(); Callback::from(move |_: MouseEvent| cb.emit(String::new()))}>{t!("li-clear")}</button>
+                    if p.text.len() > MAX_EDITED_LOG_BYTES {
+                        <span class="hint" id="log-held">{t!("li-held", size = format_bytes(p.text.len() as u64),
+                            shown = format_bytes((MAX_EDITED_LOG_BYTES / 2) as u64))}{" "}</span>
+                    }
+                    <span class="hint" id="log-kept">{if p.text.len() > MAX_KEPT_LOG_BYTES {
+                        t!("li-not-kept", size = format_bytes(MAX_KEPT_LOG_BYTES as u64))
+                    } else {
+                        t!("li-kept")
+                    }}</span>
+                </p>
+            }
             {status}
             {list}
             {tables}

@@ -659,7 +659,7 @@ impl Log {
 }
 
 /// Why a log, a table or a row could not be read.
-#[derive(Debug, Error, Clone, PartialEq)]
+#[derive(Debug, Error, Clone, PartialEq, Serialize, Deserialize)]
 pub enum FormatError {
     /// A line inside a table starts like a data row but has too few
     /// columns.
