@@ -546,22 +546,24 @@ impl<P: Payload> RankMachine<P> {
         self.advance_with(&mut |_, _, _| {}, Some(&mut send))
     }
 
+    /// The loop both [`Self::advance`] and [`Self::advance_ranges`] run: ops
+    /// in schedule order, each step's sample row recorded before its first
+    /// op, until a receive must wait or the rank finishes. With `ranges`,
+    /// the first receive after a send of this call waits, so the handed-out
+    /// ranges stay valid until the caller has posted them.
     #[allow(clippy::type_complexity)]
     fn advance_with(
         &mut self,
         send: &mut dyn FnMut(usize, ChunkHeader, &[u8]),
         mut ranges: Option<&mut dyn FnMut(usize, ChunkHeader, std::ops::Range<usize>)>,
     ) -> Result<Progress, MachineError> {
-        let es = self.dtype.size_bytes();
         let mut sent = false;
         while let Some(&op) = self.ops.get(self.next) {
             let step = match op {
                 RankOp::Send { step, .. } | RankOp::Recv { step, .. } => step,
             };
-            // Rows for every step before this one (ranks idle in a step still record).
-            while self.samples.len() <= step {
-                self.record();
-            }
+            // Ranks idle in a step still record a row for it.
+            self.record_through(step);
             match op {
                 RankOp::Send {
                     step,
@@ -570,24 +572,8 @@ impl<P: Payload> RankMachine<P> {
                     count,
                 } => {
                     sent = true;
-                    let r = self.range_elems(first, count);
-                    let bytes = r.start * es..r.end * es;
                     let header = ChunkHeader { step, first, count };
-                    if to == self.rank {
-                        // A local copy / reduce (MSCCL's cpy / re): no
-                        // wire, no codec; the data as this step sees it.
-                        self.local.push_back((header, self.buffer[bytes].to_vec()));
-                        self.next += 1;
-                        continue;
-                    }
-                    match (&self.codec, ranges.as_deref_mut()) {
-                        (Some(c), _) => {
-                            self.wire = compressed::encode(c, self.dtype, &self.buffer[bytes])?;
-                            send(to, header, &self.wire);
-                        }
-                        (None, Some(f)) => f(to, header, bytes),
-                        (None, None) => send(to, header, &self.buffer[bytes]),
-                    }
+                    self.send_op(to, header, send, ranges.as_deref_mut())?;
                 }
                 RankOp::Recv {
                     step,
@@ -603,110 +589,189 @@ impl<P: Payload> RankMachine<P> {
                         // before the caller sent them.
                         return Ok(Progress::Waiting { from });
                     }
-                    if from == self.rank {
-                        let want = ChunkHeader { step, first, count };
-                        let r = self.range_elems(at, count);
-                        let (a, b) = (r.start * es, r.end * es);
-                        match self.local.pop_front() {
-                            Some((got, data)) if got == want && data.len() == b - a => match kind {
-                                TransferKind::Copy => self.buffer[a..b].copy_from_slice(&data),
-                                TransferKind::Reduce => {
-                                    reduce_into(self.dtype, self.op, &mut self.buffer[a..b], &data)
-                                }
-                            },
-                            _ => {
-                                return Err(MachineError::Mismatch {
-                                    from,
-                                    want_step: step,
-                                    want_first: first,
-                                    want_count: count,
-                                    got_step: step,
-                                    got_first: first,
-                                    got_count: 0,
-                                })
-                            }
-                        }
-                        self.next += 1;
-                        continue;
-                    }
-                    let Some(queue) = self.queues.get_mut(&from).filter(|q| !q.is_empty()) else {
-                        return Ok(Progress::Waiting { from });
-                    };
-                    let (got, payload) = queue.pop_front().expect("queue checked non-empty");
                     let want = ChunkHeader { step, first, count };
-                    if got != want {
-                        return Err(MachineError::Mismatch {
-                            from,
-                            want_step: step,
-                            want_first: first,
-                            want_count: count,
-                            got_step: got.step,
-                            got_first: got.first,
-                            got_count: got.count,
-                        });
-                    }
-                    let r = self.range_elems(at, count);
-                    let (a, b) = (r.start * es, r.end * es);
-                    let want = match &self.codec {
-                        Some(c) => compressed::wire_len(c, r.len()),
-                        None => b - a,
-                    };
-                    if payload.byte_len() != want {
-                        return Err(MachineError::PayloadLength {
-                            from,
-                            step,
-                            first,
-                            count,
-                            want,
-                            got: payload.byte_len(),
-                        });
-                    }
-                    if let Some(c) = &self.codec {
-                        self.wire.resize(want, 0);
-                        payload.copy_into(&mut self.wire);
-                        self.scratch.resize(b - a, 0);
-                        compressed::decode(c, self.dtype, &self.wire, &mut self.scratch)?;
-                        match kind {
-                            TransferKind::Copy => {
-                                self.buffer[a..b].copy_from_slice(&self.scratch);
-                            }
-                            TransferKind::Reduce => reduce_into(
-                                self.dtype,
-                                self.op,
-                                &mut self.buffer[a..b],
-                                &self.scratch,
-                            ),
-                        }
-                    } else {
-                        match kind {
-                            TransferKind::Copy => payload.copy_into(&mut self.buffer[a..b]),
-                            TransferKind::Reduce => match payload.as_slice() {
-                                // In place from the received bytes.
-                                Some(inc) => {
-                                    reduce_into(self.dtype, self.op, &mut self.buffer[a..b], inc)
-                                }
-                                // Piece by piece through a cache-sized scratch.
-                                None => {
-                                    self.scratch.resize(RECV_PIECE_BYTES.min(b - a), 0);
-                                    for start in (a..b).step_by(RECV_PIECE_BYTES) {
-                                        let end = (start + RECV_PIECE_BYTES).min(b);
-                                        let piece = &mut self.scratch[..end - start];
-                                        payload.copy_part_into(start - a, piece);
-                                        reduce_into(
-                                            self.dtype,
-                                            self.op,
-                                            &mut self.buffer[start..end],
-                                            piece,
-                                        );
-                                    }
-                                }
-                            },
-                        }
+                    if from == self.rank {
+                        self.receive_local(want, kind, at)?;
+                    } else if !self.receive_queued(from, want, kind, at)? {
+                        return Ok(Progress::Waiting { from });
                     }
                 }
             }
             self.next += 1;
         }
+        self.finish()
+    }
+
+    /// Records sample rows until the one for `step` exists, so a row holds
+    /// the buffer as it was before that step's first op ran.
+    fn record_through(&mut self, step: usize) {
+        while self.samples.len() <= step {
+            self.record();
+        }
+    }
+
+    /// One send op. A send to this rank itself (MSCCL's `cpy` / `re`) keeps
+    /// a copy for the matching local receive, with no wire and no codec;
+    /// otherwise the chunk goes out encoded (hop compression), as a buffer
+    /// range (`ranges`, no copy), or as the buffer's bytes, as the step
+    /// sees them.
+    #[allow(clippy::type_complexity)]
+    fn send_op(
+        &mut self,
+        to: usize,
+        header: ChunkHeader,
+        send: &mut dyn FnMut(usize, ChunkHeader, &[u8]),
+        ranges: Option<&mut (dyn FnMut(usize, ChunkHeader, std::ops::Range<usize>) + '_)>,
+    ) -> Result<(), MachineError> {
+        let es = self.dtype.size_bytes();
+        let r = self.range_elems(header.first, header.count);
+        let bytes = r.start * es..r.end * es;
+        if to == self.rank {
+            self.local.push_back((header, self.buffer[bytes].to_vec()));
+            return Ok(());
+        }
+        match (&self.codec, ranges) {
+            (Some(c), _) => {
+                self.wire = compressed::encode(c, self.dtype, &self.buffer[bytes])?;
+                send(to, header, &self.wire);
+            }
+            (None, Some(f)) => f(to, header, bytes),
+            (None, None) => send(to, header, &self.buffer[bytes]),
+        }
+        Ok(())
+    }
+
+    /// A receive from this rank itself: takes the oldest local send, which
+    /// must be the one the schedule expects here, since local sends and
+    /// receives are listed in the same order.
+    fn receive_local(
+        &mut self,
+        want: ChunkHeader,
+        kind: TransferKind,
+        at: usize,
+    ) -> Result<(), MachineError> {
+        let es = self.dtype.size_bytes();
+        let r = self.range_elems(at, want.count);
+        let (a, b) = (r.start * es, r.end * es);
+        match self.local.pop_front() {
+            Some((got, data)) if got == want && data.len() == b - a => {
+                apply_chunk(self.dtype, self.op, kind, &mut self.buffer[a..b], &data);
+                Ok(())
+            }
+            _ => Err(MachineError::Mismatch {
+                from: self.rank,
+                want_step: want.step,
+                want_first: want.first,
+                want_count: want.count,
+                got_step: want.step,
+                got_first: want.first,
+                got_count: 0,
+            }),
+        }
+    }
+
+    /// A receive from a peer: takes the next queued message from `from`,
+    /// checks its header and length, and copies or reduces it into the
+    /// buffer at chunk `at`. Returns false, touching nothing, when no
+    /// message from `from` is queued yet.
+    fn receive_queued(
+        &mut self,
+        from: usize,
+        want: ChunkHeader,
+        kind: TransferKind,
+        at: usize,
+    ) -> Result<bool, MachineError> {
+        let Some((got, payload)) = self.queues.get_mut(&from).and_then(|q| q.pop_front()) else {
+            return Ok(false);
+        };
+        if got != want {
+            return Err(MachineError::Mismatch {
+                from,
+                want_step: want.step,
+                want_first: want.first,
+                want_count: want.count,
+                got_step: got.step,
+                got_first: got.first,
+                got_count: got.count,
+            });
+        }
+        let es = self.dtype.size_bytes();
+        let r = self.range_elems(at, want.count);
+        let (a, b) = (r.start * es, r.end * es);
+        let want_len = match &self.codec {
+            Some(c) => compressed::wire_len(c, r.len()),
+            None => b - a,
+        };
+        if payload.byte_len() != want_len {
+            return Err(MachineError::PayloadLength {
+                from,
+                step: want.step,
+                first: want.first,
+                count: want.count,
+                want: want_len,
+                got: payload.byte_len(),
+            });
+        }
+        match self.codec {
+            Some(c) => self.apply_encoded(&c, kind, a..b, &payload)?,
+            None => self.apply_payload(kind, a..b, &payload),
+        }
+        Ok(true)
+    }
+
+    /// Decodes a hop-compressed payload through the wire and scratch
+    /// buffers (the payload may live outside Rust memory, and both buffers
+    /// are reused across receives), then applies the decoded chunk to
+    /// `bytes` of the buffer.
+    fn apply_encoded(
+        &mut self,
+        c: &Compression,
+        kind: TransferKind,
+        bytes: std::ops::Range<usize>,
+        payload: &P,
+    ) -> Result<(), MachineError> {
+        self.wire.resize(payload.byte_len(), 0);
+        payload.copy_into(&mut self.wire);
+        self.scratch.resize(bytes.len(), 0);
+        compressed::decode(c, self.dtype, &self.wire, &mut self.scratch)?;
+        apply_chunk(
+            self.dtype,
+            self.op,
+            kind,
+            &mut self.buffer[bytes],
+            &self.scratch,
+        );
+        Ok(())
+    }
+
+    /// Applies an uncompressed payload to `bytes` of the buffer. A reduce
+    /// reads the payload in place when it is Rust memory; otherwise it
+    /// goes piece by piece through a cache-sized scratch, so a large chunk
+    /// is never copied whole before it is reduced.
+    fn apply_payload(&mut self, kind: TransferKind, bytes: std::ops::Range<usize>, payload: &P) {
+        let (a, b) = (bytes.start, bytes.end);
+        if kind == TransferKind::Copy {
+            payload.copy_into(&mut self.buffer[a..b]);
+            return;
+        }
+        if let Some(inc) = payload.as_slice() {
+            reduce_into(self.dtype, self.op, &mut self.buffer[a..b], inc);
+            return;
+        }
+        self.scratch.resize(RECV_PIECE_BYTES.min(b - a), 0);
+        for start in (a..b).step_by(RECV_PIECE_BYTES) {
+            let end = (start + RECV_PIECE_BYTES).min(b);
+            let piece = &mut self.scratch[..end - start];
+            payload.copy_part_into(start - a, piece);
+            reduce_into(self.dtype, self.op, &mut self.buffer[start..end], piece);
+        }
+    }
+
+    /// Ends the rank once every op is done: the reduce op's post-operation
+    /// on its chunks, sample rows up to `steps + 1` (trailing idle steps
+    /// included), the scratch and wire buffers released, and an error if
+    /// any peer sent more than the schedule consumed.
+    fn finish(&mut self) -> Result<Progress, MachineError> {
         let es = self.dtype.size_bytes();
         for chunk in std::mem::take(&mut self.post) {
             let r = self.chunk_ranges[chunk].clone();
@@ -772,6 +837,16 @@ impl<P: Payload> RankMachine<P> {
             .map(|r| (!r.is_empty()).then(|| self.dtype.read_f64(&self.buffer, r.start)))
             .collect();
         self.samples.push(row);
+    }
+}
+
+/// Writes a received chunk `src` into `dst`: a copy overwrites it, a
+/// reduce combines them with [`reduce_into`], as the reference executor
+/// does, so every receive path gives the same bits.
+fn apply_chunk(dtype: DType, op: ReduceOp, kind: TransferKind, dst: &mut [u8], src: &[u8]) {
+    match kind {
+        TransferKind::Copy => dst.copy_from_slice(src),
+        TransferKind::Reduce => reduce_into(dtype, op, dst, src),
     }
 }
 
