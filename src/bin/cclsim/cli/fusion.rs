@@ -3,6 +3,54 @@
 
 use super::*;
 
+/// `cclsim fusion`'s flags as clap parses them, kept next to the code
+/// that reads them so the command line's dispatch stays one line per
+/// subcommand.
+#[derive(clap::Args)]
+pub(super) struct FusionOptions {
+    /// Topology preset.
+    #[arg(long, default_value = "910b-8")]
+    topo: String,
+    /// Ranks.
+    #[arg(long, default_value_t = 8)]
+    ranks: usize,
+    /// Tensors: llama3-8b, llama3-70b or COUNTxSIZE (30x4MiB).
+    #[arg(long)]
+    fusion: String,
+    /// DDP's bucket_cap_mb as a size (0 = one AllReduce per tensor);
+    /// not given: DDP's default 25 MiB with its 1 MiB first bucket.
+    #[arg(long)]
+    bucket: Option<String>,
+    /// Gradient dtype.
+    #[arg(long, default_value = "bf16")]
+    dtype: String,
+    /// Compress the buckets (what-if): none, int8, fp8e4m3, fp8e5m2.
+    #[arg(long, default_value = "none")]
+    compress: String,
+    /// With --compress: buckets smaller than this size are sent
+    /// uncompressed ("compress only large gradients"); 0 = all.
+    #[arg(long = "compress-min", default_value = "0")]
+    compress_min: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl FusionOptions {
+    /// Runs `cclsim fusion` with these flags ([`fusion_cmd`]).
+    pub(super) fn run(&self) -> Res<()> {
+        fusion_cmd(
+            &self.topo,
+            self.ranks,
+            &self.fusion,
+            self.bucket.as_deref(),
+            &self.dtype,
+            (&self.compress, &self.compress_min),
+            self.json,
+        )
+    }
+}
+
 pub(super) fn fusion_cmd(
     topo: &str,
     ranks: usize,

@@ -222,32 +222,8 @@ enum Cmd {
     },
     /// DDP-style fusion: buckets, fused vs unfused AllReduce time.
     Fusion {
-        /// Topology preset.
-        #[arg(long, default_value = "910b-8")]
-        topo: String,
-        /// Ranks.
-        #[arg(long, default_value_t = 8)]
-        ranks: usize,
-        /// Tensors: llama3-8b, llama3-70b or COUNTxSIZE (30x4MiB).
-        #[arg(long)]
-        fusion: String,
-        /// DDP's bucket_cap_mb as a size (0 = one AllReduce per tensor);
-        /// not given: DDP's default 25 MiB with its 1 MiB first bucket.
-        #[arg(long)]
-        bucket: Option<String>,
-        /// Gradient dtype.
-        #[arg(long, default_value = "bf16")]
-        dtype: String,
-        /// Compress the buckets (what-if): none, int8, fp8e4m3, fp8e5m2.
-        #[arg(long, default_value = "none")]
-        compress: String,
-        /// With --compress: buckets smaller than this size are sent
-        /// uncompressed ("compress only large gradients"); 0 = all.
-        #[arg(long = "compress-min", default_value = "0")]
-        compress_min: String,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        o: FusionOptions,
     },
     /// Error and wire size of one block-quantisation round trip (what-if).
     Compress {
@@ -309,26 +285,8 @@ enum Cmd {
     /// library run at each size and rank count; with --op, per size, and
     /// with --topo beside the model's own recommendation.
     Tuner {
-        /// The tuner file.
-        file: PathBuf,
-        /// Collective of the per-size view (nccl-tests' names or ours).
-        #[arg(long)]
-        op: Option<String>,
-        /// Ranks of the communicator (default with --topo: every device).
-        #[arg(long)]
-        ranks: Option<usize>,
-        /// Nodes (HCCL: servers) of the communicator (default with
-        /// --topo: the machine's).
-        #[arg(long)]
-        nodes: Option<u64>,
-        /// Element type: fp32, fp16, bf16, int32, int8.
-        #[arg(long, default_value = "fp32")]
-        dtype: String,
-        /// Topology preset whose model's recommendation is shown beside.
-        #[arg(long)]
-        topo: Option<String>,
         #[command(flatten)]
-        sizes: TuneSizes,
+        o: TunerOptions,
     },
     /// Write one of our schedules as MSCCL XML (re-imports to the same
     /// schedule).
@@ -368,92 +326,8 @@ enum Cmd {
     /// as `predict` times it, the compute, the exposed communication
     /// and the step time.
     Step {
-        /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b
-        /// (with --config: its name).
-        #[arg(long)]
-        model: Option<String>,
-        /// A Hugging Face config.json to read the model from
-        /// (hidden_size, intermediate_size, num_hidden_layers,
-        /// num_attention_heads, num_key_value_heads, vocab_size,
-        /// num_local_experts, num_experts_per_tok, tie_word_embeddings).
-        #[arg(long)]
-        config: Option<PathBuf>,
-        /// Data-parallel ranks.
-        #[arg(long)]
-        dp: usize,
-        /// Tensor-parallel ranks (Megatron).
-        #[arg(long, default_value_t = 1)]
-        tp: usize,
-        /// Pipeline stages (1F1B).
-        #[arg(long, default_value_t = 1)]
-        pp: usize,
-        /// Expert-parallel ranks (MoE models), taken from the DP group.
-        #[arg(long, default_value_t = 1)]
-        ep: usize,
-        /// Context-parallel ranks (a ring of keys and values in
-        /// attention; needs --attention-flops; 2·cp divides --seq).
-        #[arg(long, default_value_t = 1)]
-        cp: usize,
-        /// ZeRO stage: 0 (DDP), 1, 2, 3 (FSDP full shard).
-        #[arg(long, default_value_t = 0)]
-        zero: u8,
-        /// Microbatches per step (at least --pp).
-        #[arg(long, default_value_t = 1)]
-        microbatches: usize,
-        /// Sequence length, tokens.
-        #[arg(long, default_value_t = 4096)]
-        seq: u64,
-        /// Global batch, sequences (a multiple of dp·microbatches).
-        #[arg(long)]
-        batch: u64,
-        /// Parameter and activation dtype: bf16, fp16, fp32.
-        #[arg(long = "param-dtype", default_value = "bf16")]
-        param_dtype: String,
-        /// Dtype gradients are reduced in.
-        #[arg(long = "grad-dtype", default_value = "bf16")]
-        grad_dtype: String,
-        /// Model FLOPs utilisation.
-        #[arg(long, default_value_t = 0.4)]
-        mfu: f64,
-        /// The device's dense bf16 peak, TFLOPS (needed where the
-        /// machine's accelerator has no cited figure, e.g. 910B).
-        #[arg(long = "peak-tflops")]
-        peak_tflops: Option<f64>,
-        /// DDP's bucket_cap_mb as a size; default DDP's own.
-        #[arg(long)]
-        bucket: Option<String>,
-        /// Topology preset (as predict's --topo).
-        #[arg(long)]
-        topo: Option<String>,
-        /// A custom topology JSON file.
-        #[arg(long)]
-        topology: Option<PathBuf>,
-        /// A profile from `cclsim fit` (as predict's --profile).
-        #[arg(long)]
-        profile: Option<PathBuf>,
-        /// Ranks of the machine (default: every device, or the
-        /// profile's); dp·tp·pp·cp must equal it.
-        #[arg(long)]
-        ranks: Option<usize>,
-        /// Megatron's sequence parallelism (TP's AllReduces as
-        /// ReduceScatter + AllGather).
-        #[arg(long = "sequence-parallel")]
-        sequence_parallel: bool,
-        /// Also count attention's FLOPs (12·layers·hidden·seq per token).
-        #[arg(long = "attention-flops")]
-        attention_flops: bool,
-        /// Compress the data-parallel gradient reductions (a what-if:
-        /// neither NCCL nor HCCL compresses): none, int8, fp8e4m3, fp8e5m2.
-        #[arg(long, default_value = "none")]
-        compress: String,
-        /// Compare with a second step: this one with these link keys
-        /// written over it (the page's keys, docs/links.md), e.g.
-        /// "step_tp=2&step_dp=4" or "topo=h100-8" or "step_compress=int8".
-        #[arg(long)]
-        vs: Option<String>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        o: StepOptions,
     },
     /// Accuracy tables on the public logs in the repository, by the
     /// user's path: same scale (even rows fitted, odd predicted), cross
@@ -598,7 +472,19 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    let r = match &cli.cmd {
+    match run(&cli.cmd) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("cclsim: {}", e.replace('\n', " "));
+            2
+        }
+    }
+}
+
+/// Runs the parsed subcommand: each arm only hands its flags to the
+/// function (or the options' `run`) in that subcommand's file.
+fn run(cmd: &Cmd) -> Res<()> {
+    match cmd {
         Cmd::Predict {
             m,
             bytes,
@@ -634,24 +520,7 @@ pub fn main() -> i32 {
             element,
             json,
         } => determinism_cmd(m, bytes, versus, *fixed, *element, *json),
-        Cmd::Fusion {
-            topo,
-            ranks,
-            fusion,
-            bucket,
-            dtype,
-            compress,
-            compress_min,
-            json,
-        } => fusion_cmd(
-            topo,
-            *ranks,
-            fusion,
-            bucket.as_deref(),
-            dtype,
-            (compress, compress_min),
-            *json,
-        ),
+        Cmd::Fusion { o } => o.run(),
         Cmd::Msccl {
             file,
             topo,
@@ -660,82 +529,9 @@ pub fn main() -> i32 {
             json,
         } => msccl_cmd(file, topo.as_deref(), bytes, dtype, *json),
         Cmd::MscclExport { m, bytes } => msccl_export_cmd(m, bytes),
-        Cmd::Tuner {
-            file,
-            op,
-            ranks,
-            nodes,
-            dtype,
-            topo,
-            sizes,
-        } => tuner_cmd(&TunerArgs {
-            file,
-            op: op.as_deref(),
-            ranks: *ranks,
-            nodes: *nodes,
-            dtype,
-            topo: topo.as_deref(),
-            sizes,
-        }),
+        Cmd::Tuner { o } => o.run(),
         Cmd::Tune { m, sizes, format } => tune_cmd(m, sizes, format.as_deref()),
-        Cmd::Step {
-            model,
-            config: model_config,
-            dp,
-            tp,
-            pp,
-            ep,
-            cp,
-            zero,
-            microbatches,
-            seq,
-            batch,
-            param_dtype,
-            grad_dtype,
-            mfu,
-            peak_tflops,
-            bucket,
-            topo,
-            topology,
-            profile,
-            ranks,
-            sequence_parallel,
-            attention_flops,
-            compress,
-            vs,
-            json,
-        } => {
-            let layout = StepFlags {
-                switches: (*sequence_parallel, *attention_flops),
-                compress,
-                model: model.as_deref(),
-                config: model_config.as_deref(),
-                dims: [*dp, *tp, *pp, *ep, *cp, *microbatches],
-                zero: *zero,
-                seq: *seq,
-                batch: *batch,
-                dtypes: (param_dtype, grad_dtype),
-                mfu: *mfu,
-                peak_tflops: *peak_tflops,
-                bucket: bucket.as_deref(),
-            };
-            let machine = Machine {
-                topo: topo.clone(),
-                topology: topology.clone(),
-                op: "allreduce".into(),
-                algo: "auto".into(),
-                ranks: *ranks,
-                root: None,
-                dtype: "bf16".into(),
-                profile: profile.clone(),
-                slices: "auto".into(),
-                redop: "sum".into(),
-                slow: None,
-                late: None,
-                down: None,
-            };
-            step_cmd(&layout, &machine, vs.as_deref(), *json)
-        }
+        Cmd::Step { o } => o.run(),
         Cmd::Compress {
             scheme,
             block,
@@ -744,13 +540,6 @@ pub fn main() -> i32 {
             elems,
             json,
         } => compress_cmd(scheme, *block, scale, shape, *elems, *json),
-    };
-    match r {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("cclsim: {}", e.replace('\n', " "));
-            2
-        }
     }
 }
 
@@ -766,9 +555,9 @@ mod validate;
 use compress::compress_cmd;
 use determinism::determinism_cmd;
 use fit::{fit, read_log};
-use fusion::fusion_cmd;
+use fusion::FusionOptions;
 use msccl::{msccl_cmd, msccl_export_cmd};
 use predict::{predict, sweep};
-use step::{step_cmd, StepFlags};
-use tune::{tune_cmd, tuner_cmd, TunerArgs};
+use step::StepOptions;
+use tune::{tune_cmd, TunerOptions};
 use validate::{accuracy, validate};

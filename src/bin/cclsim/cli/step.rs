@@ -5,6 +5,159 @@ use super::*;
 use ccl_playground::engine::quantization::Scheme;
 use ccl_playground::engine::step::{self, StepInput};
 
+/// `cclsim step`'s flags as clap parses them, kept next to the code that
+/// reads them so the command line's dispatch stays one line per
+/// subcommand.
+#[derive(clap::Args)]
+pub(super) struct StepOptions {
+    /// Model: llama3-8b, llama3-70b, llama3.1-405b, mixtral-8x7b
+    /// (with --config: its name).
+    #[arg(long)]
+    model: Option<String>,
+    /// A Hugging Face config.json to read the model from
+    /// (hidden_size, intermediate_size, num_hidden_layers,
+    /// num_attention_heads, num_key_value_heads, vocab_size,
+    /// num_local_experts, num_experts_per_tok, tie_word_embeddings).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Data-parallel ranks.
+    #[arg(long)]
+    dp: usize,
+    /// Tensor-parallel ranks (Megatron).
+    #[arg(long, default_value_t = 1)]
+    tp: usize,
+    /// Pipeline stages (1F1B).
+    #[arg(long, default_value_t = 1)]
+    pp: usize,
+    /// Expert-parallel ranks (MoE models), taken from the DP group.
+    #[arg(long, default_value_t = 1)]
+    ep: usize,
+    /// Context-parallel ranks (a ring of keys and values in
+    /// attention; needs --attention-flops; 2·cp divides --seq).
+    #[arg(long, default_value_t = 1)]
+    cp: usize,
+    /// ZeRO stage: 0 (DDP), 1, 2, 3 (FSDP full shard).
+    #[arg(long, default_value_t = 0)]
+    zero: u8,
+    /// Microbatches per step (at least --pp).
+    #[arg(long, default_value_t = 1)]
+    microbatches: usize,
+    /// Sequence length, tokens.
+    #[arg(long, default_value_t = 4096)]
+    seq: u64,
+    /// Global batch, sequences (a multiple of dp·microbatches).
+    #[arg(long)]
+    batch: u64,
+    /// Parameter and activation dtype: bf16, fp16, fp32.
+    #[arg(long = "param-dtype", default_value = "bf16")]
+    param_dtype: String,
+    /// Dtype gradients are reduced in.
+    #[arg(long = "grad-dtype", default_value = "bf16")]
+    grad_dtype: String,
+    /// Model FLOPs utilisation.
+    #[arg(long, default_value_t = 0.4)]
+    mfu: f64,
+    /// The device's dense bf16 peak, TFLOPS (needed where the
+    /// machine's accelerator has no cited figure, e.g. 910B).
+    #[arg(long = "peak-tflops")]
+    peak_tflops: Option<f64>,
+    /// DDP's bucket_cap_mb as a size; default DDP's own.
+    #[arg(long)]
+    bucket: Option<String>,
+    /// Topology preset (as predict's --topo).
+    #[arg(long)]
+    topo: Option<String>,
+    /// A custom topology JSON file.
+    #[arg(long)]
+    topology: Option<PathBuf>,
+    /// A profile from `cclsim fit` (as predict's --profile).
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// Ranks of the machine (default: every device, or the
+    /// profile's); dp·tp·pp·cp must equal it.
+    #[arg(long)]
+    ranks: Option<usize>,
+    /// Megatron's sequence parallelism (TP's AllReduces as
+    /// ReduceScatter + AllGather).
+    #[arg(long = "sequence-parallel")]
+    sequence_parallel: bool,
+    /// Also count attention's FLOPs (12·layers·hidden·seq per token).
+    #[arg(long = "attention-flops")]
+    attention_flops: bool,
+    /// Compress the data-parallel gradient reductions (a what-if:
+    /// neither NCCL nor HCCL compresses): none, int8, fp8e4m3, fp8e5m2.
+    #[arg(long, default_value = "none")]
+    compress: String,
+    /// Compare with a second step: this one with these link keys
+    /// written over it (the page's keys, docs/links.md), e.g.
+    /// "step_tp=2&step_dp=4" or "topo=h100-8" or "step_compress=int8".
+    #[arg(long)]
+    vs: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl StepOptions {
+    /// Runs `cclsim step`: the layout flags as [`StepFlags`], the machine
+    /// flags as a [`Machine`], then [`step_cmd`].
+    pub(super) fn run(&self) -> Res<()> {
+        step_cmd(
+            &self.layout(),
+            &self.machine(),
+            self.vs.as_deref(),
+            self.json,
+        )
+    }
+
+    /// The flags that describe the model and its parallel layout.
+    fn layout(&self) -> StepFlags<'_> {
+        StepFlags {
+            switches: (self.sequence_parallel, self.attention_flops),
+            compress: &self.compress,
+            model: self.model.as_deref(),
+            config: self.config.as_deref(),
+            dims: [
+                self.dp,
+                self.tp,
+                self.pp,
+                self.ep,
+                self.cp,
+                self.microbatches,
+            ],
+            zero: self.zero,
+            seq: self.seq,
+            batch: self.batch,
+            dtypes: (&self.param_dtype, &self.grad_dtype),
+            mfu: self.mfu,
+            peak_tflops: self.peak_tflops,
+            bucket: self.bucket.as_deref(),
+        }
+    }
+
+    /// The machine a step runs on. Only its topology, profile and rank
+    /// flags come from `step`'s flags: [`step::step`] ignores the
+    /// machine's own collective and size, so the rest are those of a plain
+    /// `auto` bf16 sum AllReduce with no slow, late or failed parts.
+    fn machine(&self) -> Machine {
+        Machine {
+            topo: self.topo.clone(),
+            topology: self.topology.clone(),
+            op: "allreduce".into(),
+            algo: "auto".into(),
+            ranks: self.ranks,
+            root: None,
+            dtype: "bf16".into(),
+            profile: self.profile.clone(),
+            slices: "auto".into(),
+            redop: "sum".into(),
+            slow: None,
+            late: None,
+            down: None,
+        }
+    }
+}
+
 /// The flags of `step` that describe the layout.
 pub(super) struct StepFlags<'a> {
     pub(super) model: Option<&'a str>,

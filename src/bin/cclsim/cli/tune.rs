@@ -34,6 +34,48 @@ pub(super) fn sweep_sizes(sizes: &TuneSizes) -> Res<Vec<u64>> {
     Ok(sizes)
 }
 
+/// `cclsim tuner`'s flags as clap parses them, kept next to the code
+/// that reads them so the command line's dispatch stays one line per
+/// subcommand.
+#[derive(clap::Args)]
+pub(super) struct TunerOptions {
+    /// The tuner file.
+    file: PathBuf,
+    /// Collective of the per-size view (nccl-tests' names or ours).
+    #[arg(long)]
+    op: Option<String>,
+    /// Ranks of the communicator (default with --topo: every device).
+    #[arg(long)]
+    ranks: Option<usize>,
+    /// Nodes (HCCL: servers) of the communicator (default with
+    /// --topo: the machine's).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Element type: fp32, fp16, bf16, int32, int8.
+    #[arg(long, default_value = "fp32")]
+    dtype: String,
+    /// Topology preset whose model's recommendation is shown beside.
+    #[arg(long)]
+    topo: Option<String>,
+    #[command(flatten)]
+    sizes: TuneSizes,
+}
+
+impl TunerOptions {
+    /// Runs `cclsim tuner` with these flags ([`tuner_cmd`]).
+    pub(super) fn run(&self) -> Res<()> {
+        tuner_cmd(&TunerArgs {
+            file: &self.file,
+            op: self.op.as_deref(),
+            ranks: self.ranks,
+            nodes: self.nodes,
+            dtype: &self.dtype,
+            topo: self.topo.as_deref(),
+            sizes: &self.sizes,
+        })
+    }
+}
+
 /// The flags of `cclsim tuner`.
 pub(super) struct TunerArgs<'a> {
     pub(super) file: &'a Path,
