@@ -18,7 +18,7 @@
 //! extends [`Simulator`] with the pipelined run.
 
 use super::{LinkBusy, StepTiming, Timeline, TransferTiming};
-use crate::engine::schedule::{Schedule, TransferKind};
+use crate::engine::schedule::{Schedule, Step, TransferKind};
 use crate::engine::topology::{Route, Topology, TopologyError};
 use std::collections::HashMap;
 
@@ -91,7 +91,9 @@ impl<'a> Simulator<'a> {
         })
     }
 
-    /// Simulates one loop of `elems` elements of `es` bytes.
+    /// Simulates one loop of `elems` elements of `es` bytes. Steps are
+    /// synchronous: each starts when the previous one's last transfer is
+    /// done (its last byte arrived and, with a reduce bandwidth, reduced).
     pub(super) fn run(
         &mut self,
         elems: u64,
@@ -99,135 +101,27 @@ impl<'a> Simulator<'a> {
         record: bool,
     ) -> Result<Timeline, TopologyError> {
         let schedule = self.schedule;
-        let gamma = self.topo.reduce_gbps;
         let mut t0 = 0.0f64;
         let mut steps = Vec::with_capacity(schedule.steps.len());
-        let mut transfers = Vec::with_capacity(if record { schedule.transfer_count() } else { 0 });
-        let mut link_busy = Vec::new();
-        // Scratch, reused across steps.
-        // Per link direction (`2·link + forward`) and per rank, with the
-        // touched entries listed so a step resets only what it used.
-        let directions = 2 * self.topo.links.len();
-        let mut hop_ids: Vec<usize> = Vec::new();
-        let mut flows: Vec<Flow> = Vec::new();
-        let mut users: Vec<usize> = vec![0; directions];
-        let mut used: Vec<usize> = Vec::new();
-        let mut busy: Vec<Option<(f64, f64, usize)>> = vec![None; directions];
-        let mut busy_until: Vec<f64> = vec![f64::NAN; schedule.ranks];
-        let mut reducing: Vec<usize> = Vec::new();
+        let mut rec = Recorded {
+            transfers: Vec::with_capacity(if record { schedule.transfer_count() } else { 0 }),
+            link_busy: Vec::new(),
+        };
+        let mut s = Scratch::new(2 * self.topo.links.len(), schedule.ranks);
         let mut ti = 0usize;
         for (si, step) in schedule.steps.iter().enumerate() {
-            hop_ids.clear();
-            flows.clear();
-            for id in used.drain(..) {
-                users[id] = 0;
-            }
-            let mut sizes = Vec::with_capacity(step.transfers.len());
-            for (k, t) in step.transfers.iter().enumerate() {
-                let route = &self.routes[self.route_of[ti + k]];
-                let r = schedule.range_elems_u64(elems, t.first, t.count);
-                let b = (r.end - r.start) * es;
-                sizes.push(b);
-                let first = hop_ids.len();
-                for h in &route.hops {
-                    let id = 2 * h.link + usize::from(h.forward);
-                    hop_ids.push(id);
-                    if users[id] == 0 {
-                        used.push(id);
-                    }
-                    users[id] += 1;
-                }
-                // A late device starts nothing before its offset.
-                let imp = &self.topo.impairment;
-                let start = t0.max(imp.late_of(t.src)).max(imp.late_of(t.dst));
-                flows.push(Flow {
-                    hops: first..hop_ids.len(),
-                    remaining: b as f64,
-                    start,
-                    active_from: start + route.latency_us,
-                    rate: 0.0,
-                    end: f64::NAN,
-                });
-            }
-            let max_link_sharing = used.iter().map(|&id| users[id]).max().unwrap_or(0);
+            let sizes = self.start_flows(&mut s, step, ti, t0, elems, es);
+            let max_link_sharing = s.used.iter().map(|&id| s.users[id]).max().unwrap_or(0);
             if max_link_sharing <= 1 {
-                // Uncontended: every flow at its route's bottleneck bandwidth.
-                for f in flows.iter_mut() {
-                    let rate = hop_ids[f.hops.clone()]
-                        .iter()
-                        .map(|&id| self.cap[id])
-                        .fold(f64::INFINITY, f64::min);
-                    f.rate = rate;
-                    f.end = if f.remaining > 0.0 {
-                        f.active_from + f.remaining / rate
-                    } else {
-                        f.active_from
-                    };
-                }
+                self.uncontended(&mut s.flows, &s.hop_ids);
             } else {
-                self.contended(&mut flows, &hop_ids);
+                self.contended(&mut s.flows, &s.hop_ids);
             }
-            // Arrival order, then serial reduces per receiver.
-            let mut order: Vec<usize> = (0..flows.len()).collect();
-            order.sort_by(|&x, &y| flows[x].end.total_cmp(&flows[y].end).then(x.cmp(&y)));
-            for r in reducing.drain(..) {
-                busy_until[r] = f64::NAN;
-            }
-            let mut done = vec![0.0; flows.len()];
-            for i in order {
-                let t = &step.transfers[i];
-                let arrive = flows[i].end;
-                done[i] = match (t.kind, gamma) {
-                    (TransferKind::Reduce, Some(g)) => {
-                        let prev = busy_until[t.dst];
-                        if prev.is_nan() {
-                            reducing.push(t.dst);
-                        }
-                        let start = if prev.is_nan() { t0 } else { prev }.max(arrive);
-                        let g = g * self.topo.impairment.speed_of(t.dst);
-                        let end = start + sizes[i] as f64 / (g * 1e3);
-                        busy_until[t.dst] = end;
-                        end
-                    }
-                    _ => arrive,
-                };
-            }
+            let done = self.done_times(&mut s, step, &sizes, t0);
             let end = done.iter().copied().fold(t0, f64::max);
             if record {
-                for (i, f) in flows.iter().enumerate() {
-                    for &id in &hop_ids[f.hops.clone()] {
-                        let e = busy[id].get_or_insert((f.active_from, f.end, 0));
-                        e.0 = e.0.min(f.active_from);
-                        e.1 = e.1.max(f.end);
-                        e.2 += 1;
-                    }
-                    let route = self.route_of[ti + i];
-                    transfers.push(TransferTiming {
-                        step: si,
-                        index: i,
-                        bytes: sizes[i],
-                        link: self.routes[route]
-                            .hops
-                            .first()
-                            .map_or(usize::MAX, |h| h.link),
-                        start_us: f.start,
-                        end_us: f.end,
-                        done_us: done[i],
-                        route,
-                    });
-                }
-                let mut ids = used.clone();
-                ids.sort_unstable();
-                link_busy.extend(ids.into_iter().filter_map(|id| {
-                    busy[id].take().map(|(a, b, n)| LinkBusy {
-                        link: id / 2,
-                        forward: id % 2 == 1,
-                        step: si,
-                        start_us: a,
-                        end_us: b,
-                        flows: n,
-                    })
-                }));
+                self.record_transfers(&mut s, &mut rec, si, ti, &sizes, &done);
+                record_link_busy(&mut s, &mut rec, si);
             }
             steps.push(StepTiming {
                 start_us: t0,
@@ -239,10 +133,144 @@ impl<'a> Simulator<'a> {
         }
         Ok(Timeline::of_loop(
             steps,
-            transfers,
-            link_busy,
+            rec.transfers,
+            rec.link_busy,
             record.then(|| self.routes.clone()),
         ))
+    }
+
+    /// Resets the scratch the previous step used and makes one flow per
+    /// transfer of `step` (its transfers start at index `ti` of the
+    /// schedule), counting the flows on each link direction. Returns each
+    /// transfer's bytes.
+    fn start_flows(
+        &self,
+        s: &mut Scratch,
+        step: &Step,
+        ti: usize,
+        t0: f64,
+        elems: u64,
+        es: u64,
+    ) -> Vec<u64> {
+        s.hop_ids.clear();
+        s.flows.clear();
+        for id in s.used.drain(..) {
+            s.users[id] = 0;
+        }
+        let mut sizes = Vec::with_capacity(step.transfers.len());
+        for (k, t) in step.transfers.iter().enumerate() {
+            let route = &self.routes[self.route_of[ti + k]];
+            let r = self.schedule.range_elems_u64(elems, t.first, t.count);
+            let b = (r.end - r.start) * es;
+            sizes.push(b);
+            let first = s.hop_ids.len();
+            for h in &route.hops {
+                let id = 2 * h.link + usize::from(h.forward);
+                s.hop_ids.push(id);
+                if s.users[id] == 0 {
+                    s.used.push(id);
+                }
+                s.users[id] += 1;
+            }
+            // A late device starts nothing before its offset.
+            let imp = &self.topo.impairment;
+            let start = t0.max(imp.late_of(t.src)).max(imp.late_of(t.dst));
+            s.flows.push(Flow {
+                hops: first..s.hop_ids.len(),
+                remaining: b as f64,
+                start,
+                active_from: start + route.latency_us,
+                rate: 0.0,
+                end: f64::NAN,
+            });
+        }
+        sizes
+    }
+
+    /// Rates and ends for a step where no link direction carries two
+    /// flows: each flow runs at its route's bottleneck bandwidth from its
+    /// start to its end, with no event to wait for.
+    fn uncontended(&self, flows: &mut [Flow], hop_ids: &[usize]) {
+        for f in flows.iter_mut() {
+            let rate = hop_ids[f.hops.clone()]
+                .iter()
+                .map(|&id| self.cap[id])
+                .fold(f64::INFINITY, f64::min);
+            f.rate = rate;
+            f.end = if f.remaining > 0.0 {
+                f.active_from + f.remaining / rate
+            } else {
+                f.active_from
+            };
+        }
+    }
+
+    /// When each transfer of `step` is done: its arrival, or, for a reduce
+    /// with a reduce bandwidth, the end of its reduce. A receiver reduces
+    /// one arrival at a time, in arrival order (ties by schedule order), so
+    /// a reduce waits for the receiver's previous one.
+    fn done_times(&self, s: &mut Scratch, step: &Step, sizes: &[u64], t0: f64) -> Vec<f64> {
+        let flows = &s.flows;
+        let mut order: Vec<usize> = (0..flows.len()).collect();
+        order.sort_by(|&x, &y| flows[x].end.total_cmp(&flows[y].end).then(x.cmp(&y)));
+        for r in s.reducing.drain(..) {
+            s.busy_until[r] = f64::NAN;
+        }
+        let mut done = vec![0.0; flows.len()];
+        for i in order {
+            let t = &step.transfers[i];
+            let arrive = flows[i].end;
+            done[i] = match (t.kind, self.topo.reduce_gbps) {
+                (TransferKind::Reduce, Some(g)) => {
+                    let prev = s.busy_until[t.dst];
+                    if prev.is_nan() {
+                        s.reducing.push(t.dst);
+                    }
+                    let start = if prev.is_nan() { t0 } else { prev }.max(arrive);
+                    let g = g * self.topo.impairment.speed_of(t.dst);
+                    let end = start + sizes[i] as f64 / (g * 1e3);
+                    s.busy_until[t.dst] = end;
+                    end
+                }
+                _ => arrive,
+            };
+        }
+        done
+    }
+
+    /// Records step `si`'s transfers (their timing and first link) and
+    /// widens each link direction's busy interval over the flows on it.
+    fn record_transfers(
+        &self,
+        s: &mut Scratch,
+        rec: &mut Recorded,
+        si: usize,
+        ti: usize,
+        sizes: &[u64],
+        done: &[f64],
+    ) {
+        for (i, f) in s.flows.iter().enumerate() {
+            for &id in &s.hop_ids[f.hops.clone()] {
+                let e = s.busy[id].get_or_insert((f.active_from, f.end, 0));
+                e.0 = e.0.min(f.active_from);
+                e.1 = e.1.max(f.end);
+                e.2 += 1;
+            }
+            let route = self.route_of[ti + i];
+            rec.transfers.push(TransferTiming {
+                step: si,
+                index: i,
+                bytes: sizes[i],
+                link: self.routes[route]
+                    .hops
+                    .first()
+                    .map_or(usize::MAX, |h| h.link),
+                start_us: f.start,
+                end_us: f.end,
+                done_us: done[i],
+                route,
+            });
+        }
     }
 
     /// Event loop for a step where some link direction carries several
@@ -363,4 +391,60 @@ impl<'a> Simulator<'a> {
             now = next;
         }
     }
+}
+
+/// Per-step working state of [`Simulator::run`], reused across steps: per
+/// link direction (`2·link + forward`) and per rank, with the touched
+/// entries listed so a step resets only what it used.
+struct Scratch {
+    /// Every flow's directed-link ids, concatenated ([`Flow::hops`]).
+    hop_ids: Vec<usize>,
+    flows: Vec<Flow>,
+    /// Flows on each link direction this step.
+    users: Vec<usize>,
+    /// The link directions with a flow this step.
+    used: Vec<usize>,
+    /// Each link direction's busy interval and flow count this step.
+    busy: Vec<Option<(f64, f64, usize)>>,
+    /// Until when each rank's reduce unit is busy (NaN: idle this step).
+    busy_until: Vec<f64>,
+    /// The ranks with a reduce this step.
+    reducing: Vec<usize>,
+}
+
+impl Scratch {
+    fn new(directions: usize, ranks: usize) -> Scratch {
+        Scratch {
+            hop_ids: Vec::new(),
+            flows: Vec::new(),
+            users: vec![0; directions],
+            used: Vec::new(),
+            busy: vec![None; directions],
+            busy_until: vec![f64::NAN; ranks],
+            reducing: Vec::new(),
+        }
+    }
+}
+
+/// What a recording [`Simulator::run`] keeps beyond the step times.
+struct Recorded {
+    transfers: Vec<TransferTiming>,
+    link_busy: Vec<LinkBusy>,
+}
+
+/// Appends step `si`'s busy link directions, in id order, and clears
+/// their intervals for the next step.
+fn record_link_busy(s: &mut Scratch, rec: &mut Recorded, si: usize) {
+    let mut ids = s.used.clone();
+    ids.sort_unstable();
+    rec.link_busy.extend(ids.into_iter().filter_map(|id| {
+        s.busy[id].take().map(|(a, b, n)| LinkBusy {
+            link: id / 2,
+            forward: id % 2 == 1,
+            step: si,
+            start_us: a,
+            end_us: b,
+            flows: n,
+        })
+    }));
 }
