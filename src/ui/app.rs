@@ -1520,80 +1520,103 @@ impl Component for App {
         self.keys = Some(handler);
     }
 
+    /// The page's outline, top to bottom. Each part is its own method so
+    /// that what the page is made of reads here, and each part's markup
+    /// can be read on its own.
     fn view(&self, ctx: &Context<Self>) -> Html {
+        // Every part's words are looked up in this language.
         i18n::set_lang(self.lang);
-        let link = ctx.link();
-        let cb = &self.cb;
         let plan = self.plan();
+        html! {
+            <ContextProvider<Lang> context={self.lang}>
+            <ContextProvider<Planner> context={self.planner.clone()}>
+            <ContextProvider<Latest> context={self.latest.clone()}>
+            <ContextProvider<Clock> context={self.clock.clone()}>
+            <div class="app">
+                <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
+                {self.header(ctx)}
+                {self.config_banner(ctx)}
+                {self.fault_banner()}
+                {self.learn_panel()}
+                {self.controls(&plan)}
+                {self.main_layout(&plan)}
+                {self.what_ifs(&plan)}
+                {self.measure_layout(&plan)}
+                {footer()}
+            </div>
+            </ContextProvider<Clock>>
+            </ContextProvider<Latest>>
+            </ContextProvider<Planner>>
+            </ContextProvider<Lang>>
+        }
+    }
+}
+
+/// The parts of the page [`App::view`] lays out, one method a part.
+impl App {
+    /// The top bar: the name, the language switch, the way into learn
+    /// mode and the share link, which are there whatever the plan is.
+    fn header(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
         let share = url::link_of(&self.query());
-        let look = self.look();
-        let look_cell = match look {
-            Some(Look::Cell { rank, chunk }) => Some((*rank, *chunk)),
-            _ => None,
-        };
-        let look_row = match look {
-            Some(Look::Ranking(a)) => Some(AttrValue::from(a.clone())),
-            _ => None,
-        };
-        let look_chart = match look {
-            Some(Look::Chart { algorithm, bytes }) => {
-                Algorithm::from_name(algorithm).map(|a| (a, *bytes))
+        let lang_buttons = Lang::ALL.iter().map(|l| {
+            let l = *l;
+            let on = l == self.lang;
+            html! {
+                <button class={classes!("lang-button", on.then_some("on"))} lang={l.html_lang()} aria-pressed={on.to_string()}
+                    data-lang={l.code()} onclick={link.callback(move |_| Msg::SetLang(l))}>{l.native_name()}</button>
             }
-            _ => None,
-        };
-        let look_link = match look {
-            Some(Look::Link(a, b)) => Some((*a, *b)),
-            _ => None,
-        };
-        let look_panel = |id: &str| matches!(look, Some(Look::Panel(p)) if p == id);
+        });
+        html! {
+            <header class="top">
+                <div class="brand">
+                    <h1>{"ccl-playground"}</h1>
+                    <p class="tagline">{t!("app-tagline")}</p>
+                </div>
+                <div class="top-actions">
+                    <div class="lang-switch" role="group" aria-label={t!("lang-switch")}>{ for lang_buttons }</div>
+                    if !self.learn_open {
+                        <button id="learn-open" class="learn-open" onclick={link.callback(|_| Msg::OpenLearn)}>{t!("learn-open")}</button>
+                    }
+                </div>
+                <div class="share">
+                    <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{t!("copy-link")}</button>
+                    {self.copy_note()}
+                    <input id="share-link" class="share-link" type="text" readonly=true value={share}
+                        aria-label={t!("share-link-label")} onfocus={Callback::from(|e: FocusEvent| {
+                            e.target_unchecked_into::<web_sys::HtmlInputElement>().select();
+                        })} />
+                </div>
+            </header>
+        }
+    }
+
+    /// Whether the last "copy link" worked, beside its button, so the
+    /// user knows the link is on the clipboard (or why it is not).
+    fn copy_note(&self) -> Html {
+        match &self.copy_status {
+            Some(Ok(())) => html! { <span class="copy-ok" role="status">{t!("copied")}</span> },
+            Some(Err(e)) => html! { <span class="copy-err" role="status">{e.clone()}</span> },
+            None => html! {},
+        }
+    }
+
+    /// The link's banner: what in the address was wrong or unknown, and
+    /// what the page used instead, so a shared link that no longer means
+    /// what it did does not fail silently. A link can carry thousands of
+    /// unknown keys: the banner shows a few notices and counts the rest
+    /// ([`banner_more`]), not a page of them. Errors are all listed: one
+    /// per known key at most.
+    fn config_banner(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
         // What a bad value of the link was replaced with.
         let effective: Vec<(String, String)> =
             form_urlencoded::parse(self.config.to_query().as_bytes())
                 .into_owned()
                 .collect();
-        let used_instead = |e: &ConfigError| -> String {
-            if url::is_ui_key(&e.key) {
-                return String::new();
-            }
-            match effective.iter().find(|(k, _)| *k == e.key) {
-                Some((k, v)) => format!(" — {}", t!("banner-used", used = format!("{k}={v}"))),
-                None => format!(" — {}", t!("banner-used-default")),
-            }
-        };
-        let shown = if self.frac >= 1.0 {
-            self.step
-        } else {
-            self.step.saturating_sub(1)
-        };
-        // A link can carry thousands of unknown keys: the banner shows a
-        // few notices and counts the rest (with their keys, cut short), not
-        // a page of them. Errors are all listed: one per known key at most.
         let (notices, errors): (Vec<&ConfigError>, Vec<&ConfigError>) =
             self.url_errors.iter().partition(|e| e.is_notice());
-        let more = |list: &[&ConfigError], id: &'static str| -> Html {
-            let rest = &list[list.len().min(BANNER_SHOWN)..];
-            if rest.is_empty() {
-                return html! {};
-            }
-            let mut keys: Vec<&str> = rest
-                .iter()
-                .map(|e| e.key.as_str())
-                .take(BANNER_MORE_KEYS)
-                .collect();
-            keys.dedup();
-            let keys = keys
-                .iter()
-                .map(|k| k.chars().take(40).collect::<String>())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let keys = if rest.len() > BANNER_MORE_KEYS {
-                format!("{keys}, …")
-            } else {
-                keys
-            };
-            html! { <li class="config-more" id={id}>{t!("banner-more", n = rest.len(), keys = keys)}</li> }
-        };
-        let config_errors = html! {
+        html! {
             <div id="config-error" class="config-error" role="alert" hidden={self.url_errors.is_empty()}>
                 if !self.url_errors.is_empty() {
                     <div class="config-error-head">
@@ -1605,94 +1628,98 @@ impl Component for App {
                         <button class="link-button" onclick={link.callback(|_| Msg::DismissUrlErrors)} aria-label={t!("banner-dismiss-label")}>{t!("banner-dismiss")}</button>
                     </div>
                     <ul class="config-errors">
-                        { for errors.iter().map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e)}</span></li> }) }
+                        { for errors.iter().map(|e| html! { <li class="config-error-item"><span class="badge-error">{t!("badge-error")}</span>{" "}<code>{e.to_string()}</code><span class="used-instead">{used_instead(e, &effective)}</span></li> }) }
                     </ul>
                     <ul class="config-notices">
                         { for notices.iter().take(BANNER_SHOWN).map(|e| html! { <li class="config-notice"><span class="badge-notice">{t!("badge-notice")}</span>{" "}<code>{e.to_string()}</code></li> }) }
-                        { more(&notices, "config-notice-more") }
+                        { banner_more(&notices, "config-notice-more") }
                     </ul>
                 }
             </div>
-        };
-        let copy_note = match &self.copy_status {
-            Some(Ok(())) => html! { <span class="copy-ok" role="status">{t!("copied")}</span> },
-            Some(Err(e)) => html! { <span class="copy-err" role="status">{e.clone()}</span> },
-            None => html! {},
-        };
-        let playback = |p: &Rc<Plan>| {
+        }
+    }
+
+    /// The test-only fault's banner: a run that fails on purpose says so,
+    /// and keeps saying so after the run.
+    fn fault_banner(&self) -> Html {
+        html! {
+            if let Some(b) = &self.fault_banner {
+                <div id="fault-banner" class="fault-banner" role="status">{t!("fault-banner", what = b.clone())}</div>
+            }
+        }
+    }
+
+    /// Learn mode's lesson panel, above the controls so a stop's words
+    /// sit beside the settings it changed; nothing while learn mode is
+    /// closed.
+    fn learn_panel(&self) -> Html {
+        let cb = &self.cb;
+        if self.learn_open {
             html! {
-            <Playback plan={p.clone()} step={self.step} playing={self.playing} speed={self.speed}
-                                        on_goto={cb.goto.clone()} on_play={cb.play.clone()}
-                                        on_pause={cb.pause.clone()} on_forward={cb.forward.clone()}
-                                        on_back={cb.back.clone()} on_speed={cb.speed.clone()} />
-                        }
+                <Learn at={self.lesson} off_stop={self.off_stop} answer={self.answer}
+                    on_stop={cb.lesson_stop.clone()}
+                    on_answer={cb.answer.clone()}
+                    on_show_me={cb.show_me.clone()}
+                    on_close={cb.close_learn.clone()}
+                    on_list={cb.learn_list.clone()} />
+            }
+        } else {
+            html! {}
+        }
+    }
+
+    /// The controls: the configuration and the texts of its two typed
+    /// fields, which are the user's as typed until committed.
+    fn controls(&self, plan: &Option<Rc<Plan>>) -> Html {
+        let cb = &self.cb;
+        html! {
+            <Controls config={self.config.clone()} plan={plan.clone()}
+                ranked_auto={self.ranked.as_ref().filter(|_| !self.plan_partial).and_then(|r| r.decision.auto_would())}
+                bytes_text={AttrValue::from(self.bytes_text.clone())}
+                bytes_error={self.bytes_error.clone().map(AttrValue::from)}
+                seed_error={self.seed_error.clone().map(AttrValue::from)}
+                on_change={cb.set_config.clone()}
+                on_bytes_text={cb.bytes_text.clone()}
+                on_bytes_commit={cb.bytes_commit.clone()}
+                on_seed={cb.seed.clone()} />
+        }
+    }
+
+    /// The main layout: the stage (the drawing or why there is none) in
+    /// the wide column, the run's result and the estimate beside it, so
+    /// the figures stay in view while the drawing plays.
+    fn main_layout(&self, plan: &Option<Rc<Plan>>) -> Html {
+        let cb = &self.cb;
+        let look_row = match self.look() {
+            Some(Look::Ranking(a)) => Some(AttrValue::from(a.clone())),
+            _ => None,
         };
-        let stage = match &plan {
-            Some(p) if !p.drawn() => html! {
-                <section class="card stage model-only" id="stage" aria-label={t!("topology-model-only")}>
-                    <div class="card-head">
-                        <h2>{t!("topology")}</h2>
-                        {super::format::topology_title(&p.topology)}
-                    </div>
-                    <p class="model-only-note" id="model-only-note" role="note">
-                        <strong>{t!("model-only")}{" "}</strong>
-                        {t!(
-                            "model-only-text",
-                            ranks = p.config.ranks, drawn = crate::engine::plan::MAX_DRAWN_RANKS, steps = p.schedule_steps, chunks = p.schedule_chunks,
-                            executed = crate::engine::config::MAX_EXECUTED_RANKS
-                        )}{" "}
-                        { if p.method == crate::engine::plan::Method::Bound { t!("model-only-bound") } else { t!("model-only-sim") } }
-                    </p>
-                    // As on a drawn page, a task after the estimate above 16
-                    // ranks: 1 200 elements at 1024 ranks (128 servers) were
-                    // most of the 114 ms task that read the planner's answer.
-                    <Deferred tasks={first_drawn(0, p.config.ranks)}>
-                        <TopologyView plan={p.clone()} step={0} />
-                    </Deferred>
-                    <div id="drawing-text" class="sr-only">{t!("transfers-none")}</div>
-                </section>
-            },
-            Some(p) => html! {
-                <>
-                    <section class={classes!("card", "stage", self.planning.then_some("stale"))} id="stage" tabindex="-1" aria-label={t!("stage-label")} aria-busy={self.planning.to_string()}>
-                        <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"), (p.config.ranks > 16).then_some("many"))}>
-                            <div class="stage-topo" id="stage-topo">
-                                <div class="card-head">
-                                    <h2>{t!("topology")}</h2>
-                                    {super::format::topology_title(&p.topology)}
-                                </div>
-                                // Many ranks: the drawing and the buffer grid are tall,
-                                // so play / step sit right above the drawing.
-                                if p.config.ranks > 16 {
-                                    {playback(p)}
-                                }
-                                // Above 16 ranks the drawing (1 500 elements at 64)
-                                // comes a task after the estimate, the buffer grid
-                                // a task after it (FIRST_DRAWN; once drawn, each stays).
-                                <Deferred tasks={first_drawn(0, p.config.ranks)}>
-                                    <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
-                                </Deferred>
-                                {drawing_text(p, self.step)}
-                            </div>
-                            <Deferred tasks={first_drawn(FIRST_DRAWN.buffers, p.config.ranks)} on_drawn={cb.drawn.clone()}>
-                                <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
-                                    look_cell={look_cell} look_panel={look_panel("buffers")} />
-                            </Deferred>
-                        </div>
-                        if p.config.ranks <= 16 {
-                            {playback(p)}
-                        }
-                    </section>
-                    <Deferred tasks={first_drawn(FIRST_DRAWN.gantt, p.config.ranks)} on_drawn={cb.drawn.clone()}>
-                        if !p.estimate.timeline.steps.is_empty() {
-                            <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
-                        }
-                    </Deferred>
-                    <Deferred tasks={first_drawn(FIRST_DRAWN.step_log, p.config.ranks)}>
-                        <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
-                    </Deferred>
-                </>
-            },
+        html! {
+            <main class="layout">
+                <div class="col col-main">{self.stage(plan)}</div>
+                <div class="col col-side">
+                    <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
+                        waiting={self.drawn_in_worker}
+                        on_rerun={cb.rerun.clone()} />
+                    if let Some(p) = &plan {
+                        <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} ranking_error={self.ranking_error.clone()} look_row={look_row.clone()} look_panel={self.look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
+                    }
+                </div>
+            </main>
+        }
+    }
+
+    /// Whether the current lesson stop highlights the panel `id`.
+    fn look_panel(&self, id: &str) -> bool {
+        matches!(self.look(), Some(Look::Panel(p)) if p == id)
+    }
+
+    /// The stage for whatever plan there is: drawn, model-only (too many
+    /// ranks to draw), still being planned, or the reason there is none.
+    fn stage(&self, plan: &Option<Rc<Plan>>) -> Html {
+        match plan {
+            Some(p) if !p.drawn() => model_only_stage(p),
+            Some(p) => self.drawn_stage(p),
             None if self.planning => html! {
                 <section class="card stage model-only" id="stage" aria-busy="true">
                     <div class="card-head"><h2>{t!("topology")}</h2></div>
@@ -1705,80 +1732,90 @@ impl Component for App {
                     <p class="result-error" lang="en">{self.plan.as_ref().err().cloned().unwrap_or_default()}</p>
                 </section>
             },
+        }
+    }
+
+    /// A drawn plan's stage: the topology drawing, the buffer grid and
+    /// playback, then the timeline and the step log that follow the
+    /// same step.
+    fn drawn_stage(&self, p: &Rc<Plan>) -> Html {
+        let cb = &self.cb;
+        let look = self.look();
+        let look_cell = match look {
+            Some(Look::Cell { rank, chunk }) => Some((*rank, *chunk)),
+            _ => None,
         };
-        let lang_buttons = Lang::ALL.iter().map(|l| {
-            let l = *l;
-            let on = l == self.lang;
-            html! {
-                <button class={classes!("lang-button", on.then_some("on"))} lang={l.html_lang()} aria-pressed={on.to_string()}
-                    data-lang={l.code()} onclick={link.callback(move |_| Msg::SetLang(l))}>{l.native_name()}</button>
-            }
-        });
-        let learn = if self.learn_open {
-            html! {
-                <Learn at={self.lesson} off_stop={self.off_stop} answer={self.answer}
-                    on_stop={cb.lesson_stop.clone()}
-                    on_answer={cb.answer.clone()}
-                    on_show_me={cb.show_me.clone()}
-                    on_close={cb.close_learn.clone()}
-                    on_list={cb.learn_list.clone()} />
-            }
+        let look_link = match look {
+            Some(Look::Link(a, b)) => Some((*a, *b)),
+            _ => None,
+        };
+        let shown = if self.frac >= 1.0 {
+            self.step
         } else {
-            html! {}
+            self.step.saturating_sub(1)
         };
         html! {
-            <ContextProvider<Lang> context={self.lang}>
-            <ContextProvider<Planner> context={self.planner.clone()}>
-            <ContextProvider<Latest> context={self.latest.clone()}>
-            <ContextProvider<Clock> context={self.clock.clone()}>
-            <div class="app">
-                <a class="skip-link" href="#stage">{t!("skip-to-main")}</a>
-                <header class="top">
-                    <div class="brand">
-                        <h1>{"ccl-playground"}</h1>
-                        <p class="tagline">{t!("app-tagline")}</p>
+            <>
+                <section class={classes!("card", "stage", self.planning.then_some("stale"))} id="stage" tabindex="-1" aria-label={t!("stage-label")} aria-busy={self.planning.to_string()}>
+                    <div class={classes!("stage-grid", p.topology.devices.iter().any(|d| d.server > 0).then_some("stacked"), (p.config.ranks > 16).then_some("many"))}>
+                        <div class="stage-topo" id="stage-topo">
+                            <div class="card-head">
+                                <h2>{t!("topology")}</h2>
+                                {super::format::topology_title(&p.topology)}
+                            </div>
+                            // Many ranks: the drawing and the buffer grid are tall,
+                            // so play / step sit right above the drawing.
+                            if p.config.ranks > 16 {
+                                {self.playback(p)}
+                            }
+                            // Above 16 ranks the drawing (1 500 elements at 64)
+                            // comes a task after the estimate, the buffer grid
+                            // a task after it (FIRST_DRAWN; once drawn, each stays).
+                            <Deferred tasks={first_drawn(0, p.config.ranks)}>
+                                <TopologyView plan={p.clone()} step={self.step} look_link={look_link} />
+                            </Deferred>
+                            {drawing_text(p, self.step)}
+                        </div>
+                        <Deferred tasks={first_drawn(FIRST_DRAWN.buffers, p.config.ranks)} on_drawn={cb.drawn.clone()}>
+                            <Buffers plan={p.clone()} run={self.run.clone()} shown={shown} step={self.step}
+                                look_cell={look_cell} look_panel={self.look_panel("buffers")} />
+                        </Deferred>
                     </div>
-                    <div class="top-actions">
-                        <div class="lang-switch" role="group" aria-label={t!("lang-switch")}>{ for lang_buttons }</div>
-                        if !self.learn_open {
-                            <button id="learn-open" class="learn-open" onclick={link.callback(|_| Msg::OpenLearn)}>{t!("learn-open")}</button>
-                        }
-                    </div>
-                    <div class="share">
-                        <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{t!("copy-link")}</button>
-                        {copy_note}
-                        <input id="share-link" class="share-link" type="text" readonly=true value={share.clone()}
-                            aria-label={t!("share-link-label")} onfocus={Callback::from(|e: FocusEvent| {
-                                e.target_unchecked_into::<web_sys::HtmlInputElement>().select();
-                            })} />
-                    </div>
-                </header>
-                {config_errors}
-                if let Some(b) = &self.fault_banner {
-                    <div id="fault-banner" class="fault-banner" role="status">{t!("fault-banner", what = b.clone())}</div>
-                }
-                {learn}
-                <Controls config={self.config.clone()} plan={plan.clone()}
-                    ranked_auto={self.ranked.as_ref().filter(|_| !self.plan_partial).and_then(|r| r.decision.auto_would())}
-                    bytes_text={AttrValue::from(self.bytes_text.clone())}
-                    bytes_error={self.bytes_error.clone().map(AttrValue::from)}
-                    seed_error={self.seed_error.clone().map(AttrValue::from)}
-                    on_change={cb.set_config.clone()}
-                    on_bytes_text={cb.bytes_text.clone()}
-                    on_bytes_commit={cb.bytes_commit.clone()}
-                    on_seed={cb.seed.clone()} />
-                <main class="layout">
-                    <div class="col col-main">{stage}</div>
-                    <div class="col col-side">
-                        <ResultPanel config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
-                            waiting={self.drawn_in_worker}
-                            on_rerun={cb.rerun.clone()} />
-                        if let Some(p) = &plan {
-                            <EstimatePanel plan={p.clone()} ranked={self.ranked.clone()} ranking_error={self.ranking_error.clone()} look_row={look_row.clone()} look_panel={look_panel("estimate")} pending={self.plan_partial} stale={self.planning} />
-                        }
-                    </div>
-                </main>
-                <Deferred tasks={first_drawn(FIRST_DRAWN.what_ifs, self.config.ranks)} on_drawn={cb.drawn.clone()}>
+                    if p.config.ranks <= 16 {
+                        {self.playback(p)}
+                    }
+                </section>
+                <Deferred tasks={first_drawn(FIRST_DRAWN.gantt, p.config.ranks)} on_drawn={cb.drawn.clone()}>
+                    if !p.estimate.timeline.steps.is_empty() {
+                        <Gantt plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
+                    }
+                </Deferred>
+                <Deferred tasks={first_drawn(FIRST_DRAWN.step_log, p.config.ranks)}>
+                    <StepLog plan={p.clone()} step={self.step} on_goto={cb.goto.clone()} />
+                </Deferred>
+            </>
+        }
+    }
+
+    /// Play, pause, step and speed; where it sits depends on the rank
+    /// count ([`App::drawn_stage`]).
+    fn playback(&self, p: &Rc<Plan>) -> Html {
+        let cb = &self.cb;
+        html! {
+            <Playback plan={p.clone()} step={self.step} playing={self.playing} speed={self.speed}
+                on_goto={cb.goto.clone()} on_play={cb.play.clone()}
+                on_pause={cb.pause.clone()} on_forward={cb.forward.clone()}
+                on_back={cb.back.clone()} on_speed={cb.speed.clone()} />
+        }
+    }
+
+    /// The what-if cards (compression, fusion, faults) and the training
+    /// step card: each changes the configuration, so they come right
+    /// after the figures they change.
+    fn what_ifs(&self, plan: &Option<Rc<Plan>>) -> Html {
+        let cb = &self.cb;
+        html! {
+            <Deferred tasks={first_drawn(FIRST_DRAWN.what_ifs, self.config.ranks)} on_drawn={cb.drawn.clone()}>
                 <div class="what-ifs">
                     <CompressionCard config={self.config.clone()} plan={plan.clone()} run={self.run.clone()}
                         on_change={cb.set_config.clone()} />
@@ -1789,17 +1826,32 @@ impl Component for App {
                 </div>
                 <StepCard config={self.config.clone()} step={self.training_step.clone()}
                     on_change={cb.set_step.clone()} vs={self.step_vs.clone()} on_pin={cb.pin_step.clone()} />
-                </Deferred>
-                <div class="layout measure">
-                    <div class="col col-main">
-                        <Deferred tasks={first_drawn(FIRST_DRAWN.chart, self.config.ranks)} on_drawn={cb.drawn.clone()}>
+            </Deferred>
+        }
+    }
+
+    /// The measuring layout: the size sweep chart (with an imported log
+    /// over it) and, beside it, the cards that bring a topology or a
+    /// measured profile in or read the plan another way.
+    fn measure_layout(&self, plan: &Option<Rc<Plan>>) -> Html {
+        let cb = &self.cb;
+        let look_chart = match self.look() {
+            Some(Look::Chart { algorithm, bytes }) => {
+                Algorithm::from_name(algorithm).map(|a| (a, *bytes))
+            }
+            _ => None,
+        };
+        html! {
+            <div class="layout measure">
+                <div class="col col-main">
+                    <Deferred tasks={first_drawn(FIRST_DRAWN.chart, self.config.ranks)} on_drawn={cb.drawn.clone()}>
                         if let Some(p) = &plan {
                             <Chart plan={p.clone()} overlay={log_import::overlay(&self.import).map(Rc::new)} look={look_chart} />
                         }
-                        </Deferred>
-                    </div>
-                    <div class="col col-side">
-                        <Deferred tasks={first_drawn(FIRST_DRAWN.side_cards, self.config.ranks)}>
+                    </Deferred>
+                </div>
+                <div class="col col-side">
+                    <Deferred tasks={first_drawn(FIRST_DRAWN.side_cards, self.config.ranks)}>
                         <CustomTopologyPanel text={AttrValue::from(self.topo_text.clone())} error={self.topo_error.clone()}
                             in_use={self.config.custom.clone()}
                             on_text={cb.topo_text.clone()} on_file={cb.topo_file.clone()}
@@ -1812,18 +1864,90 @@ impl Component for App {
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={cb.log_text.clone()} on_table={cb.log_table.clone()}
                             on_use={cb.use_profile.clone()} />
-                        </Deferred>
-                    </div>
+                    </Deferred>
                 </div>
-                <footer class="foot">
-                    <p>{t!("footer")}</p>
-                </footer>
             </div>
-            </ContextProvider<Clock>>
-            </ContextProvider<Latest>>
-            </ContextProvider<Planner>>
-            </ContextProvider<Lang>>
         }
+    }
+}
+
+/// What the page used in place of the link's bad value `e`, from the
+/// `effective` configuration's query, so the user sees what the page
+/// shows instead of guessing; nothing for the page's own keys.
+fn used_instead(e: &ConfigError, effective: &[(String, String)]) -> String {
+    if url::is_ui_key(&e.key) {
+        return String::new();
+    }
+    match effective.iter().find(|(k, _)| *k == e.key) {
+        Some((k, v)) => format!(" — {}", t!("banner-used", used = format!("{k}={v}"))),
+        None => format!(" — {}", t!("banner-used-default")),
+    }
+}
+
+/// The banner's line counting the entries of `list` past the first
+/// [`BANNER_SHOWN`], naming some of their keys (cut short), so a link
+/// with thousands of unknown keys makes one line, not a page.
+fn banner_more(list: &[&ConfigError], id: &'static str) -> Html {
+    let rest = &list[list.len().min(BANNER_SHOWN)..];
+    if rest.is_empty() {
+        return html! {};
+    }
+    let mut keys: Vec<&str> = rest
+        .iter()
+        .map(|e| e.key.as_str())
+        .take(BANNER_MORE_KEYS)
+        .collect();
+    keys.dedup();
+    let keys = keys
+        .iter()
+        .map(|k| k.chars().take(40).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let keys = if rest.len() > BANNER_MORE_KEYS {
+        format!("{keys}, …")
+    } else {
+        keys
+    };
+    html! { <li class="config-more" id={id}>{t!("banner-more", n = rest.len(), keys = keys)}</li> }
+}
+
+/// A model-only plan's stage (too many ranks to draw the transfers): the
+/// topology alone and a note saying why, so the page still shows the
+/// machine the estimate is for.
+fn model_only_stage(p: &Rc<Plan>) -> Html {
+    html! {
+        <section class="card stage model-only" id="stage" aria-label={t!("topology-model-only")}>
+            <div class="card-head">
+                <h2>{t!("topology")}</h2>
+                {super::format::topology_title(&p.topology)}
+            </div>
+            <p class="model-only-note" id="model-only-note" role="note">
+                <strong>{t!("model-only")}{" "}</strong>
+                {t!(
+                    "model-only-text",
+                    ranks = p.config.ranks, drawn = crate::engine::plan::MAX_DRAWN_RANKS, steps = p.schedule_steps, chunks = p.schedule_chunks,
+                    executed = crate::engine::config::MAX_EXECUTED_RANKS
+                )}{" "}
+                { if p.method == crate::engine::plan::Method::Bound { t!("model-only-bound") } else { t!("model-only-sim") } }
+            </p>
+            // As on a drawn page, a task after the estimate above 16
+            // ranks: 1 200 elements at 1024 ranks (128 servers) were
+            // most of the 114 ms task that read the planner's answer.
+            <Deferred tasks={first_drawn(0, p.config.ranks)}>
+                <TopologyView plan={p.clone()} step={0} />
+            </Deferred>
+            <div id="drawing-text" class="sr-only">{t!("transfers-none")}</div>
+        </section>
+    }
+}
+
+/// The page's footer: what of the page is real and what is a model, so
+/// a reader weighs the figures above it rightly.
+fn footer() -> Html {
+    html! {
+        <footer class="foot">
+            <p>{t!("footer")}</p>
+        </footer>
     }
 }
 
