@@ -6,7 +6,6 @@
 
 use crate::engine::custom_topology::{CustomTopology, SpecError, MAX_DEVICES};
 use crate::t;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Props of [`CustomTopologyPanel`].
@@ -41,17 +40,9 @@ pub fn custom_topology_panel(p: &CustomTopologyProps) -> Html {
     let on_file = {
         let cb = p.on_file.clone();
         Callback::from(move |e: Event| {
-            let Some(input) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            else {
+            let Some(file) = super::text_box::chosen_file(&e) else {
                 return;
             };
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
-            // Reading the same file again must fire `change` again.
-            input.set_value("");
             let cb = cb.clone();
             let promise = file.text();
             wasm_bindgen_futures::spawn_local(async move {

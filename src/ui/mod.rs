@@ -69,6 +69,7 @@ pub mod result_panel;
 pub mod run;
 pub mod step_card;
 pub mod step_log;
+pub mod text_box;
 pub mod topologies;
 pub mod topology_layout;
 pub mod topology_view;

@@ -20,7 +20,6 @@ use crate::runtime::browser::codec::DoneBytes;
 use crate::runtime::{self, RankOutput, RunRequest};
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Props of [`MscclCard`].
@@ -138,7 +137,7 @@ pub fn msccl_card(p: &MscclCardProps) -> Html {
     let export_error = use_state(|| None::<String>);
 
     let do_import = importer(status.clone(), run.clone(), p.plan.clone());
-    let on_input = text_input_callback(text.clone());
+    let on_input = super::text_box::text_into(text.clone());
     let on_import = {
         let (text, f) = (text.clone(), do_import.clone());
         Callback::from(move |_: MouseEvent| f(&text))
@@ -186,34 +185,15 @@ fn importer(
     }
 }
 
-/// Keeps the text area's contents in state so "Import & verify" reads what
-/// the user typed.
-fn text_input_callback(text: UseStateHandle<String>) -> Callback<InputEvent> {
-    Callback::from(move |e: InputEvent| {
-        text.set(
-            e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-                .value(),
-        )
-    })
-}
-
-/// Reads the chosen file, imports it and shows its text. The input is
-/// cleared so choosing the same file again fires another change.
+/// Reads the chosen file, imports it and shows its text.
 fn file_callback(
     text: UseStateHandle<String>,
     f: impl Fn(&str) + Clone + 'static,
 ) -> Callback<Event> {
     Callback::from(move |e: Event| {
-        let Some(input) = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
+        let Some(file) = super::text_box::chosen_file(&e) else {
             return;
         };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
         let (text, f) = (text.clone(), f.clone());
         let promise = file.text();
         wasm_bindgen_futures::spawn_local(async move {

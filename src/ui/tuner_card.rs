@@ -381,7 +381,7 @@ pub fn tuner_card(p: &TunerCardProps) -> Html {
     });
 
     let commit = committer(read.clone());
-    let on_input = text_input_callback(text.clone());
+    let on_input = super::text_box::text_into(text.clone());
     let on_read = {
         let (text, commit) = (text.clone(), commit.clone());
         Callback::from(move |_: MouseEvent| commit((*text).clone()))
@@ -461,17 +461,6 @@ fn committer(read: UseStateHandle<Option<Rc<String>>>) -> impl Fn(String) + Clon
     move |s: String| read.set(Some(Rc::new(s)))
 }
 
-/// Keeps the text box's contents in state so "read" compares what the user
-/// typed.
-fn text_input_callback(text: UseStateHandle<String>) -> Callback<InputEvent> {
-    Callback::from(move |e: InputEvent| {
-        text.set(
-            e.target_unchecked_into::<web_sys::HtmlTextAreaElement>()
-                .value(),
-        )
-    })
-}
-
 /// A file's text replaces the box's and is read at once; shared by the
 /// file picker and a dropped file.
 fn file_taker(
@@ -491,21 +480,12 @@ fn file_taker(
     }
 }
 
-/// Takes the chosen file. The input is cleared so choosing the same file
-/// again fires another change.
+/// Takes the chosen file.
 fn file_callback(take_file: impl Fn(web_sys::File) + 'static) -> Callback<Event> {
     Callback::from(move |e: Event| {
-        let Some(input) = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
-        take_file(file);
+        if let Some(file) = super::text_box::chosen_file(&e) {
+            take_file(file);
+        }
     })
 }
 
