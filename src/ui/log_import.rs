@@ -12,6 +12,8 @@
 
 use super::chart::Overlay;
 use super::format;
+use crate::engine::calibrate::{FitRow, Profile};
+use crate::engine::formats::Table;
 use crate::engine::units::format_bytes;
 use crate::t;
 use std::rc::Rc;
@@ -175,75 +177,175 @@ pub struct LogImportProps {
     pub on_use: Callback<bool>,
 }
 
-/// The "measurements in" card.
+/// The "measurements in" card. Its hooks stay here in a fixed order; each
+/// part of the card is drawn by its own function below, so the card reads
+/// as the layout it is.
 #[function_component(LogImport)]
 pub fn log_import(p: &LogImportProps) -> Html {
     let dragging = use_state(|| false);
     let input = use_synced_text(&p.text);
-    let on_input = {
-        let (cb, showing) = (p.on_text.clone(), input.showing.clone());
-        Callback::from(move |e: InputEvent| {
-            let el = e.target_unchecked_into::<web_sys::HtmlTextAreaElement>();
-            let text = el.value();
-            // Cut a long paste before the browser lays it out (this
-            // handler runs before the next frame's layout).
-            let show = shown(&text);
-            if show.len() != text.len() {
-                el.set_value(&show);
-            }
-            *showing.borrow_mut() = show;
-            cb.emit(text)
-        })
-    };
-    let on_dragover = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(true);
-        })
-    };
+    let on_input = on_log_input(p.on_text.clone(), input.showing.clone());
+    let on_dragover = on_drag_over(dragging.clone());
     let on_dragleave = {
         let dragging = dragging.clone();
         Callback::from(move |_: DragEvent| dragging.set(false))
     };
-    let on_drop = {
-        let (cb, dragging) = (p.on_text.clone(), dragging.clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            let Some(dt) = e.data_transfer() else { return };
-            if let Some(file) = dt.files().and_then(|f| f.get(0)) {
-                let cb = cb.clone();
-                let promise = file.text();
-                wasm_bindgen_futures::spawn_local(async move {
-                    match wasm_bindgen_futures::JsFuture::from(promise).await {
-                        Ok(v) => cb.emit(v.as_string().unwrap_or_default()),
-                        Err(_) => cb.emit(String::new()),
-                    }
-                });
-            } else if let Ok(text) = dt.get_data("text/plain") {
-                if !text.is_empty() {
-                    cb.emit(text);
-                }
-            }
-        })
-    };
-    let on_table = {
-        let cb = p.on_table.clone();
-        Callback::from(move |e: Event| {
-            if let Some(s) = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-            {
-                if let Ok(i) = s.value().parse() {
-                    cb.emit(i);
-                }
-            }
-        })
-    };
+    let on_drop = on_log_drop(p.on_text.clone(), dragging.clone());
+    let on_table = on_table_change(p.on_table.clone());
     let _lang = super::lang::use_lang();
     let imp = &p.import;
-    let status = match (&imp.parsed, p.reading) {
+    let status = status_line(imp, p.reading);
+    let list = table_list(imp);
+    let tables = table_picker(imp, on_table);
+    let rejected = match &imp.parsed {
+        Some(Ok(log)) => log.tables.get(imp.table).and_then(|t| t.rejected.clone()),
+        _ => None,
+    };
+    let fit = fit_view(imp, p.in_use.is_some(), &p.on_use);
+    html! {
+        <section class="card log-import" id="log-import" aria-label={t!("li-label")}>
+            <div class="card-head">
+                <h2>{t!("li-title")}</h2>
+                <span class="muted">{"nccl-tests · rccl-tests · hccl_test · OSU"}</span>
+            </div>
+            {profile_in_use(p.in_use.as_ref(), imp, &p.on_use)}
+            <textarea id="log-input" class={classes!("log-input", (*dragging).then_some("dragging"))}
+                ref={input.node} rows="7" spellcheck="false" oninput={on_input}
+                readonly={p.text.len() > MAX_EDITED_LOG_BYTES}
+                ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
+                placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
+                aria-label={t!("li-text")} />
+            {keep_line(&p.text, &p.on_text)}
+            {status}
+            {list}
+            {tables}
+            if let Some(r) = rejected {
+                <p class="inline-error" role="alert">{t!("li-rejected")}{" "}<span lang="en">{r.to_string()}</span></p>
+            }
+            {fit}
+        </section>
+    }
+}
+
+/// The textarea's input: the page gets the whole text, while the box keeps
+/// only [`shown`] of it, cut here because this handler runs before the
+/// browser lays a long paste out.
+fn on_log_input(
+    cb: Callback<String>,
+    showing: Rc<std::cell::RefCell<String>>,
+) -> Callback<InputEvent> {
+    Callback::from(move |e: InputEvent| {
+        let el = e.target_unchecked_into::<web_sys::HtmlTextAreaElement>();
+        let text = el.value();
+        // Cut a long paste before the browser lays it out (this
+        // handler runs before the next frame's layout).
+        let show = shown(&text);
+        if show.len() != text.len() {
+            el.set_value(&show);
+        }
+        *showing.borrow_mut() = show;
+        cb.emit(text)
+    })
+}
+
+/// A drag over the box: the browser only allows a drop where dragover's
+/// default is prevented, and the box is marked so the user sees where to
+/// let go.
+fn on_drag_over(dragging: UseStateHandle<bool>) -> Callback<DragEvent> {
+    Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        dragging.set(true);
+    })
+}
+
+/// A drop on the box: a dropped file is read whole (asynchronously, so a
+/// large log does not block the page), else dropped plain text is taken;
+/// the browser must not open the file itself, hence the prevented default.
+fn on_log_drop(cb: Callback<String>, dragging: UseStateHandle<bool>) -> Callback<DragEvent> {
+    Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        dragging.set(false);
+        let Some(dt) = e.data_transfer() else { return };
+        if let Some(file) = dt.files().and_then(|f| f.get(0)) {
+            let cb = cb.clone();
+            let promise = file.text();
+            wasm_bindgen_futures::spawn_local(async move {
+                match wasm_bindgen_futures::JsFuture::from(promise).await {
+                    Ok(v) => cb.emit(v.as_string().unwrap_or_default()),
+                    Err(_) => cb.emit(String::new()),
+                }
+            });
+        } else if let Ok(text) = dt.get_data("text/plain") {
+            if !text.is_empty() {
+                cb.emit(text);
+            }
+        }
+    })
+}
+
+/// The table picker's change: the option values are table indexes, so a
+/// value that does not parse is ignored rather than fitting a wrong table.
+fn on_table_change(cb: Callback<usize>) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        if let Some(s) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        {
+            if let Ok(i) = s.value().parse() {
+                cb.emit(i);
+            }
+        }
+    })
+}
+
+/// The profile the model uses now, above the box; a profile from a share
+/// link has no fit in this card, so the way back to the topology's figures
+/// is offered here rather than beside a fit.
+fn profile_in_use(in_use: Option<&AttrValue>, imp: &Import, on_use: &Callback<bool>) -> Html {
+    let Some(desc) = in_use else {
+        return html! {};
+    };
+    html! {
+        <>
+            <p class="profile-in-use" id="profile-in-use">{t!("li-model-uses")}{" "}<span lang="en">{desc.clone()}</span></p>
+            // A profile from a share link has no fit in this card: offer the way back here.
+            if !matches!(imp.fit, Some(Ok(_))) {
+                <div class="fit-actions">
+                    <button id="drop-profile" onclick={let cb = on_use.clone(); Callback::from(move |_: MouseEvent| cb.emit(false))}>{t!("li-back-topology")}</button>
+                </div>
+            }
+        </>
+    }
+}
+
+/// Under the box, once there is a text: Clear, whether the box shows only
+/// the beginning of a long log, and whether the log survives a reload
+/// (local storage is small, so a large log is not kept).
+fn keep_line(text: &AttrValue, on_text: &Callback<String>) -> Html {
+    if text.is_empty() {
+        return html! {};
+    }
+    html! {
+        <p class="log-keep">
+            <button id="log-clear" onclick={let cb = on_text.clone(); Callback::from(move |_: MouseEvent| cb.emit(String::new()))}>{t!("li-clear")}</button>
+            if text.len() > MAX_EDITED_LOG_BYTES {
+                <span class="hint" id="log-held">{t!("li-held", size = format_bytes(text.len() as u64),
+                    shown = format_bytes((MAX_EDITED_LOG_BYTES / 2) as u64))}{" "}</span>
+            }
+            <span class="hint" id="log-kept">{if text.len() > MAX_KEPT_LOG_BYTES {
+                t!("li-not-kept", size = format_bytes(MAX_KEPT_LOG_BYTES as u64))
+            } else {
+                t!("li-kept")
+            }}</span>
+        </p>
+    }
+}
+
+/// One line on where the text stands: being read in the worker (a long log
+/// takes a while, so the card says so), nothing pasted, unreadable, or how
+/// many tables were found and how many of them cannot be used.
+fn status_line(imp: &Import, reading: Option<usize>) -> Html {
+    match (&imp.parsed, reading) {
         (_, Some(bytes)) => html! {
             <p class="hint" id="log-reading" role="status" aria-busy="true">
                 {t!("li-reading", size = format_bytes(bytes as u64))}</p>
@@ -263,10 +365,14 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 </p>
             }
         }
-    };
-    // Every table with what happened to it: the bad ones with their reason,
-    // the good ones with the reader's notes.
-    let list = match &imp.parsed {
+    }
+}
+
+/// Every table with what happened to it: the bad ones with their reason,
+/// the good ones with the reader's notes. Drawn only when there is
+/// something to tell beyond the one table that was fitted.
+fn table_list(imp: &Import) -> Html {
+    match &imp.parsed {
         Some(Ok(log))
             if log.tables.len() > 1
                 || !log.rejected().is_empty()
@@ -274,27 +380,41 @@ pub fn log_import(p: &LogImportProps) -> Html {
         {
             html! {
                 <ul class="log-tables" id="log-tables">
-                    { for log.tables.iter().enumerate().map(|(i, t)| {
-                        let fitted = i == imp.table && matches!(imp.fit, Some(Ok(_)));
-                        let state = if t.rejected.is_some() { "bad" } else if fitted { "fitted" } else { "ok" };
-                        html! {
-                            <li class={classes!("log-table-item", state)} data-state={state} data-line={t.line.to_string()}>
-                                <span class="log-table-label">{format!("{} · {}", t.label(), t.tool)}</span>
-                                { match &t.rejected {
-                                    Some(r) => html! { <span class="log-table-why">{format!(" — {} ", t!("li-not-used"))}<span lang="en">{r.clone()}</span></span> },
-                                    None if fitted => html! { <span class="log-table-why">{format!(" — {}", t!("li-fitted-below"))}</span> },
-                                    None => html! {},
-                                } }
-                                { for t.notes.iter().map(|n| html! { <span class="log-table-note" lang="en">{n.clone()}</span> }) }
-                            </li>
-                        }
-                    }) }
+                    { for log.tables.iter().enumerate().map(|(i, t)| table_item(imp, i, t)) }
                 </ul>
             }
         }
         _ => html! {},
+    }
+}
+
+/// Table `i` of the list: its state (bad, fitted, ok) as a class and a
+/// data attribute so it can be styled and tested, its reason or notes.
+fn table_item(imp: &Import, i: usize, t: &Table) -> Html {
+    let fitted = i == imp.table && matches!(imp.fit, Some(Ok(_)));
+    let state = if t.rejected.is_some() {
+        "bad"
+    } else if fitted {
+        "fitted"
+    } else {
+        "ok"
     };
-    let tables = match &imp.parsed {
+    html! {
+        <li class={classes!("log-table-item", state)} data-state={state} data-line={t.line.to_string()}>
+            <span class="log-table-label">{format!("{} · {}", t.label(), t.tool)}</span>
+            { match &t.rejected {
+                Some(r) => html! { <span class="log-table-why">{format!(" — {} ", t!("li-not-used"))}<span lang="en">{r.clone()}</span></span> },
+                None if fitted => html! { <span class="log-table-why">{format!(" — {}", t!("li-fitted-below"))}</span> },
+                None => html! {},
+            } }
+            { for t.notes.iter().map(|n| html! { <span class="log-table-note" lang="en">{n.clone()}</span> }) }
+        </li>
+    }
+}
+
+/// The choice of table to fit, only when the log has more than one.
+fn table_picker(imp: &Import, on_table: Callback<Event>) -> Html {
+    match &imp.parsed {
         Some(Ok(log)) if log.tables.len() > 1 => html! {
             <label class="log-table">{t!("li-fit-table")}{" "}
                 <select id="log-table" onchange={on_table}>
@@ -307,107 +427,91 @@ pub fn log_import(p: &LogImportProps) -> Html {
             </label>
         },
         _ => html! {},
-    };
-    let rejected = match &imp.parsed {
-        Some(Ok(log)) => log.tables.get(imp.table).and_then(|t| t.rejected.clone()),
-        _ => None,
-    };
-    let fit = match &imp.fit {
+    }
+}
+
+/// The fit of the chosen table: nothing yet, why it failed, or the fitted
+/// profile.
+fn fit_view(imp: &Import, in_use: bool, on_use: &Callback<bool>) -> Html {
+    match &imp.fit {
         None => html! {},
         Some(Err(e)) => {
             html! { <p class="inline-error" id="fit-error" role="alert">{t!("li-no-fit")}{" "}<span lang="en">{e.to_string()}</span></p> }
         }
-        Some(Ok(prof)) => {
-            let use_cb = p.on_use.clone();
-            let back_cb = p.on_use.clone();
-            let hidden = prof.rows.len().saturating_sub(MAX_SHOWN_ROWS);
-            let rows = prof.rows.iter().take(MAX_SHOWN_ROWS).map(|r| {
-                let err = r.rel_err * 100.0;
-                let class = classes!("num", if !r.used { "muted" } else if err.abs() > 10.0 { "bad" } else if err.abs() > 5.0 { "warn" } else { "ok" });
-                html! {
-                    <tr class={classes!((!r.used).then_some("unused"))}>
-                        <td class="num">{r.line}</td>
-                        <td class="num">{format_bytes(r.bytes)}</td>
-                        <td class="num">{format::us(r.measured_us)}</td>
-                        <td class="num">{format::us(r.fitted_us)}</td>
-                        <td class={class}>{ if r.used { format!("{err:+.1} %") } else { "not fitted".to_string() } }</td>
-                    </tr>
-                }
-            });
-            html! {
-                <>
-                    <p class="fit-summary" id="fit-summary" lang="en">
-                        {format!("Fitted: α {} µs, algbw {} GB/s (largest sizes), {} segment{}; median |error| {:.1} %, max {:.1} % over {} rows.",
-                            format::us(prof.alpha_us), format::gbps(prof.algbw_gbps), prof.segments.len(),
-                            if prof.segments.len() == 1 { "" } else { "s" },
-                            prof.median_rel_err * 100.0, prof.max_rel_err * 100.0,
-                            prof.rows.iter().filter(|r| r.used).count())}
-                        { imp.assumed_ranks.map(|n| format!(" The log prints no rank count: {n} ranks (the page's) assumed.")).unwrap_or_default() }
-                    </p>
-                    <div class="fit-actions">
-                        <button id="use-profile" class="primary" onclick={Callback::from(move |_: MouseEvent| use_cb.emit(true))}
-                            title={t!("li-use-title")}>
-                            {t!("li-use")}
-                        </button>
-                        if p.in_use.is_some() {
-                            <button id="drop-profile" onclick={Callback::from(move |_: MouseEvent| back_cb.emit(false))}>{t!("li-back-preset")}</button>
-                        }
-                    </div>
-                    <div class="fit-rows">
-                        <table class="ranking fit-table" id="fit-rows">
-                            <thead><tr><th class="num">{t!("li-line")}</th><th class="num">{t!("li-size")}</th><th class="num">{t!("li-measured")}</th><th class="num">{t!("li-fitted")}</th><th class="num">{t!("li-error")}</th></tr></thead>
-                            <tbody>{ for rows }</tbody>
-                        </table>
-                    </div>
-                    if hidden > 0 {
-                        <p class="hint" id="fit-rows-hidden">{format!("{hidden} more rows not shown (cclsim fit prints them all).")}</p>
-                    }
-                </>
-            }
-        }
-    };
+        Some(Ok(prof)) => fitted_profile(prof, imp.assumed_ranks, in_use, on_use),
+    }
+}
+
+/// A fitted profile: its figures in one sentence, the buttons to use it
+/// (or go back to the preset), and its rows with their fit error, only the
+/// first [`MAX_SHOWN_ROWS`] since a log may have far more rows than a page
+/// can draw.
+fn fitted_profile(
+    prof: &Profile,
+    assumed_ranks: Option<usize>,
+    in_use: bool,
+    on_use: &Callback<bool>,
+) -> Html {
+    let use_cb = on_use.clone();
+    let back_cb = on_use.clone();
+    let hidden = prof.rows.len().saturating_sub(MAX_SHOWN_ROWS);
+    let rows = prof.rows.iter().take(MAX_SHOWN_ROWS).map(fit_row);
     html! {
-        <section class="card log-import" id="log-import" aria-label={t!("li-label")}>
-            <div class="card-head">
-                <h2>{t!("li-title")}</h2>
-                <span class="muted">{"nccl-tests · rccl-tests · hccl_test · OSU"}</span>
-            </div>
-            if let Some(desc) = &p.in_use {
-                <p class="profile-in-use" id="profile-in-use">{t!("li-model-uses")}{" "}<span lang="en">{desc.clone()}</span></p>
-                // A profile from a share link has no fit in this card: offer the way back here.
-                if !matches!(imp.fit, Some(Ok(_))) {
-                    <div class="fit-actions">
-                        <button id="drop-profile" onclick={let cb = p.on_use.clone(); Callback::from(move |_: MouseEvent| cb.emit(false))}>{t!("li-back-topology")}</button>
-                    </div>
+        <>
+            <p class="fit-summary" id="fit-summary" lang="en">
+                {format!("Fitted: α {} µs, algbw {} GB/s (largest sizes), {} segment{}; median |error| {:.1} %, max {:.1} % over {} rows.",
+                    format::us(prof.alpha_us), format::gbps(prof.algbw_gbps), prof.segments.len(),
+                    if prof.segments.len() == 1 { "" } else { "s" },
+                    prof.median_rel_err * 100.0, prof.max_rel_err * 100.0,
+                    prof.rows.iter().filter(|r| r.used).count())}
+                { assumed_ranks.map(|n| format!(" The log prints no rank count: {n} ranks (the page's) assumed.")).unwrap_or_default() }
+            </p>
+            <div class="fit-actions">
+                <button id="use-profile" class="primary" onclick={Callback::from(move |_: MouseEvent| use_cb.emit(true))}
+                    title={t!("li-use-title")}>
+                    {t!("li-use")}
+                </button>
+                if in_use {
+                    <button id="drop-profile" onclick={Callback::from(move |_: MouseEvent| back_cb.emit(false))}>{t!("li-back-preset")}</button>
                 }
+            </div>
+            <div class="fit-rows">
+                <table class="ranking fit-table" id="fit-rows">
+                    <thead><tr><th class="num">{t!("li-line")}</th><th class="num">{t!("li-size")}</th><th class="num">{t!("li-measured")}</th><th class="num">{t!("li-fitted")}</th><th class="num">{t!("li-error")}</th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            </div>
+            if hidden > 0 {
+                <p class="hint" id="fit-rows-hidden">{format!("{hidden} more rows not shown (cclsim fit prints them all).")}</p>
             }
-            <textarea id="log-input" class={classes!("log-input", (*dragging).then_some("dragging"))}
-                ref={input.node} rows="7" spellcheck="false" oninput={on_input}
-                readonly={p.text.len() > MAX_EDITED_LOG_BYTES}
-                ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
-                placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
-                aria-label={t!("li-text")} />
-            if !p.text.is_empty() {
-                <p class="log-keep">
-                    <button id="log-clear" onclick={let cb = p.on_text.clone(); Callback::from(move |_: MouseEvent| cb.emit(String::new()))}>{t!("li-clear")}</button>
-                    if p.text.len() > MAX_EDITED_LOG_BYTES {
-                        <span class="hint" id="log-held">{t!("li-held", size = format_bytes(p.text.len() as u64),
-                            shown = format_bytes((MAX_EDITED_LOG_BYTES / 2) as u64))}{" "}</span>
-                    }
-                    <span class="hint" id="log-kept">{if p.text.len() > MAX_KEPT_LOG_BYTES {
-                        t!("li-not-kept", size = format_bytes(MAX_KEPT_LOG_BYTES as u64))
-                    } else {
-                        t!("li-kept")
-                    }}</span>
-                </p>
-            }
-            {status}
-            {list}
-            {tables}
-            if let Some(r) = rejected {
-                <p class="inline-error" role="alert">{t!("li-rejected")}{" "}<span lang="en">{r.to_string()}</span></p>
-            }
-            {fit}
-        </section>
+        </>
+    }
+}
+
+/// One fitted row: its error coloured by size (over 5 % a warning, over
+/// 10 % bad) so a poor fit stands out; a row the fit left out is muted and
+/// says so instead of an error.
+fn fit_row(r: &FitRow) -> Html {
+    let err = r.rel_err * 100.0;
+    let class = classes!(
+        "num",
+        if !r.used {
+            "muted"
+        } else if err.abs() > 10.0 {
+            "bad"
+        } else if err.abs() > 5.0 {
+            "warn"
+        } else {
+            "ok"
+        }
+    );
+    html! {
+        <tr class={classes!((!r.used).then_some("unused"))}>
+            <td class="num">{r.line}</td>
+            <td class="num">{format_bytes(r.bytes)}</td>
+            <td class="num">{format::us(r.measured_us)}</td>
+            <td class="num">{format::us(r.fitted_us)}</td>
+            <td class={class}>{ if r.used { format!("{err:+.1} %") } else { "not fitted".to_string() } }</td>
+        </tr>
     }
 }
