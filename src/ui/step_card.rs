@@ -459,7 +459,9 @@ fn set(input: &StepInput, f: Field, v: &str) -> Result<StepInput, String> {
     Ok(next)
 }
 
-/// The training-step card.
+/// The training-step card. Its hooks stay here in a fixed order; the
+/// callbacks, the form and the answer are made by the functions below, so
+/// the card reads as its layout.
 #[function_component(StepCard)]
 pub fn step_card(p: &StepCardProps) -> Html {
     let _lang = super::lang::use_lang();
@@ -477,19 +479,7 @@ pub fn step_card(p: &StepCardProps) -> Html {
         },
     ));
     let answer = use_planned((key, p.vs.clone()), ask);
-    let on_model = {
-        let (input, on_change) = (input.clone(), p.on_change.clone());
-        Callback::from(move |e: Event| {
-            let mut next = input.clone();
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            // The pasted model stays until a preset is picked.
-            if v != PASTED {
-                next.model = v;
-                next.shape = None;
-            }
-            on_change.emit(next);
-        })
-    };
+    let on_model = on_model_change(input.clone(), p.on_change.clone());
     let config_text = use_state(String::new);
     let on_config_text = {
         let config_text = config_text.clone();
@@ -497,32 +487,93 @@ pub fn step_card(p: &StepCardProps) -> Html {
             config_text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value())
         })
     };
-    let on_config_use = {
-        let (input, err, on_change, text) = (
-            input.clone(),
-            form_error.clone(),
-            p.on_change.clone(),
-            config_text.clone(),
-        );
-        Callback::from(move |_: MouseEvent| match model::from_config_json(&text) {
-            Ok(shape) => {
-                err.set(None);
-                on_change.emit(StepInput {
-                    model: PASTED.to_string(),
-                    shape: Some(shape),
-                    ..input.clone()
-                });
-            }
-            Err((field, value, allowed)) => err.set(Some(t!(
-                "st-config-bad",
-                field = field,
-                value = value,
-                allowed = allowed
-            ))),
-        })
+    let on_config_use = on_config_apply(
+        input.clone(),
+        form_error.clone(),
+        p.on_change.clone(),
+        config_text.clone(),
+    );
+    let fields = FieldSink {
+        input: input.clone(),
+        err: form_error.clone(),
+        on_change: p.on_change.clone(),
     };
-    let on_field = |f: Field| {
-        let (input, err, on_change) = (input.clone(), form_error.clone(), p.on_change.clone());
+    let i = &input;
+    let body = step_body(form_error.as_ref(), answer.as_deref(), touched, p, i);
+    html! {
+        <section class="card step-card" id="step" aria-label={t!("st-title")}>
+            <div class="card-head">
+                <h2>{t!("st-title")}</h2>
+                <span class="muted">{t!("st-sub", topo = p.config.topo.clone(), ranks = p.config.ranks)}</span>
+            </div>
+            {step_controls(i, &fields, on_model)}
+            {config_details(&config_text, on_config_text, on_config_use)}
+            <p class="hint" id="step-worked-case">{t!("st-worked-intro")}{" "}
+                <a id="step-worked" href={worked_case_link()}>{t!("st-worked")}</a></p>
+            {body}
+        </section>
+    }
+}
+
+/// The model picker's change: a preset replaces the model; picking the
+/// pasted entry again keeps the pasted shape, since a pasted model stays
+/// until a preset is picked.
+fn on_model_change(input: StepInput, on_change: Callback<StepInput>) -> Callback<Event> {
+    Callback::from(move |e: Event| {
+        let mut next = input.clone();
+        let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+        // The pasted model stays until a preset is picked.
+        if v != PASTED {
+            next.model = v;
+            next.shape = None;
+        }
+        on_change.emit(next);
+    })
+}
+
+/// "Use this config": a pasted `config.json` becomes the step's model, or
+/// the card says which field is wrong and what is allowed, instead of
+/// timing a model the user did not mean.
+fn on_config_apply(
+    input: StepInput,
+    err: UseStateHandle<Option<String>>,
+    on_change: Callback<StepInput>,
+    text: UseStateHandle<String>,
+) -> Callback<MouseEvent> {
+    Callback::from(move |_: MouseEvent| match model::from_config_json(&text) {
+        Ok(shape) => {
+            err.set(None);
+            on_change.emit(StepInput {
+                model: PASTED.to_string(),
+                shape: Some(shape),
+                ..input.clone()
+            });
+        }
+        Err((field, value, allowed)) => err.set(Some(t!(
+            "st-config-bad",
+            field = field,
+            value = value,
+            allowed = allowed
+        ))),
+    })
+}
+
+/// What every form field's change needs: the inputs it changes, where a
+/// bad value is reported, and where a good one goes.
+struct FieldSink {
+    input: StepInput,
+    err: UseStateHandle<Option<String>>,
+    on_change: Callback<StepInput>,
+}
+
+impl FieldSink {
+    /// The change handler of field `f`: reads the element the way the
+    /// field is drawn (a select, a checkbox or a text box) and either
+    /// passes the new inputs on or keeps them and shows why not, so a bad
+    /// value never reaches the engine.
+    fn on(&self, f: Field) -> Callback<Event> {
+        let (input, err, on_change) =
+            (self.input.clone(), self.err.clone(), self.on_change.clone());
         Callback::from(move |e: Event| {
             let v = match f {
                 Field::Zero | Field::Compress => {
@@ -542,15 +593,99 @@ pub fn step_card(p: &StepCardProps) -> Html {
                 Err(m) => err.set(Some(m)),
             }
         })
-    };
-    let num = |id: &'static str, label: String, value: String, f: Field, step: &'static str| {
-        html! {
-            <div class="field"><label for={id}>{label}</label>
-                <input id={id} type="number" min="0" step={step} class="step-num" value={value} onchange={on_field(f)} /></div>
-        }
-    };
-    let i = &input;
-    let body = match (form_error.as_ref(), answer.as_deref()) {
+    }
+}
+
+/// A labelled number box for field `f`; most of the form is these, so
+/// they share one shape.
+fn num_field(
+    fields: &FieldSink,
+    id: &'static str,
+    label: String,
+    value: String,
+    f: Field,
+    step: &'static str,
+) -> Html {
+    html! {
+        <div class="field"><label for={id}>{label}</label>
+            <input id={id} type="number" min="0" step={step} class="step-num" value={value} onchange={fields.on(f)} /></div>
+    }
+}
+
+/// The form: the model, the parallel layout, the batch, the compute
+/// figures and the compression, each field showing the current inputs.
+fn step_controls(i: &StepInput, fields: &FieldSink, on_model: Callback<Event>) -> Html {
+    let num = |id, label, value, f, step| num_field(fields, id, label, value, f, step);
+    let peak = i.peak_tflops.map(|v| v.to_string()).unwrap_or_default();
+    html! {
+        <div class="what-if-controls step-controls">
+            <div class="field"><label for="step-model">{t!("st-model")}</label>
+                <select id="step-model" onchange={on_model}>
+                    { for model::PRESETS.iter().map(|m| html! { <option value={*m} selected={i.shape.is_none() && i.model == *m}>{*m}</option> }) }
+                    if i.shape.is_some() {
+                        <option value={PASTED} selected=true>{t!("st-model-pasted")}</option>
+                    }
+                </select></div>
+            {num("step-dp", "dp".to_string(), i.dp.to_string(), Field::Dp, "1")}
+            {num("step-tp", "tp".to_string(), i.tp.to_string(), Field::Tp, "1")}
+            {num("step-pp", "pp".to_string(), i.pp.to_string(), Field::Pp, "1")}
+            {num("step-ep", "ep".to_string(), i.ep.to_string(), Field::Ep, "1")}
+            <div class="field"><label for="step-cp" title={t!("st-cp-title")}>{"cp"}</label>
+                <input id="step-cp" type="number" min="0" step="1" class="step-num" value={i.cp.to_string()} onchange={fields.on(Field::Cp)} /></div>
+            <div class="field"><label for="step-zero">{"ZeRO"}</label>
+                <select id="step-zero" onchange={fields.on(Field::Zero)}>
+                    { for (0..=3u8).map(|z| html! { <option value={z.to_string()} selected={i.zero == z}>{z}</option> }) }
+                </select></div>
+            {num("step-microbatches", t!("st-f-microbatches"), i.microbatches.to_string(), Field::Microbatches, "1")}
+            {num("step-seq", t!("st-f-seq"), i.seq.to_string(), Field::Seq, "1")}
+            {num("step-batch", t!("st-f-batch"), i.batch.to_string(), Field::Batch, "1")}
+            {num("step-mfu", t!("st-f-mfu"), i.mfu.to_string(), Field::Mfu, "0.01")}
+            <div class="field"><label for="step-compress" title={t!("st-compress-title")}>{t!("st-compress")}</label>
+                <select id="step-compress" onchange={fields.on(Field::Compress)}>
+                    { for Scheme::ALL.iter().map(|z| html! { <option value={z.name()} selected={i.compress == *z}>{z.name()}</option> }) }
+                </select></div>
+            <div class="field"><label for="step-sp" title={t!("st-sp-title")}>
+                <input id="step-sp" type="checkbox" checked={i.sequence_parallel} onchange={fields.on(Field::SequenceParallel)} />{" "}{t!("st-sp")}</label></div>
+            <div class="field"><label for="step-attn" title={t!("st-attn-title")}>
+                <input id="step-attn" type="checkbox" checked={i.attention_flops} onchange={fields.on(Field::AttentionFlops)} />{" "}{t!("st-attn")}</label></div>
+            <div class="field"><label for="step-peak">{t!("st-peak")}</label>
+                <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
+                    value={peak} onchange={fields.on(Field::Peak)} /></div>
+        </div>
+    }
+}
+
+/// The folded box for pasting a model's `config.json`, for a model that is
+/// not among the presets.
+fn config_details(
+    config_text: &str,
+    on_config_text: Callback<InputEvent>,
+    on_config_use: Callback<MouseEvent>,
+) -> Html {
+    html! {
+        <details class="step-config" id="step-config">
+            <summary>{t!("st-config-summary")}</summary>
+            <p class="hint">{t!("st-config-hint")}</p>
+            <textarea id="step-config-json" rows="6" spellcheck="false" lang="en"
+                placeholder="{ \"hidden_size\": 4096, \"intermediate_size\": 14336, ... }"
+                value={config_text.to_string()} oninput={on_config_text} />
+            <button id="step-config-use" onclick={on_config_use}>{t!("st-config-use")}</button>
+        </details>
+    }
+}
+
+/// Under the form: a bad input's reason first (the last answer would not
+/// match the form), else the step being timed, the engine's refusal (a
+/// hint while the card is untouched, since the defaults are not the
+/// user's mistake), or the report with its comparison.
+fn step_body(
+    form_error: Option<&String>,
+    answer: Option<&Result<Answer, String>>,
+    touched: bool,
+    p: &StepCardProps,
+    i: &StepInput,
+) -> Html {
+    match (form_error, answer) {
         (Some(e), _) => {
             html! { <p class="inline-error" id="step-error" role="alert">{e.clone()}</p> }
         }
@@ -570,59 +705,5 @@ pub fn step_card(p: &StepCardProps) -> Html {
             </>
         },
         (None, Some(Ok(_))) => html! {},
-    };
-    let peak = i.peak_tflops.map(|v| v.to_string()).unwrap_or_default();
-    html! {
-        <section class="card step-card" id="step" aria-label={t!("st-title")}>
-            <div class="card-head">
-                <h2>{t!("st-title")}</h2>
-                <span class="muted">{t!("st-sub", topo = p.config.topo.clone(), ranks = p.config.ranks)}</span>
-            </div>
-            <div class="what-if-controls step-controls">
-                <div class="field"><label for="step-model">{t!("st-model")}</label>
-                    <select id="step-model" onchange={on_model}>
-                        { for model::PRESETS.iter().map(|m| html! { <option value={*m} selected={i.shape.is_none() && i.model == *m}>{*m}</option> }) }
-                        if i.shape.is_some() {
-                            <option value={PASTED} selected=true>{t!("st-model-pasted")}</option>
-                        }
-                    </select></div>
-                {num("step-dp", "dp".to_string(), i.dp.to_string(), Field::Dp, "1")}
-                {num("step-tp", "tp".to_string(), i.tp.to_string(), Field::Tp, "1")}
-                {num("step-pp", "pp".to_string(), i.pp.to_string(), Field::Pp, "1")}
-                {num("step-ep", "ep".to_string(), i.ep.to_string(), Field::Ep, "1")}
-                <div class="field"><label for="step-cp" title={t!("st-cp-title")}>{"cp"}</label>
-                    <input id="step-cp" type="number" min="0" step="1" class="step-num" value={i.cp.to_string()} onchange={on_field(Field::Cp)} /></div>
-                <div class="field"><label for="step-zero">{"ZeRO"}</label>
-                    <select id="step-zero" onchange={on_field(Field::Zero)}>
-                        { for (0..=3u8).map(|z| html! { <option value={z.to_string()} selected={i.zero == z}>{z}</option> }) }
-                    </select></div>
-                {num("step-microbatches", t!("st-f-microbatches"), i.microbatches.to_string(), Field::Microbatches, "1")}
-                {num("step-seq", t!("st-f-seq"), i.seq.to_string(), Field::Seq, "1")}
-                {num("step-batch", t!("st-f-batch"), i.batch.to_string(), Field::Batch, "1")}
-                {num("step-mfu", t!("st-f-mfu"), i.mfu.to_string(), Field::Mfu, "0.01")}
-                <div class="field"><label for="step-compress" title={t!("st-compress-title")}>{t!("st-compress")}</label>
-                    <select id="step-compress" onchange={on_field(Field::Compress)}>
-                        { for Scheme::ALL.iter().map(|z| html! { <option value={z.name()} selected={i.compress == *z}>{z.name()}</option> }) }
-                    </select></div>
-                <div class="field"><label for="step-sp" title={t!("st-sp-title")}>
-                    <input id="step-sp" type="checkbox" checked={i.sequence_parallel} onchange={on_field(Field::SequenceParallel)} />{" "}{t!("st-sp")}</label></div>
-                <div class="field"><label for="step-attn" title={t!("st-attn-title")}>
-                    <input id="step-attn" type="checkbox" checked={i.attention_flops} onchange={on_field(Field::AttentionFlops)} />{" "}{t!("st-attn")}</label></div>
-                <div class="field"><label for="step-peak">{t!("st-peak")}</label>
-                    <input id="step-peak" type="number" min="0" step="any" class="step-num wide" placeholder={t!("st-peak-placeholder")}
-                        value={peak} onchange={on_field(Field::Peak)} /></div>
-            </div>
-            <details class="step-config" id="step-config">
-                <summary>{t!("st-config-summary")}</summary>
-                <p class="hint">{t!("st-config-hint")}</p>
-                <textarea id="step-config-json" rows="6" spellcheck="false" lang="en"
-                    placeholder="{ \"hidden_size\": 4096, \"intermediate_size\": 14336, ... }"
-                    value={(*config_text).clone()} oninput={on_config_text} />
-                <button id="step-config-use" onclick={on_config_use}>{t!("st-config-use")}</button>
-            </details>
-            <p class="hint" id="step-worked-case">{t!("st-worked-intro")}{" "}
-                <a id="step-worked" href={worked_case_link()}>{t!("st-worked")}</a></p>
-            {body}
-        </section>
     }
 }
