@@ -185,85 +185,377 @@ pub async fn run_on_workers(
     workers: usize,
     mut on_output: impl FnMut(RankOutput, DoneBytes) + 'static,
 ) -> Result<RunSummary, RunError> {
-    let n = req.schedule.ranks;
-    if n == 0 {
-        return Err(RunError::Spawn("the schedule has no ranks".into()));
-    }
-    let placement = WorkerLayout::new(n, workers).map_err(|e| RunError::Spawn(e.to_string()))?;
-    let fault = ARMED.with(Cell::take);
-    let t0 = now_ms();
-    let t0_epoch = epoch_ms();
-    let mut last_finished: Option<f64> = None;
-    // The last worker's "inputs built" stamp (`None` once any is missing).
-    let mut last_started: Option<Option<f64>> = None;
-    let inbox = Rc::new(Inbox::default());
-    let mut pool = Pool::default();
-
-    for w in 0..workers {
-        let worker = Worker::new(script_url)
-            .map_err(|e| RunError::Spawn(format!("new Worker({script_url}): {}", js_text(&e))))?;
-        let ib = inbox.clone();
-        let on_message = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
-            if let Some(ev) = ev.dyn_ref::<MessageEvent>() {
-                ib.push(Incoming::Message(w, ev.data()));
-            }
-        });
-        let ib = inbox.clone();
-        let on_error = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
-            let message = match ev.dyn_ref::<ErrorEvent>() {
-                Some(e) if !e.message().is_empty() => {
-                    format!("{} ({}:{})", e.message(), e.filename(), e.lineno())
+    let mut run = Run::start(script_url, req, workers)?;
+    loop {
+        let incoming = run.inbox.next().await;
+        match incoming {
+            Incoming::Tick => run.tick()?,
+            Incoming::Message(w, data) => {
+                if let Some(summary) = run.message(w, &data, &mut on_output)? {
+                    return Ok(summary);
                 }
-                _ => "the worker script failed to load or threw".to_string(),
-            };
-            ev.prevent_default(); // handled here; keeps the console quiet
-            ib.push(Incoming::Error(w, message));
-        });
-        let ib = inbox.clone();
-        let on_message_error = Closure::<dyn FnMut(Event)>::new(move |_ev: Event| {
-            ib.push(Incoming::Error(
-                w,
-                "a message from the worker could not be deserialised".into(),
-            ));
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        worker.set_onmessageerror(Some(on_message_error.as_ref().unchecked_ref()));
-        pool.workers.push(worker);
-        pool.handlers
-            .extend([on_message, on_error, on_message_error]);
+            }
+            Incoming::Error(w, message) => return Err(run.worker_error(w, message)),
+            Incoming::Timeout => return Err(run.timed_out()),
+        }
+    }
+    // `run` drops here on every path: its pool's workers terminated,
+    // handlers released.
+}
+
+/// One run in progress: its pool and everything the event loop of
+/// [`run_on_workers`] reads and updates between two events, kept in one
+/// place so each kind of event is handled by its own method.
+struct Run {
+    req: RunRequest,
+    placement: WorkerLayout,
+    /// The test-only fault every worker gets with its init.
+    fault: Option<Fault>,
+    /// Ranks in the run.
+    n: usize,
+    /// Workers in the run.
+    workers: usize,
+    /// Dropped before `inbox` (fields drop in declaration order), as the
+    /// run's end: its workers terminated, their handlers released.
+    pool: Pool,
+    inbox: Rc<Inbox>,
+    /// The page's clock when the workers were spawned, for the arrival
+    /// time the summary falls back to.
+    t0: f64,
+    /// The same moment on the workers' clock (`timeOrigin + now()`), so
+    /// their stamps can be compared with it.
+    t0_epoch: Option<f64>,
+    /// The latest "finished" stamp of the ranks done so far.
+    last_finished: Option<f64>,
+    /// The last worker's "inputs built" stamp (`None` once any is missing).
+    last_started: Option<Option<f64>>,
+    /// The stall threshold of this run ([`stall_for`]), ms.
+    stall: u32,
+    /// Per rank: `(waits for, step)` from its last report, if it waits.
+    waits: Vec<Option<(usize, usize)>>,
+    /// When a worker last said something other than a pong.
+    last_activity: f64,
+    /// When the watchdog last ticked, to notice that the page was busy.
+    last_tick: f64,
+    /// The stall watchdog's ping: when sent, and who answered since.
+    ping_at: Option<f64>,
+    pongs: Vec<bool>,
+    /// Per rank: whether its output arrived.
+    done: Vec<bool>,
+    /// Ranks whose output has not arrived.
+    remaining: usize,
+}
+
+impl Run {
+    /// Checks the request, spawns the workers with their handlers, starts
+    /// the timeout and the watchdog and makes every channel, in that
+    /// order; an error on the way drops what was made so far (the pool
+    /// terminates its workers).
+    fn start(script_url: &str, req: RunRequest, workers: usize) -> Result<Run, RunError> {
+        let n = req.schedule.ranks;
+        if n == 0 {
+            return Err(RunError::Spawn("the schedule has no ranks".into()));
+        }
+        let placement =
+            WorkerLayout::new(n, workers).map_err(|e| RunError::Spawn(e.to_string()))?;
+        let fault = ARMED.with(Cell::take);
+        let t0 = now_ms();
+        let t0_epoch = epoch_ms();
+        let inbox = Rc::new(Inbox::default());
+        let mut pool = Pool::default();
+        for w in 0..workers {
+            pool.spawn(script_url, w, &inbox)?;
+        }
+        pool.start_clocks(req.timeout_ms, &inbox);
+        let stall = stall_for(&req, workers);
+        let last_activity = now_ms();
+        pool.ports = wire_ports(&req, &placement, workers)?;
+        Ok(Run {
+            req,
+            placement,
+            fault,
+            n,
+            workers,
+            pool,
+            inbox,
+            t0,
+            t0_epoch,
+            last_finished: None,
+            last_started: None,
+            stall,
+            waits: vec![None; n],
+            last_activity,
+            last_tick: last_activity,
+            ping_at: None,
+            pongs: vec![false; workers],
+            done: vec![false; n],
+            remaining: n,
+        })
     }
 
-    let ib = inbox.clone();
-    pool.timer = Some(Timeout::new(req.timeout_ms, move || {
-        ib.push(Incoming::Timeout)
-    }));
-    let ib = inbox.clone();
-    pool.watchdog = Some(Interval::new(WATCHDOG_TICK_MS, move || {
-        ib.push(Incoming::Tick)
-    }));
+    /// The stall watchdog's tick: pings the busy workers a little before
+    /// the verdict, then ends the run if one did not answer or if every
+    /// unfinished rank waits for a message; an error ends the run.
+    fn tick(&mut self) -> Result<(), RunError> {
+        let now = now_ms();
+        if now - self.last_tick > 3.0 * WATCHDOG_TICK_MS as f64 {
+            // The page was busy (checking outputs): messages may be
+            // queued behind this tick; start counting again.
+            self.last_activity = now;
+        }
+        self.last_tick = now;
+        // Workers with unfinished ranks. Until each has its init, a
+        // silent one may still be loading: only the timeout applies.
+        let busy: Vec<usize> = (0..self.workers)
+            .filter(|&w| self.placement.ranks_of(w).iter().any(|&r| !self.done[r]))
+            .collect();
+        if busy.is_empty() || busy.iter().any(|&w| self.pool.ports[w].is_some()) {
+            return Ok(());
+        }
+        let quiet = now - self.last_activity;
+        // Ask them once per quiet spell, a little before the verdict,
+        // whether they are alive. A computing worker posts heartbeats
+        // (`ToPage::Working`), so it is never quiet that long.
+        let fresh_ping = self.ping_at.is_some_and(|t| t >= self.last_activity);
+        if quiet + PING_LEAD_MS as f64 >= self.stall as f64 && !fresh_ping {
+            self.ping(&busy, now);
+            return Ok(());
+        }
+        let pinged_long_enough = self
+            .ping_at
+            .is_some_and(|t| now - t >= PING_GRACE_MS as f64);
+        if quiet < self.stall as f64 || !fresh_ping || !pinged_long_enough {
+            return Ok(());
+        }
+        self.verdict(busy)
+    }
+
+    /// Asks the `busy` workers whether they are alive, forgetting the
+    /// answers to an earlier ping so only this one counts.
+    fn ping(&mut self, busy: &[usize], now: f64) {
+        self.pongs.fill(false);
+        self.ping_at = Some(now);
+        let ping = encode_to_worker(&ToWorker::Ping, &[]);
+        for &w in busy {
+            // A dead worker's postMessage is silently dropped.
+            let _ = self.pool.workers[w].post_message_with_transfer(&ping.message, &ping.transfer);
+        }
+    }
+
+    /// The stall verdict once the run was quiet long enough after a ping:
+    /// a `busy` worker that did not answer is lost (and all its ranks with
+    /// it); else, if every unfinished rank waits for a message, the run is
+    /// stalled; else it goes on.
+    fn verdict(&self, busy: Vec<usize>) -> Result<(), RunError> {
+        let (n, done, waits) = (self.n, &self.done, &self.waits);
+        let lost: Vec<usize> = busy.into_iter().filter(|&w| !self.pongs[w]).collect();
+        let alive = |r: usize| !lost.contains(&self.placement.worker_of(r).unwrap_or(0));
+        let waiting: Vec<(usize, usize, usize)> = (0..n)
+            .filter(|&r| !done[r] && alive(r))
+            .filter_map(|r| waits[r].map(|(from, step)| (r, from, step)))
+            .collect();
+        if let Some(&worker) = lost.first() {
+            return Err(RunError::WorkerLost {
+                ms: self.stall,
+                worker,
+                ranks: self.placement.ranks_of(worker),
+                waits: waiting,
+            });
+        }
+        if (0..n).all(|r| done[r] || waits[r].is_some()) {
+            return Err(RunError::Stalled {
+                ms: self.stall,
+                waits: waiting,
+            });
+        }
+        Ok(())
+    }
+
+    /// A message from worker `w`: the summary once the last rank is done,
+    /// an error that ends the run, or nothing more to do yet.
+    fn message(
+        &mut self,
+        w: usize,
+        data: &JsValue,
+        on_output: &mut impl FnMut(RankOutput, DoneBytes),
+    ) -> Result<Option<RunSummary>, RunError> {
+        let event = match decode_to_page(data) {
+            // A pong is not progress: it does not reset the stall clock.
+            Ok(PageEvent::Pong(_)) => {
+                self.pongs[w] = true;
+                return Ok(None);
+            }
+            event => event,
+        };
+        self.last_activity = now_ms();
+        match event {
+            Ok(PageEvent::Ready) => self.send_init(w)?,
+            Ok(PageEvent::Done(out, stamps, bytes)) => {
+                return self.rank_done(w, out, stamps, bytes, on_output)
+            }
+            Ok(PageEvent::Waiting(r, from, step)) => {
+                if self.placement.worker_of(r) == Some(w) {
+                    self.waits[r] = Some((from, step));
+                }
+            }
+            Ok(PageEvent::Failed {
+                rank: Some(r),
+                message,
+            }) if self.placement.worker_of(r) == Some(w) => {
+                return Err(RunError::Worker { rank: r, message })
+            }
+            Ok(PageEvent::Failed { message, .. }) => return Err(self.worker_error(w, message)),
+            // A heartbeat: only resets the stall clock (above).
+            Ok(PageEvent::Working(_)) => {}
+            Ok(PageEvent::Pong(_)) => {} // handled above
+            Err(e) => return Err(self.worker_error(w, format!("undecodable message: {e}"))),
+        }
+        Ok(None)
+    }
+
+    /// Worker `w` is ready: it gets its init with its ports, once (its
+    /// ports are transferred with the first init, so a second ready has
+    /// nothing to send).
+    fn send_init(&mut self, w: usize) -> Result<(), RunError> {
+        let Some(mine) = self.pool.ports[w].take() else {
+            return Ok(());
+        };
+        let (peers, ports): (Vec<usize>, Vec<MessagePort>) = mine.into_iter().unzip();
+        let init = ToWorker::Init {
+            worker: w,
+            worker_of: self.placement.table().to_vec(),
+            request: self.req.clone(),
+            peers,
+            fault: self.fault,
+        };
+        let msg = encode_to_worker(&init, &ports);
+        self.pool.workers[w]
+            .post_message_with_transfer(&msg.message, &msg.transfer)
+            .map_err(|e| RunError::Spawn(format!("posting worker {w}'s init: {}", js_text(&e))))
+    }
+
+    /// A rank's output from worker `w`: counted once (a repeat is
+    /// ignored), its stamps kept for the summary, and handed to
+    /// `on_output` at once so the caller can check it while others run.
+    fn rank_done(
+        &mut self,
+        w: usize,
+        out: RankOutput,
+        (started_ms, finished_ms): (Option<f64>, Option<f64>),
+        bytes: DoneBytes,
+        on_output: &mut impl FnMut(RankOutput, DoneBytes),
+    ) -> Result<Option<RunSummary>, RunError> {
+        let rank = out.rank;
+        if self.placement.worker_of(rank) != Some(w) {
+            return Err(self.worker_error(
+                w,
+                format!("reported a result for rank {rank}, which it does not host"),
+            ));
+        }
+        if self.done[rank] {
+            return Ok(None);
+        }
+        self.done[rank] = true;
+        self.remaining -= 1;
+        self.last_finished = match (self.last_finished, finished_ms) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_started = Some(match (self.last_started, started_ms) {
+            (None, s) => s,
+            (Some(Some(a)), Some(b)) => Some(a.max(b)),
+            (Some(_), _) => None,
+        });
+        let arrival_ms = now_ms() - self.t0;
+        on_output(out, bytes);
+        Ok((self.remaining == 0).then(|| self.summary(arrival_ms)))
+    }
+
+    /// The run's times from the workers' stamps, which leave out the time
+    /// the page spent checking outputs; the page's `arrival_ms` where the
+    /// stamps are missing or do not fit inside it.
+    fn summary(&self, arrival_ms: f64) -> RunSummary {
+        let stamped = self
+            .t0_epoch
+            .zip(self.last_finished)
+            .map(|(t0, t1)| t1 - t0);
+        let wall_ms = match stamped {
+            Some(w) if (0.0..=arrival_ms).contains(&w) => w,
+            _ => arrival_ms,
+        };
+        let collective_ms = self
+            .last_started
+            .flatten()
+            .zip(self.last_finished)
+            .map(|(t0, t1)| t1 - t0)
+            .filter(|c| (0.0..=wall_ms).contains(c));
+        RunSummary {
+            wall_ms,
+            collective_ms,
+            kernels: "scalar",
+        }
+    }
+
+    /// The error of a worker that failed without naming a rank: its first
+    /// rank, and every rank it hosted in the message, since they all
+    /// failed with it.
+    fn worker_error(&self, w: usize, message: String) -> RunError {
+        let ranks = self.placement.ranks_of(w);
+        let message = if ranks.len() > 1 {
+            format!(
+                "{message} (worker {w} hosted ranks {}; all of them failed)",
+                WorkerLayout::describe_ranks(&ranks)
+            )
+        } else {
+            message
+        };
+        RunError::Worker {
+            rank: ranks.first().copied().unwrap_or(0),
+            message,
+        }
+    }
+
+    /// The run's time is up: the error names the ranks still missing.
+    fn timed_out(&self) -> RunError {
+        let waiting = (0..self.n).filter(|&r| !self.done[r]).collect();
+        RunError::Timeout {
+            ms: self.req.timeout_ms,
+            waiting,
+        }
+    }
+}
+
+/// The stall threshold of `req` on `workers` workers ([`stall_ms`] of the
+/// bytes one worker works through between two messages), so a worker
+/// busy with a large buffer is not taken for a stalled one.
+fn stall_for(req: &RunRequest, workers: usize) -> u32 {
     // A busy worker reduces for all of its ranks between two messages. A
     // compressed run's worker also generates gradient inputs (Box–Muller)
     // and encodes / decodes every payload: about 50× the work per byte of
     // a plain reduce, with no heartbeat in between.
-    let per_worker = n.div_ceil(workers) as u64;
+    let per_worker = req.schedule.ranks.div_ceil(workers) as u64;
     let work_factor = if req.compressed.is_some() { 50 } else { 1 };
-    let stall = stall_ms(
+    stall_ms(
         (req.elems as u64)
             .saturating_mul(req.dtype.size_bytes() as u64)
             .saturating_mul(per_worker)
             .saturating_mul(work_factor),
-    );
-    // Per rank: `(waits for, step)` from its last report, if it waits.
-    let mut waits: Vec<Option<(usize, usize)>> = vec![None; n];
-    let mut last_activity = now_ms();
-    let mut last_tick = last_activity;
-    // The stall watchdog's ping: when sent, and who answered since.
-    let mut ping_at: Option<f64> = None;
-    let mut pongs = vec![false; workers];
+    )
+}
 
-    // One channel per communicating worker pair; a worker gets its ports
-    // with its init. Ranks on one worker talk without a channel.
+/// One channel per communicating worker pair; a worker gets its ports
+/// with its init. Ranks on one worker talk without a channel. Per worker:
+/// `(peer worker, port)`.
+///
+/// Errors: [`RunError::Spawn`] if the schedule pairs a rank outside the
+/// run or with itself (no channel could carry that), or a channel cannot
+/// be made.
+fn wire_ports(
+    req: &RunRequest,
+    placement: &WorkerLayout,
+    workers: usize,
+) -> Result<Vec<Option<Vec<(usize, MessagePort)>>>, RunError> {
+    let n = req.schedule.ranks;
     let rank_pairs = req.schedule.peer_pairs();
     if let Some((a, b)) = rank_pairs
         .iter()
@@ -280,193 +572,7 @@ pub async fn run_on_workers(
         ports[a].push((b, ch.port1()));
         ports[b].push((a, ch.port2()));
     }
-    pool.ports = ports.into_iter().map(Some).collect();
-
-    // The error of a worker that failed without naming a rank: its first
-    // rank, and every rank it hosted in the message.
-    let worker_error = |w: usize, message: String| {
-        let ranks = placement.ranks_of(w);
-        let message = if ranks.len() > 1 {
-            format!(
-                "{message} (worker {w} hosted ranks {}; all of them failed)",
-                WorkerLayout::describe_ranks(&ranks)
-            )
-        } else {
-            message
-        };
-        RunError::Worker {
-            rank: ranks.first().copied().unwrap_or(0),
-            message,
-        }
-    };
-
-    let mut done = vec![false; n];
-    let mut remaining = n;
-    loop {
-        let incoming = inbox.next().await;
-        match incoming {
-            Incoming::Tick => {
-                let now = now_ms();
-                if now - last_tick > 3.0 * WATCHDOG_TICK_MS as f64 {
-                    // The page was busy (checking outputs): messages may be
-                    // queued behind this tick; start counting again.
-                    last_activity = now;
-                }
-                last_tick = now;
-                // Workers with unfinished ranks. Until each has its init, a
-                // silent one may still be loading: only the timeout applies.
-                let busy: Vec<usize> = (0..workers)
-                    .filter(|&w| placement.ranks_of(w).iter().any(|&r| !done[r]))
-                    .collect();
-                if busy.is_empty() || busy.iter().any(|&w| pool.ports[w].is_some()) {
-                    continue;
-                }
-                let quiet = now - last_activity;
-                // Ask them once per quiet spell, a little before the verdict,
-                // whether they are alive. A computing worker posts heartbeats
-                // (`ToPage::Working`), so it is never quiet that long.
-                let fresh_ping = ping_at.is_some_and(|t| t >= last_activity);
-                if quiet + PING_LEAD_MS as f64 >= stall as f64 && !fresh_ping {
-                    pongs.fill(false);
-                    ping_at = Some(now);
-                    let ping = encode_to_worker(&ToWorker::Ping, &[]);
-                    for &w in &busy {
-                        // A dead worker's postMessage is silently dropped.
-                        let _ = pool.workers[w]
-                            .post_message_with_transfer(&ping.message, &ping.transfer);
-                    }
-                    continue;
-                }
-                let pinged_long_enough = ping_at.is_some_and(|t| now - t >= PING_GRACE_MS as f64);
-                if quiet < stall as f64 || !fresh_ping || !pinged_long_enough {
-                    continue;
-                }
-                let lost: Vec<usize> = busy.into_iter().filter(|&w| !pongs[w]).collect();
-                let alive = |r: usize| !lost.contains(&placement.worker_of(r).unwrap_or(0));
-                let waiting: Vec<(usize, usize, usize)> = (0..n)
-                    .filter(|&r| !done[r] && alive(r))
-                    .filter_map(|r| waits[r].map(|(from, step)| (r, from, step)))
-                    .collect();
-                if let Some(&worker) = lost.first() {
-                    return Err(RunError::WorkerLost {
-                        ms: stall,
-                        worker,
-                        ranks: placement.ranks_of(worker),
-                        waits: waiting,
-                    });
-                }
-                if (0..n).all(|r| done[r] || waits[r].is_some()) {
-                    return Err(RunError::Stalled {
-                        ms: stall,
-                        waits: waiting,
-                    });
-                }
-            }
-            Incoming::Message(w, data) => match decode_to_page(&data) {
-                // A pong is not progress: it does not reset the stall clock.
-                Ok(PageEvent::Pong(_)) => pongs[w] = true,
-                event => {
-                    last_activity = now_ms();
-                    match event {
-                        Ok(PageEvent::Ready) => {
-                            let Some(mine) = pool.ports[w].take() else {
-                                continue;
-                            };
-                            let (peers, ports): (Vec<usize>, Vec<MessagePort>) =
-                                mine.into_iter().unzip();
-                            let init = ToWorker::Init {
-                                worker: w,
-                                worker_of: placement.table().to_vec(),
-                                request: req.clone(),
-                                peers,
-                                fault,
-                            };
-                            let msg = encode_to_worker(&init, &ports);
-                            pool.workers[w]
-                                .post_message_with_transfer(&msg.message, &msg.transfer)
-                                .map_err(|e| {
-                                    RunError::Spawn(format!(
-                                        "posting worker {w}'s init: {}",
-                                        js_text(&e)
-                                    ))
-                                })?;
-                        }
-                        Ok(PageEvent::Done(out, (started_ms, finished_ms), bytes)) => {
-                            let rank = out.rank;
-                            if placement.worker_of(rank) != Some(w) {
-                                return Err(worker_error(
-                                    w,
-                                    format!(
-                                        "reported a result for rank {rank}, which it does not host"
-                                    ),
-                                ));
-                            }
-                            if done[rank] {
-                                continue;
-                            }
-                            done[rank] = true;
-                            remaining -= 1;
-                            last_finished = match (last_finished, finished_ms) {
-                                (Some(a), Some(b)) => Some(a.max(b)),
-                                (a, b) => a.or(b),
-                            };
-                            last_started = Some(match (last_started, started_ms) {
-                                (None, s) => s,
-                                (Some(Some(a)), Some(b)) => Some(a.max(b)),
-                                (Some(_), _) => None,
-                            });
-                            let arrival_ms = now_ms() - t0;
-                            on_output(out, bytes);
-                            if remaining == 0 {
-                                let stamped = t0_epoch.zip(last_finished).map(|(t0, t1)| t1 - t0);
-                                let wall_ms = match stamped {
-                                    Some(w) if (0.0..=arrival_ms).contains(&w) => w,
-                                    _ => arrival_ms,
-                                };
-                                let collective_ms = last_started
-                                    .flatten()
-                                    .zip(last_finished)
-                                    .map(|(t0, t1)| t1 - t0)
-                                    .filter(|c| (0.0..=wall_ms).contains(c));
-                                return Ok(RunSummary {
-                                    wall_ms,
-                                    collective_ms,
-                                    kernels: "scalar",
-                                });
-                            }
-                        }
-                        Ok(PageEvent::Waiting(r, from, step)) => {
-                            if placement.worker_of(r) == Some(w) {
-                                waits[r] = Some((from, step));
-                            }
-                        }
-                        Ok(PageEvent::Failed {
-                            rank: Some(r),
-                            message,
-                        }) if placement.worker_of(r) == Some(w) => {
-                            return Err(RunError::Worker { rank: r, message })
-                        }
-                        Ok(PageEvent::Failed { message, .. }) => {
-                            return Err(worker_error(w, message))
-                        }
-                        // A heartbeat: only resets the stall clock (above).
-                        Ok(PageEvent::Working(_)) => {}
-                        Ok(PageEvent::Pong(_)) => {} // handled above
-                        Err(e) => return Err(worker_error(w, format!("undecodable message: {e}"))),
-                    }
-                }
-            },
-            Incoming::Error(w, message) => return Err(worker_error(w, message)),
-            Incoming::Timeout => {
-                let waiting = (0..n).filter(|&r| !done[r]).collect();
-                return Err(RunError::Timeout {
-                    ms: req.timeout_ms,
-                    waiting,
-                });
-            }
-        }
-    }
-    // `pool` drops here on every path: workers terminated, handlers released.
+    Ok(ports.into_iter().map(Some).collect())
 }
 
 /// A `blob:` URL of the worker bootstrap script; revoked on drop. Also
@@ -585,6 +691,59 @@ struct Pool {
     timer: Option<Timeout>,
     watchdog: Option<Interval>,
     ports: Vec<Option<Vec<(usize, MessagePort)>>>,
+}
+
+impl Pool {
+    /// Starts worker `w` from `script_url` with its message, error and
+    /// message-error handlers, which only queue what happened in `inbox`
+    /// for the run's loop; the pool keeps the handlers alive and releases
+    /// them when it drops.
+    fn spawn(&mut self, script_url: &str, w: usize, inbox: &Rc<Inbox>) -> Result<(), RunError> {
+        let worker = Worker::new(script_url)
+            .map_err(|e| RunError::Spawn(format!("new Worker({script_url}): {}", js_text(&e))))?;
+        let ib = inbox.clone();
+        let on_message = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
+            if let Some(ev) = ev.dyn_ref::<MessageEvent>() {
+                ib.push(Incoming::Message(w, ev.data()));
+            }
+        });
+        let ib = inbox.clone();
+        let on_error = Closure::<dyn FnMut(Event)>::new(move |ev: Event| {
+            let message = match ev.dyn_ref::<ErrorEvent>() {
+                Some(e) if !e.message().is_empty() => {
+                    format!("{} ({}:{})", e.message(), e.filename(), e.lineno())
+                }
+                _ => "the worker script failed to load or threw".to_string(),
+            };
+            ev.prevent_default(); // handled here; keeps the console quiet
+            ib.push(Incoming::Error(w, message));
+        });
+        let ib = inbox.clone();
+        let on_message_error = Closure::<dyn FnMut(Event)>::new(move |_ev: Event| {
+            ib.push(Incoming::Error(
+                w,
+                "a message from the worker could not be deserialised".into(),
+            ));
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        worker.set_onmessageerror(Some(on_message_error.as_ref().unchecked_ref()));
+        self.workers.push(worker);
+        self.handlers
+            .extend([on_message, on_error, on_message_error]);
+        Ok(())
+    }
+
+    /// Starts the run's timeout and the stall watchdog's tick; both only
+    /// queue an event in `inbox`, and the pool cancels them when it drops.
+    fn start_clocks(&mut self, timeout_ms: u32, inbox: &Rc<Inbox>) {
+        let ib = inbox.clone();
+        self.timer = Some(Timeout::new(timeout_ms, move || ib.push(Incoming::Timeout)));
+        let ib = inbox.clone();
+        self.watchdog = Some(Interval::new(WATCHDOG_TICK_MS, move || {
+            ib.push(Incoming::Tick)
+        }));
+    }
 }
 
 impl Drop for Pool {
