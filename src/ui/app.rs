@@ -900,117 +900,31 @@ impl App {
     fn handle(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::SetConfig(c) => return self.config_set(ctx, c),
-            Msg::ShowStale(id) => {
-                self.stale_later = None;
-                return id == self.plan_seq && self.planning && self.answered.get() != id;
-            }
+            Msg::ShowStale(id) => return self.show_stale(id),
             Msg::BytesText(t) => {
                 self.bytes_text = t;
                 self.bytes_error = None;
             }
             Msg::BytesCommit => self.commit_bytes(ctx),
             Msg::Planned(id, lane, r) => return self.planned(ctx, id, lane, r),
-            Msg::Seed(text) => match text.trim().parse::<u64>() {
-                Ok(seed) => {
-                    self.seed_error = None;
-                    let mut next = self.config.clone();
-                    next.seed = seed;
-                    self.set_config(ctx, next);
-                }
-                Err(_) => {
-                    self.seed_error = Some(crate::t!("seed-bad", text = text.trim().to_string()))
-                }
-            },
-            Msg::Start => {
-                self.start = None;
-                // A lesson stop or a control change planned already.
-                if self.plan_seq == 0 {
-                    self.replan(ctx);
-                }
-                // The page runs its configuration once on load.
-                self.schedule_run(ctx, 0);
-            }
+            Msg::Seed(text) => self.apply_seed(ctx, text),
+            Msg::Start => self.first_plan_and_run(ctx),
             Msg::StartRun(id) => return self.start_run(ctx, id),
             Msg::Rerun => {
                 self.schedule_run(ctx, 0);
             }
-            Msg::Report(id, checked) => {
-                if id != self.current_run.get() {
-                    return false;
-                }
-                let run = Rc::make_mut(&mut self.run);
-                for (rep, samples) in checked {
-                    run.add(rep, samples);
-                }
-            }
-            Msg::Compressed(id, r) => {
-                if id != self.current_run.get() {
-                    return false;
-                }
-                let run = Rc::make_mut(&mut self.run);
-                match r {
-                    Ok(r) => run.compressed = Some(r),
-                    Err(e) => run.reference_error = Some(e),
-                }
-            }
-            Msg::Done(id, res) => {
-                if id != self.current_run.get() {
-                    return false;
-                }
-                self.planner.hold(false);
-                Rc::make_mut(&mut self.run).finish(res);
-            }
-            Msg::Goto(k) => {
-                self.playing = false;
-                self.step = k.min(self.steps());
-                if self.step == 0 {
-                    self.frac = DWELL;
-                    self.frames.cancel();
-                } else {
-                    self.frac = 0.0;
-                    self.ensure_ticker();
-                }
-            }
-            Msg::Play => {
-                if self.step >= self.steps() {
-                    self.step = 0;
-                    self.frac = DWELL;
-                }
-                self.playing = true;
-                self.ensure_ticker();
-            }
-            Msg::Pause => {
-                self.playing = false;
-                if self.frac < 1.0 {
-                    self.ensure_ticker(); // finish the step in flight
-                } else {
-                    self.frac = DWELL;
-                    self.frames.cancel();
-                }
-            }
-            Msg::Forward => {
-                self.playing = false;
-                if self.step < self.steps() {
-                    self.step += 1;
-                    self.frac = 0.0;
-                    self.ensure_ticker();
-                }
-            }
-            Msg::Back => {
-                self.playing = false;
-                self.frames.cancel();
-                self.step = self.step.saturating_sub(1);
-                self.frac = DWELL;
-            }
+            Msg::Report(id, checked) => return self.add_checked(id, checked),
+            Msg::Compressed(id, r) => return self.add_compressed(id, r),
+            Msg::Done(id, res) => return self.finish_run(id, res),
+            Msg::Goto(k) => self.go_to_step(k),
+            Msg::Play => self.play(),
+            Msg::Pause => self.pause(),
+            Msg::Forward => self.step_forward(),
+            Msg::Back => self.step_back(),
             Msg::Speed(s) => self.speed = s.clamp(0.05, 16.0),
             Msg::Tick(now) => return self.tick(now),
             Msg::CopyLink => {
-                let link = url::link_of(&self.query());
-                let scope = ctx.link().clone();
-                yew::platform::spawn_local(async move {
-                    let r = url::copy_to_clipboard(link).await;
-                    scope.send_message(Msg::Copied(r));
-                });
+                self.copy_link(ctx);
                 return false;
             }
             Msg::Copied(r) => self.copy_status = Some(r),
@@ -1020,50 +934,13 @@ impl App {
                 return self.handle(ctx, msg);
             }
             Msg::Last => return self.handle(ctx, Msg::Goto(self.steps())),
-            Msg::LogText(text) => {
-                if text != self.log_text {
-                    self.log_text = text;
-                    self.log_table = None;
-                    log_import::keep(&self.log_text);
-                    self.reimport(ctx);
-                }
-            }
+            Msg::LogText(text) => self.on_log_text(ctx, text),
             Msg::LogTable(i) => {
                 self.log_table = Some(i);
                 self.reimport(ctx);
             }
-            Msg::Imported(seq, imported) => {
-                if seq != self.import_seq {
-                    return false;
-                }
-                self.import_reading = None;
-                self.import = Rc::new(match imported {
-                    Ok(i) => *i,
-                    Err(e) => Import::unread(e),
-                });
-            }
-            Msg::UseProfile(on) => {
-                let next = if on {
-                    let Some(Ok(p)) = &self.import.fit else {
-                        return false;
-                    };
-                    // The machine to come back to: the one before the
-                    // first profile (a second fit replaces the profile,
-                    // not the way back).
-                    if self.config.topo != MEASURED || self.before_profile.is_none() {
-                        self.before_profile = Some(self.config.clone());
-                    }
-                    super::topologies::with_profile(&self.config, p)
-                } else {
-                    let back = if self.config.topo == MEASURED {
-                        self.before_profile.take()
-                    } else {
-                        None
-                    };
-                    super::topologies::without_profile(&self.config, back.as_ref())
-                };
-                self.set_config(ctx, next);
-            }
+            Msg::Imported(seq, imported) => return self.on_imported(seq, imported),
+            Msg::UseProfile(on) => return self.use_profile(ctx, on),
             Msg::TopoText(text) => {
                 self.topo_text = text;
                 self.topo_error = None;
@@ -1072,66 +949,14 @@ impl App {
                 self.topo_text = text;
                 return self.handle(ctx, Msg::UseTopo);
             }
-            Msg::UseTopo => match CustomTopology::parse(&self.topo_text) {
-                Ok(t) => {
-                    self.topo_error = None;
-                    let next = super::topologies::with_custom(&self.config, t);
-                    self.set_config(ctx, next);
-                }
-                Err(e) => self.topo_error = Some(e),
-            },
-            Msg::SetStep(step) => {
-                if self.training_step.as_ref() == Some(&step) {
-                    return false;
-                }
-                self.training_step = Some(step);
-                self.store_change();
-            }
-            Msg::PinStep(vs) => {
-                if self.step_vs == vs {
-                    return false;
-                }
-                // Pinning the default step makes it the user's own.
-                if self.training_step.is_none() {
-                    self.training_step = vs
-                        .as_deref()
-                        .and_then(|q| crate::engine::step::link::from_full_query(q).ok())
-                        .map(|(_, s)| s);
-                }
-                self.step_vs = vs;
-                self.store_change();
-            }
-            Msg::SetLang(l) => {
-                if l == self.lang {
-                    return false;
-                }
-                self.lang = l;
-                i18n::set_lang(l);
-                self.store(false);
-            }
-            Msg::OpenLearn => {
-                if !self.learn_open {
-                    self.before_lesson = Some(self.config.clone());
-                }
-                self.learn_open = true;
-                self.lesson = None;
-                self.store(false);
-            }
+            Msg::UseTopo => self.use_topology(ctx),
+            Msg::SetStep(step) => return self.set_training_step(step),
+            Msg::PinStep(vs) => return self.pin_step(vs),
+            Msg::SetLang(l) => return self.switch_lang(l),
+            Msg::OpenLearn => self.open_learn(),
             Msg::CloseLearn => self.close_learn(ctx),
-            Msg::LearnList => {
-                self.lesson = None;
-                self.off_stop = false;
-                self.store(false);
-            }
-            Msg::LessonStop(id, k) => match lessons::find(id) {
-                Some(l) => {
-                    // The link's complaints about lesson keys are answered.
-                    self.url_errors
-                        .retain(|e| !url::UI_KEYS.contains(&e.key.as_str()));
-                    self.go_stop(ctx, l, k, true)
-                }
-                None => return false,
-            },
+            Msg::LearnList => self.show_lesson_list(),
+            Msg::LessonStop(id, k) => return self.go_to_lesson_stop(ctx, id, k),
             Msg::Answer(on) => self.answer = on,
             Msg::ShowMe => self.show_me = true,
             Msg::Drawn => {
@@ -1140,6 +965,285 @@ impl App {
             }
             Msg::PopState => self.pop_state(ctx),
         }
+        true
+    }
+
+    /// [`STALE_MS`] after the change that asked plan `id`: render (the
+    /// previous plan dimmed as stale) only if that plan is still the one
+    /// asked for and has not come, since an answered plan rendered already.
+    fn show_stale(&mut self, id: u64) -> bool {
+        self.stale_later = None;
+        id == self.plan_seq && self.planning && self.answered.get() != id
+    }
+
+    /// Applies a typed seed; a seed that is not a number stays typed and
+    /// the field says why, so the user can correct it.
+    fn apply_seed(&mut self, ctx: &Context<Self>, text: String) {
+        match text.trim().parse::<u64>() {
+            Ok(seed) => {
+                self.seed_error = None;
+                let mut next = self.config.clone();
+                next.seed = seed;
+                self.set_config(ctx, next);
+            }
+            Err(_) => self.seed_error = Some(crate::t!("seed-bad", text = text.trim().to_string())),
+        }
+    }
+
+    /// The page's first plan and run, one task after its first render, so
+    /// the first render is not held up by planning.
+    fn first_plan_and_run(&mut self, ctx: &Context<Self>) {
+        self.start = None;
+        // A lesson stop or a control change planned already.
+        if self.plan_seq == 0 {
+            self.replan(ctx);
+        }
+        // The page runs its configuration once on load.
+        self.schedule_run(ctx, 0);
+    }
+
+    /// Adds the ranks run `id` checked to its result; a superseded run's
+    /// report is dropped, with no render. Whether to render.
+    fn add_checked(&mut self, id: u64, checked: Vec<run::Checked>) -> bool {
+        if id != self.current_run.get() {
+            return false;
+        }
+        let run = Rc::make_mut(&mut self.run);
+        for (rep, samples) in checked {
+            run.add(rep, samples);
+        }
+        true
+    }
+
+    /// Keeps the compressed run `id`'s report, or why it has none; a
+    /// superseded run's is dropped, with no render. Whether to render.
+    fn add_compressed(
+        &mut self,
+        id: u64,
+        r: Result<crate::engine::compressed::CompressedReport, String>,
+    ) -> bool {
+        if id != self.current_run.get() {
+            return false;
+        }
+        let run = Rc::make_mut(&mut self.run);
+        match r {
+            Ok(r) => run.compressed = Some(r),
+            Err(e) => run.reference_error = Some(e),
+        }
+        true
+    }
+
+    /// Run `id` ended: the planner's held jobs may go on, and the run shows
+    /// its outcome; a superseded run's end is dropped. Whether to render.
+    fn finish_run(&mut self, id: u64, res: Result<RunSummary, RunError>) -> bool {
+        if id != self.current_run.get() {
+            return false;
+        }
+        self.planner.hold(false);
+        Rc::make_mut(&mut self.run).finish(res);
+        true
+    }
+
+    /// Shows step `k` (at most the last), animating its transfers; the
+    /// initial state has none to animate, so it rests.
+    fn go_to_step(&mut self, k: usize) {
+        self.playing = false;
+        self.step = k.min(self.steps());
+        if self.step == 0 {
+            self.frac = DWELL;
+            self.frames.cancel();
+        } else {
+            self.frac = 0.0;
+            self.ensure_ticker();
+        }
+    }
+
+    /// Plays from the current step, from the start when at the end, so
+    /// Play always has steps to show.
+    fn play(&mut self) {
+        if self.step >= self.steps() {
+            self.step = 0;
+            self.frac = DWELL;
+        }
+        self.playing = true;
+        self.ensure_ticker();
+    }
+
+    /// Pauses: a step in flight finishes its animation rather than
+    /// freezing half-drawn.
+    fn pause(&mut self) {
+        self.playing = false;
+        if self.frac < 1.0 {
+            self.ensure_ticker(); // finish the step in flight
+        } else {
+            self.frac = DWELL;
+            self.frames.cancel();
+        }
+    }
+
+    /// One step forward, animated; at the last step there is none to go to.
+    fn step_forward(&mut self) {
+        self.playing = false;
+        if self.step < self.steps() {
+            self.step += 1;
+            self.frac = 0.0;
+            self.ensure_ticker();
+        }
+    }
+
+    /// One step back, shown at rest: a step is animated going forward only.
+    fn step_back(&mut self) {
+        self.playing = false;
+        self.frames.cancel();
+        self.step = self.step.saturating_sub(1);
+        self.frac = DWELL;
+    }
+
+    /// Copies the share link; the clipboard answers later
+    /// ([`Msg::Copied`]), so nothing changes on the page now.
+    fn copy_link(&mut self, ctx: &Context<Self>) {
+        let link = url::link_of(&self.query());
+        let scope = ctx.link().clone();
+        yew::platform::spawn_local(async move {
+            let r = url::copy_to_clipboard(link).await;
+            scope.send_message(Msg::Copied(r));
+        });
+    }
+
+    /// The pasted or dropped log text changed: kept for the next visit and
+    /// read again, its table picked anew (the old pick may not exist in it).
+    fn on_log_text(&mut self, ctx: &Context<Self>, text: String) {
+        if text != self.log_text {
+            self.log_text = text;
+            self.log_table = None;
+            log_import::keep(&self.log_text);
+            self.reimport(ctx);
+        }
+    }
+
+    /// The planner worker's reading of import request `seq`; an answer to
+    /// an older request is dropped, with no render. Whether to render.
+    fn on_imported(&mut self, seq: u64, imported: Result<Box<Import>, String>) -> bool {
+        if seq != self.import_seq {
+            return false;
+        }
+        self.import_reading = None;
+        self.import = Rc::new(match imported {
+            Ok(i) => *i,
+            Err(e) => Import::unread(e),
+        });
+        true
+    }
+
+    /// Uses the fitted profile for the model (`on`), remembering the
+    /// machine to come back to, or goes back to it; without a fit there is
+    /// nothing to use. Whether to render.
+    fn use_profile(&mut self, ctx: &Context<Self>, on: bool) -> bool {
+        let next = if on {
+            let Some(Ok(p)) = &self.import.fit else {
+                return false;
+            };
+            // The machine to come back to: the one before the
+            // first profile (a second fit replaces the profile,
+            // not the way back).
+            if self.config.topo != MEASURED || self.before_profile.is_none() {
+                self.before_profile = Some(self.config.clone());
+            }
+            super::topologies::with_profile(&self.config, p)
+        } else {
+            let back = if self.config.topo == MEASURED {
+                self.before_profile.take()
+            } else {
+                None
+            };
+            super::topologies::without_profile(&self.config, back.as_ref())
+        };
+        self.set_config(ctx, next);
+        true
+    }
+
+    /// Parses the custom topology text and uses it; text that does not
+    /// parse stays, and the panel says why.
+    fn use_topology(&mut self, ctx: &Context<Self>) {
+        match CustomTopology::parse(&self.topo_text) {
+            Ok(t) => {
+                self.topo_error = None;
+                let next = super::topologies::with_custom(&self.config, t);
+                self.set_config(ctx, next);
+            }
+            Err(e) => self.topo_error = Some(e),
+        }
+    }
+
+    /// The training step card's inputs changed: kept in the address; the
+    /// same inputs again change nothing. Whether to render.
+    fn set_training_step(&mut self, step: StepInput) -> bool {
+        if self.training_step.as_ref() == Some(&step) {
+            return false;
+        }
+        self.training_step = Some(step);
+        self.store_change();
+        true
+    }
+
+    /// Pins a step for comparison (its whole query) or unpins it, kept in
+    /// the address; the same pin again changes nothing. Whether to render.
+    fn pin_step(&mut self, vs: Option<String>) -> bool {
+        if self.step_vs == vs {
+            return false;
+        }
+        // Pinning the default step makes it the user's own.
+        if self.training_step.is_none() {
+            self.training_step = vs
+                .as_deref()
+                .and_then(|q| crate::engine::step::link::from_full_query(q).ok())
+                .map(|(_, s)| s);
+        }
+        self.step_vs = vs;
+        self.store_change();
+        true
+    }
+
+    /// Switches the page's language, kept in the address; the same
+    /// language again changes nothing. Whether to render.
+    fn switch_lang(&mut self, l: Lang) -> bool {
+        if l == self.lang {
+            return false;
+        }
+        self.lang = l;
+        i18n::set_lang(l);
+        self.store(false);
+        true
+    }
+
+    /// Opens the lesson list, remembering the user's own configuration so
+    /// that closing the lessons gives it back.
+    fn open_learn(&mut self) {
+        if !self.learn_open {
+            self.before_lesson = Some(self.config.clone());
+        }
+        self.learn_open = true;
+        self.lesson = None;
+        self.store(false);
+    }
+
+    /// Back to the lesson list from a lesson.
+    fn show_lesson_list(&mut self) {
+        self.lesson = None;
+        self.off_stop = false;
+        self.store(false);
+    }
+
+    /// Goes to stop `k` of lesson `id`, a new history entry; an unknown
+    /// lesson changes nothing. Whether to render.
+    fn go_to_lesson_stop(&mut self, ctx: &Context<Self>, id: &'static str, k: usize) -> bool {
+        let Some(l) = lessons::find(id) else {
+            return false;
+        };
+        // The link's complaints about lesson keys are answered.
+        self.url_errors
+            .retain(|e| !url::UI_KEYS.contains(&e.key.as_str()));
+        self.go_stop(ctx, l, k, true);
         true
     }
 
