@@ -8,8 +8,12 @@
 //! - [`engine`]: pure Rust, no web crates; compiles natively and to wasm32.
 //! - [`i18n`], [`lessons`]: the page's words (English, Chinese) and its
 //!   guided lessons as data; pure Rust, tested natively.
+//! - [`flags`]: the machine flags `cclsim` and `cclrun` share, read from
+//!   files with caps and turned into a [`engine::config::Config`] as a
+//!   link would be; beside the engine, which never reads files.
 
 pub mod engine;
+pub mod flags;
 pub mod i18n;
 pub mod lessons;
 

@@ -33,16 +33,15 @@
 //! `--timeout-ms` (it names the step and peers, then `MPI_Abort`).
 
 use ccl_playground::engine::algorithm::Algorithm;
-use ccl_playground::engine::calibrate::Profile;
 use ccl_playground::engine::check::{Checker, RankReport};
 use ccl_playground::engine::collective::Primitive;
-use ccl_playground::engine::config::{AlgoChoice, Config, MEASURED};
-use ccl_playground::engine::custom_topology::CustomTopology;
+use ccl_playground::engine::config::{AlgoChoice, Config};
 use ccl_playground::engine::execute::initial_buffer;
 use ccl_playground::engine::formats::report::{self, ReportHeader, ReportRow};
 use ccl_playground::engine::plan::Plan;
 use ccl_playground::engine::schedule::Schedule;
 use ccl_playground::engine::verify::{self, Verified};
+use ccl_playground::flags::{self, FlagNames, MachineFlags};
 use ccl_playground::runtime::fault::Fault;
 use ccl_playground::runtime::machine::RankMachine;
 use ccl_playground::runtime::mpi::library::{self, LibraryRun};
@@ -218,12 +217,10 @@ fn star_json(n: usize) -> String {
     )
 }
 
-fn read_text(p: &PathBuf, what: &str) -> Res<String> {
-    std::fs::read_to_string(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))
-}
-
 /// The configuration of the flags at message size `bytes`, through
 /// `Config::from_query` (the page's validation); errors name the flag.
+/// Without `--topo`, `--topology` or `--profile` the machine is
+/// `mpi-star` of the `n` processes.
 fn config(cli: &Cli, n: usize, bytes: &str, flag: &str) -> Res<Config> {
     let mut q = form_urlencoded::Serializer::new(String::new());
     q.append_pair("v", "1")
@@ -236,54 +233,24 @@ fn config(cli: &Cli, n: usize, bytes: &str, flag: &str) -> Res<Config> {
     if let Some(r) = cli.root {
         q.append_pair("root", &r.to_string());
     }
-    let profile = match &cli.profile {
-        Some(p) => {
-            let prof: Profile = serde_json::from_str(&read_text(p, "profile")?)
-                .map_err(|e| format!("--profile {}: not a cclsim profile: {e}", p.display()))?;
-            prof.validate()
-                .map_err(|e| format!("--profile {}: {e}", p.display()))?;
-            Some(prof)
-        }
-        None => None,
+    let machine = MachineFlags {
+        topo: cli.topo.as_deref(),
+        topology: cli.topology.as_deref(),
+        profile: cli.profile.as_deref(),
     };
-    let topo = match (&cli.topo, &cli.topology, &profile) {
-        (Some(t), _, _) => t.clone(),
-        (None, Some(_), _) => "custom".into(),
-        (None, None, Some(_)) => MEASURED.into(),
-        (None, None, None) => {
-            if n > 64 {
-                return Err(format!(
-                    "-np {n}: the default mpi-star machine has at most 64 processes; name one with --topo (910b-{{S}}x8 up to 1024 ranks) or --profile"
-                ));
-            }
-            q.append_pair("topology", &star_json(n));
-            "custom".into()
+    let star = || {
+        if n > 64 {
+            return Err(format!(
+                "-np {n}: the default mpi-star machine has at most 64 processes; name one with --topo (910b-{{S}}x8 up to 1024 ranks) or --profile"
+            ));
         }
+        Ok(star_json(n))
     };
-    q.append_pair("topo", &topo);
-    if let Some(path) = &cli.topology {
-        let t = CustomTopology::parse(&read_text(path, "custom topology")?)
-            .map_err(|e| format!("--topology {}: {e}", path.display()))?;
-        q.append_pair("topology", &t.to_json());
-    }
-    if let Some(p) = &profile {
-        let mut lean = p.clone();
-        lean.rows.clear();
-        q.append_pair(
-            "profile",
-            &serde_json::to_string(&lean).map_err(|e| e.to_string())?,
-        );
-    }
-    let (c, errors) = Config::from_query(&q.finish());
-    if let Some(e) = errors.iter().find(|e| !e.is_notice()) {
-        let name = match e.key.as_str() {
-            "bytes" => flag.to_string(),
-            "ranks" => "-np (mpirun)".to_string(),
-            k => format!("--{k}"),
-        };
-        return Err(format!("{name} {:?}: {}", e.value, e.allowed));
-    }
-    Ok(c)
+    let names = FlagNames {
+        bytes: flag,
+        ranks: "-np (mpirun)",
+    };
+    flags::machine_config(q, &machine, star, &names)
 }
 
 fn setup(cli: &Cli, n: usize) -> Res<Setup> {

@@ -4,7 +4,7 @@
 use ccl_playground::engine::algorithm::{self, Algorithm};
 use ccl_playground::engine::calibrate::Profile;
 use ccl_playground::engine::collective::Primitive;
-use ccl_playground::engine::config::{Config, MEASURED};
+use ccl_playground::engine::config::Config;
 use ccl_playground::engine::cost::{self, Slices};
 use ccl_playground::engine::dtype::DType;
 use ccl_playground::engine::formats::report::{self, ReportHeader, ReportRow};
@@ -12,6 +12,7 @@ use ccl_playground::engine::formats::{self, Collective};
 use ccl_playground::engine::plan::{Decision, Plan};
 use ccl_playground::engine::topology::Topology;
 use ccl_playground::engine::units::{format_bytes, message_bytes, parse_bytes};
+use ccl_playground::flags::{self, read_capped, FlagNames, MachineFlags};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -49,37 +50,6 @@ fn print_or_quit(args: std::fmt::Arguments) {
         eprintln!("cclsim: cannot write to stdout: {e}");
         std::process::exit(1);
     }
-}
-
-/// Largest profile `--profile` reads, bytes (a fit of 100 000 rows is
-/// about 20 MB of JSON).
-const MAX_PROFILE_BYTES: usize = 64 << 20;
-
-/// Reads a text file of at most `cap` bytes: `FILE is larger than N
-/// bytes (the cap for a WHAT)` above it (reading at most `cap + 1`
-/// bytes, so `/dev/zero` ends), and an error naming the first bad
-/// byte if it is not UTF-8.
-fn read_capped(p: &Path, cap: usize, what: &str) -> Res<String> {
-    use std::io::Read;
-    let file =
-        std::fs::File::open(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
-    let mut buf = Vec::new();
-    file.take(cap as u64 + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
-    if buf.len() > cap {
-        return Err(format!(
-            "{} is larger than {cap} bytes (the cap for a {what})",
-            p.display()
-        ));
-    }
-    String::from_utf8(buf).map_err(|e| {
-        format!(
-            "{} is not UTF-8 text (the byte at offset {} is not valid UTF-8); a {what} is text",
-            p.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
 }
 
 #[derive(Parser)]
@@ -365,15 +335,6 @@ enum Cmd {
 
 type Res<T> = Result<T, String>;
 
-fn load_profile(p: &Path) -> Res<Profile> {
-    let text = read_capped(p, MAX_PROFILE_BYTES, "profile")?;
-    let prof: Profile = serde_json::from_str(&text)
-        .map_err(|e| format!("profile {} is not a cclsim profile: {e}", p.display()))?;
-    prof.validate()
-        .map_err(|e| format!("profile {}: {e}", p.display()))?;
-    Ok(prof)
-}
-
 /// The configuration these flags give: the same `Config::from_query`
 /// a page link goes through (so the CLI and the page validate alike);
 /// an error names the flag, the value and what is allowed.
@@ -386,19 +347,6 @@ fn config(m: &Machine, bytes: &str, flag: &str) -> Res<Config> {
         .append_pair("redop", &m.redop.to_ascii_lowercase())
         .append_pair("slices", &m.slices)
         .append_pair("bytes", bytes);
-    let profile = match &m.profile {
-        Some(p) => Some(load_profile(p)?),
-        None => None,
-    };
-    let topo = match (&m.topo, &m.topology, &profile) {
-        (Some(t), _, _) => t.clone(),
-        (None, Some(_), _) => "custom".into(),
-        (None, None, Some(_)) => MEASURED.into(),
-        (None, None, None) => {
-            return Err("--topo is required unless --profile or --topology is given".into())
-        }
-    };
-    q.append_pair("topo", &topo);
     if let Some(r) = m.ranks {
         q.append_pair("ranks", &r.to_string());
     }
@@ -410,33 +358,22 @@ fn config(m: &Machine, bytes: &str, flag: &str) -> Res<Config> {
             q.append_pair(k, v);
         }
     }
-    if let Some(path) = &m.topology {
-        let text = read_capped(path, MAX_TOPOLOGY_FILE_BYTES, "custom topology")?;
-        let t = ccl_playground::engine::custom_topology::CustomTopology::parse(&text)
-            .map_err(|e| format!("--topology {}: {e}", path.display()))?;
-        q.append_pair("topology", &t.to_json());
-    }
-    if let Some(p) = &profile {
-        let mut lean = p.clone();
-        lean.rows.clear();
-        q.append_pair(
-            "profile",
-            &serde_json::to_string(&lean).map_err(|e| e.to_string())?,
-        );
-    }
-    let (c, errors) = Config::from_query(&q.finish());
-    if let Some(e) = errors.iter().find(|e| !e.is_notice()) {
-        let name = match e.key.as_str() {
-            "bytes" => flag.to_string(),
-            k => format!("--{k}"),
-        };
-        return Err(format!("{name} {:?}: {}", e.value, e.allowed));
-    }
-    Ok(c)
+    let machine = MachineFlags {
+        topo: m.topo.as_deref(),
+        topology: m.topology.as_deref(),
+        profile: m.profile.as_deref(),
+    };
+    let names = FlagNames {
+        bytes: flag,
+        ranks: "--ranks",
+    };
+    flags::machine_config(
+        q,
+        &machine,
+        || Err("--topo is required unless --profile or --topology is given".into()),
+        &names,
+    )
 }
-
-/// Most bytes of a custom topology file (the page's paste cap).
-const MAX_TOPOLOGY_FILE_BYTES: usize = ccl_playground::engine::custom_topology::MAX_JSON_CHARS;
 
 /// The plan of `c`, or its error as one line.
 fn plan(c: &Config) -> Res<Plan> {
