@@ -8,6 +8,7 @@ lang-switch = Language
 copy-link = Copy link
 copied = copied
 share-link-label = Link to this configuration
+jump-settings = Settings ↓
 learn-open = Learn
 learn-close = Close lessons
 skip-to-main = Skip to the drawing

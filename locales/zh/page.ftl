@@ -9,6 +9,7 @@ lang-switch = 语言
 copy-link = 复制链接
 copied = 已复制
 share-link-label = 当前配置的链接
+jump-settings = 设置 ↓
 learn-open = 学习
 learn-close = 关闭课程
 skip-to-main = 跳到拓扑图

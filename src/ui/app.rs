@@ -1682,6 +1682,13 @@ impl App {
                     if !self.learn_open {
                         <button id="learn-open" class="learn-open" onclick={link.callback(|_| Msg::OpenLearn)}>{t!("learn-open")}</button>
                     }
+                    // A phone shows the result and the estimate first; this
+                    // takes it to the controls below them (no history entry).
+                    <button id="jump-settings" class="jump-settings" onclick={Callback::from(|_: MouseEvent| {
+                        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("controls")) {
+                            el.scroll_into_view();
+                        }
+                    })}>{t!("jump-settings")}</button>
                 </div>
                 <div class="share">
                     <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{t!("copy-link")}</button>

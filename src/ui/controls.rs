@@ -133,7 +133,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let per_node = gpus_per_node(c);
     let nodes_error = use_state(|| None::<String>);
     html! {
-        <section class="card controls" ref={root} aria-label={t!("controls-label")}>
+        <section class="card controls" id="controls" ref={root} aria-label={t!("controls-label")}>
             <div class="bar">
             { primitive_field(c, &set) }
             { algo_field(c, &set) }

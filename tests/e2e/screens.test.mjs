@@ -54,12 +54,13 @@ for (const [name, query] of SHOTS) {
   }
 }
 
-// The first screen a visitor sees (README's four shots): on a desktop the
-// run's result and the estimate, on a phone the result, without scrolling.
+// The first screen a visitor sees (README's four shots): the run's result
+// and the estimate (on a phone its predicted time whole, above the fold),
+// without scrolling; on a phone "Settings ↓" takes it to the controls.
 for (const lang of ['en', 'zh']) {
   for (const [kind, vp, must] of [
     ['desktop', { width: 1400, height: 900 }, ['#run-result', '#estimate']],
-    ['phone', { width: 390, height: 844 }, ['#run-result']],
+    ['phone', { width: 390, height: 844 }, ['#run-result', '#estimate', '#estimate-us']],
   ]) {
     test(`first screen, ${kind}, ${lang}: ${must.join(' and ')} in view`, async () => {
       const page = await browser.newPage({ viewport: vp, deviceScaleFactor: 1 });
@@ -70,6 +71,12 @@ for (const lang of ['en', 'zh']) {
         assert.ok(box && box.y + 40 < vp.height, `${sel} starts at ${box?.y} px, below the ${vp.height} px screen`);
       }
       await page.screenshot({ path: `docs/first-${kind}-${lang}.png` });
+      if (kind === 'phone') {
+        const us = await page.locator('#estimate-us').boundingBox();
+        assert.ok(us.y + us.height <= vp.height, `the predicted time ends at ${us.y + us.height} px`);
+        await page.click('#jump-settings');
+        await page.waitForFunction(() => Math.abs(document.querySelector('#controls').getBoundingClientRect().top) < 2);
+      }
       await page.close();
     });
   }
