@@ -535,6 +535,17 @@ impl Schedule {
         self.steps.iter().map(|s| s.transfers.len()).sum()
     }
 
+    /// Transfers between two ranks; the rest (`transfer_count` minus
+    /// these) are local copies or reductions (`src == dst`, an MSCCL `cpy`
+    /// or `re`), which cross no link.
+    pub fn network_transfer_count(&self) -> usize {
+        self.steps
+            .iter()
+            .flat_map(|x| &x.transfers)
+            .filter(|t| t.src != t.dst)
+            .count()
+    }
+
     /// What `rank` does, in order: per step, first all its sends (in listed
     /// order), then all its receives (in listed order). A local transfer
     /// (`src == dst`, an MSCCL `cpy` / `re`) is a send to itself and a

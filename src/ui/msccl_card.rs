@@ -322,12 +322,7 @@ fn status_view(status: &Status) -> (&'static str, Html) {
 fn summary_view(d: &Done) -> Html {
     let imp = &d.imported;
     let s = &imp.schedule;
-    let net = s
-        .steps
-        .iter()
-        .flat_map(|x| &x.transfers)
-        .filter(|t| t.src != t.dst)
-        .count();
+    let net = s.network_transfer_count();
     let local = s.transfer_count() - net;
     let pr = &imp.program;
     html! {

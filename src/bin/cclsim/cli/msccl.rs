@@ -48,12 +48,7 @@ pub(super) fn msccl_cmd(
     } else {
         Plan::headline(&cfg).ok()
     };
-    let net = s
-        .steps
-        .iter()
-        .flat_map(|x| &x.transfers)
-        .filter(|t| t.src != t.dst)
-        .count();
+    let net = s.network_transfer_count();
     let local = s.transfer_count() - net;
     let p = &imp.program;
     let in_range = p.bytes_range.map(|(lo, hi)| lo <= b && b <= hi);
