@@ -408,6 +408,7 @@ li-clear = Clear
 li-kept = Kept in this browser for your next visit; Clear forgets it.
 li-not-kept = Above { $size }: not kept across a reload (the browser's storage is small).
 li-held = The whole { $size } log is read; the box shows its first { $shown }, read-only (a browser takes seconds to lay out megabytes of text). Clear it to paste another.
+li-not-stored = This browser did not keep it (private window, or its storage is full): it is gone after a reload.
 li-unreadable = Could not read this log:
 li-tables = { $n ->
     [one] 1 table found.

@@ -403,6 +403,7 @@ li-clear = 清除
 li-kept = 已保存在此浏览器中，下次访问仍在；“清除”即删除。
 li-not-kept = 超过 { $size }：重新加载后不保留（浏览器存储空间有限）。
 li-held = 整个 { $size } 的日志都会被读取；文本框只读地显示其前 { $shown }（浏览器排版数 MB 文本要花数秒）。清除后可粘贴另一份。
+li-not-stored = 此浏览器未保存它（隐私窗口，或存储已满）：重新加载后即消失。
 li-unreadable = 无法读取此日志：
 li-tables = 找到 { $n } 张表。
 li-fit-table = 拟合的表

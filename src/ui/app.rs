@@ -363,6 +363,8 @@ pub struct App {
     /// Bytes of the log the planner worker is reading; `None`: `import`
     /// is the text's.
     import_reading: Option<usize>,
+    /// The browser kept the pasted log for the next visit ([`log_import::keep`]).
+    log_kept: bool,
     /// The configuration before "Use this profile for the model" moved
     /// the page to the measured machine: turning the profile off goes
     /// back to its topology and rank count.
@@ -1116,7 +1118,7 @@ impl App {
         if text != self.log_text {
             self.log_text = text;
             self.log_table = None;
-            log_import::keep(&self.log_text);
+            self.log_kept = log_import::keep(&self.log_text);
             self.reimport(ctx);
         }
     }
@@ -1504,6 +1506,7 @@ impl Component for App {
             import: Rc::new(Import::empty()),
             import_seq: 0,
             import_reading: None,
+            log_kept: true,
             before_profile: None,
             topo_text: String::new(),
             topo_error: None,
@@ -1971,7 +1974,7 @@ impl App {
                         <TuneCard plan={plan.clone()} />
                         <TunerCard plan={plan.clone()} />
                         <DeterminismCard plan={plan.clone()} />
-                        <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()} reading={self.import_reading}
+                        <LogImport text={AttrValue::from(self.log_text.clone())} import={self.import.clone()} reading={self.import_reading} kept={self.log_kept}
                             in_use={self.config.profile.as_ref().map(|p| AttrValue::from(p.describe()))}
                             on_text={cb.log_text.clone()} on_table={cb.log_table.clone()}
                             on_use={cb.use_profile.clone()} />

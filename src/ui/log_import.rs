@@ -167,6 +167,8 @@ pub struct LogImportProps {
     /// Bytes of a text being read in the planner worker (its parse and fit
     /// not back yet); `None`: `import` is the text's.
     pub reading: Option<usize>,
+    /// The browser kept the text for the next visit ([`keep`]).
+    pub kept: bool,
     /// The profile the model uses now, described (None: the preset's figures).
     pub in_use: Option<AttrValue>,
     /// New text (typed, pasted, dropped).
@@ -215,7 +217,7 @@ pub fn log_import(p: &LogImportProps) -> Html {
                 ondragover={on_dragover} ondragleave={on_dragleave} ondrop={on_drop}
                 placeholder="#       size         count      type   redop    root     time   algbw   busbw #wrong …\n        8388608       2097152     float     sum      -1    84.29   99.52  174.16      0 …\n(paste here, or drop a .txt / .log file)"
                 aria-label={t!("li-text")} />
-            {keep_line(&p.text, &p.on_text)}
+            {keep_line(&p.text, p.kept, &p.on_text)}
             {status}
             {list}
             {tables}
@@ -321,7 +323,7 @@ fn profile_in_use(in_use: Option<&AttrValue>, imp: &Import, on_use: &Callback<bo
 /// Under the box, once there is a text: Clear, whether the box shows only
 /// the beginning of a long log, and whether the log survives a reload
 /// (local storage is small, so a large log is not kept).
-fn keep_line(text: &AttrValue, on_text: &Callback<String>) -> Html {
+fn keep_line(text: &AttrValue, kept: bool, on_text: &Callback<String>) -> Html {
     if text.is_empty() {
         return html! {};
     }
@@ -334,8 +336,10 @@ fn keep_line(text: &AttrValue, on_text: &Callback<String>) -> Html {
             }
             <span class="hint" id="log-kept">{if text.len() > MAX_KEPT_LOG_BYTES {
                 t!("li-not-kept", size = format_bytes(MAX_KEPT_LOG_BYTES as u64))
-            } else {
+            } else if kept {
                 t!("li-kept")
+            } else {
+                t!("li-not-stored")
             }}</span>
         </p>
     }

@@ -29,7 +29,8 @@ pub(super) struct StepOptions {
     /// Pipeline stages (1F1B).
     #[arg(long, default_value_t = 1)]
     pp: usize,
-    /// Expert-parallel ranks (MoE models), taken from the DP group.
+    /// Expert-parallel ranks (MoE models), taken from the data- and
+    /// context-parallel group (ep divides dp·cp).
     #[arg(long, default_value_t = 1)]
     ep: usize,
     /// Context-parallel ranks (a ring of keys and values in
