@@ -388,21 +388,44 @@ fn an_mi300x_node_is_an_xgmi_mesh_without_nvls() {
 #[test]
 fn the_figures_readme_quotes_beside_its_screenshot() {
     // README: a 2-node Polaris fit asked about 540 nodes, AllReduce 16 MiB:
-    // 4 011 µs, 80 % in 2 102–7 654 µs, NCCL's own model 1 292 µs; the
-    // 540-node log measured 3 536.8 µs, inside the range.
+    // 4 611 µs, 80 % in 2 728–7 793 µs, NCCL's own model 1 631 µs (no
+    // LL128 across Polaris's nodes: Tree/Simple); the 540-node log
+    // measured 3 536.8 µs, inside the range.
     let p = profile("n2_all_reduce.txt", Collective::AllReduce);
     let a = ask(&p, Primitive::AllReduce, 2160, 16 << 20)
         .prediction
         .unwrap();
-    assert_eq!(a.runs, "Tree/LL128");
+    assert_eq!(a.runs, "Tree/Simple");
     assert_eq!(a.channels, Some(2));
-    assert_eq!(format!("{:.0}", a.time_us), "4011");
+    assert_eq!(format!("{:.0}", a.time_us), "4611");
     assert_eq!(
         (format!("{:.0}", a.low_us), format!("{:.0}", a.high_us)),
-        ("2102".into(), "7654".into())
+        ("2728".into(), "7793".into())
     );
-    assert_eq!(format!("{:.0}", a.library_us.unwrap()), "1292");
+    assert_eq!(format!("{:.0}", a.library_us.unwrap()), "1631");
     let m = measured("n540_all_reduce.txt", 16 << 20);
     assert_eq!(m, 3536.8);
     assert!(a.low_us < m && m < a.high_us);
+}
+
+#[test]
+fn polaris_fits_without_ll128_across_nodes_and_a_dgx_with_it() {
+    use ccl_playground::engine::hardware::NicPath;
+    // Polaris: every GPU reaches its Slingshot NIC through the CPU (PHB/SYS,
+    // docs.alcf.anl.gov/polaris/hardware-overview/machine-overview), where
+    // NCCL runs no LL128 across nodes; its 2-node AllGather says so.
+    let polaris = profile("n2_all_gather.txt", Collective::AllGather);
+    let hw = &polaris.physical.as_ref().unwrap().hardware;
+    assert_eq!(hw.nic_path, NicPath::HostBridge, "{:?}", hw.sources);
+    // A DGX A100 pair (NICs on the GPUs' PCIe switches) keeps it.
+    let dgx_text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/nccl-tests/nccl_a100_2node_dgx_ib_allgather_12.txt"
+    ))
+    .unwrap();
+    let dgx = Profile::fit_log(&parse_log(&dgx_text).unwrap(), None, None, "dgx").unwrap();
+    assert_eq!(
+        dgx.physical.as_ref().unwrap().hardware.nic_path,
+        NicPath::Switch
+    );
 }

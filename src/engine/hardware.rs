@@ -75,6 +75,25 @@ pub enum Cpu {
     Amd,
 }
 
+/// The PCIe path from an accelerator to its nearest network port, as
+/// NCCL classifies it (`src/graph/topo.h`, `PATH_*`). NCCL runs LL128
+/// across nodes only where the ring's network path is at most `PATH_PXB`
+/// (`ncclTopoTuneModel`, 2.18 and 2.30.7 alike; Hopper and later also
+/// through a peer GPU's NIC, PXN, counted here as [`NicPath::Switch`]):
+/// a NIC reached through the CPU's host bridge loses LL128, and with it
+/// the mid-size protocol of every multi-node collective.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NicPath {
+    /// Through PCIe switches only (`PIX`/`PXB`): DGX/HGX boards, where
+    /// each GPU shares a switch with its NIC.
+    #[default]
+    Switch,
+    /// Through the CPU's host bridge or between sockets (`PHB`/`SYS`):
+    /// e.g. ALCF Polaris, whose `nvidia-smi topo -m` shows every GPU–NIC
+    /// pair PHB or SYS (docs.alcf.anl.gov/polaris/hardware-overview/machine-overview).
+    HostBridge,
+}
+
 /// The link classes of one machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Hardware {
@@ -102,6 +121,9 @@ pub struct Hardware {
     /// The CPU vendor.
     #[serde(default)]
     pub cpu: Cpu,
+    /// How an accelerator reaches its NIC.
+    #[serde(default)]
+    pub nic_path: NicPath,
     /// Where the figures come from.
     #[serde(default)]
     pub sources: Vec<String>,
@@ -260,6 +282,7 @@ impl Hardware {
             nics_per_node: nics_per_node.max(1),
             nic_gbps,
             cpu: Cpu::Intel,
+            nic_path: NicPath::Switch,
             sources,
         }
     }

@@ -25,7 +25,7 @@ use super::{log2i, Call, Choice};
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::dtype::{DType, ReduceOp};
-use crate::engine::hardware::{Arch, Cpu, Fabric, Hardware};
+use crate::engine::hardware::{Arch, Cpu, Fabric, Hardware, NicPath};
 use crate::engine::topology::{LinkKind, Topology};
 use serde::{Deserialize, Serialize};
 
@@ -467,9 +467,13 @@ pub fn nvls_supported(primitive: Primitive, dtype: DType, op: ReduceOp) -> bool 
 }
 
 /// The LL128 rule of `ncclTopoTuneModel`: on by default over NVLink inside
-/// the node (`typeIntra <= PATH_NVB`) on SM70+; never over PCIe.
-fn ll128_enabled(hw: &Hardware) -> bool {
-    hw.fabric == Fabric::Nvlink && hw.arch.compute_capability() >= 70
+/// the node (`typeIntra <= PATH_NVB`) on SM70+, never over PCIe; across
+/// nodes only where the NIC sits behind the GPU's own PCIe switches
+/// (`typeInter <= PATH_PXB`, [`NicPath`]).
+fn ll128_enabled(hw: &Hardware, nodes: usize) -> bool {
+    hw.fabric == Fabric::Nvlink
+        && hw.arch.compute_capability() >= 70
+        && (nodes == 1 || hw.nic_path == NicPath::Switch)
 }
 
 /// PAT is enabled with one GPU per node (`ncclPatEnable`).
@@ -530,7 +534,7 @@ impl Tuning {
                 {
                     continue;
                 }
-                if p == Protocol::Ll128 && !ll128_enabled(hw) {
+                if p == Protocol::Ll128 && !ll128_enabled(hw, nodes) {
                     continue;
                 }
                 let bw = bandwidth(hw, func, algo, p, g, ranks, nodes);
@@ -914,6 +918,7 @@ pub fn hardware_of(topo: &Topology) -> Hardware {
         nics_per_node: g,
         nic_gbps: if nic > 0.0 { nic } else { 25.0 },
         cpu: Cpu::Intel,
+        nic_path: NicPath::Switch,
         sources: vec![format!("link classes read from the topology {}", topo.name)],
     }
 }
@@ -1062,6 +1067,31 @@ mod tests {
         assert!((t.latency_factor(&rs, 1 << 20) - 1.4).abs() < 1e-12);
         let big = Tuning::new(&hw, Func::AllReduce, 2160, 540);
         assert_eq!(big.pick(1024).unwrap().0.algo, NcclAlgo::Tree);
+    }
+
+    #[test]
+    fn no_ll128_across_nodes_when_the_nic_is_behind_the_host_bridge() {
+        use crate::engine::hardware::NicPath;
+        let ll128 = |hw: &Hardware, ranks, nodes| {
+            Tuning::new(hw, Func::AllReduce, ranks, nodes)
+                .entries
+                .iter()
+                .any(|e| e.protocol == Protocol::Ll128)
+        };
+        let switch = Hardware::of_accelerator("NVIDIA A100-SXM4-40GB", 4, 2, 25.0);
+        let mut bridged = switch.clone();
+        bridged.nic_path = NicPath::HostBridge;
+        // typeInter <= PATH_PXB: LL128 on; PHB: off across nodes, and on
+        // inside one node, where no NIC is on the path.
+        assert!(ll128(&switch, 8, 2));
+        assert!(!ll128(&bridged, 8, 2));
+        assert!(ll128(&bridged, 4, 1));
+        // Without LL128, 2-node AllReduce goes from LL straight to Simple.
+        let t = Tuning::new(&bridged, Func::AllReduce, 8, 2);
+        let protocols: Vec<Protocol> = (10..31)
+            .map(|k| t.pick(1u64 << k).unwrap().0.protocol)
+            .collect();
+        assert!(protocols.contains(&Protocol::Ll) && protocols.contains(&Protocol::Simple));
     }
 
     #[test]

@@ -287,9 +287,16 @@ fn objective(data: &[f64], weights: &[f64], p: &Params) -> f64 {
 /// is the largest node count among them (the taper's origin). Rows with no
 /// bytes or no positive time are left out; none left: the priors.
 pub fn fit(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> Fitted {
+    fit_scored(hw, rows, measured_nodes).0
+}
+
+/// [`fit`], with the robust objective it reached (data and priors): the
+/// lower, the better `hw` explains the rows, so two guesses at a hidden
+/// fact of the machine can be told apart by the rows themselves.
+pub fn fit_scored(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> (Fitted, f64) {
     let prepared = prepare(hw, rows);
     if prepared.is_empty() {
-        return Fitted::prior();
+        return (Fitted::prior(), 0.0);
     }
     let f = |p: &Params| log_residuals(hw, &prepared, p, measured_nodes);
     let weights: Vec<f64> = prepared.iter().map(|r| row_weight(&r.obs)).collect();
@@ -377,13 +384,14 @@ pub fn fit(hw: &Hardware, rows: &[Observation], measured_nodes: usize) -> Fitted
         || Fitted::prior().covariance,
         |c| c.iter().flat_map(|row| row.iter().copied()).collect(),
     );
-    Fitted {
+    let fitted = Fitted {
         params: p.to_vec(),
         covariance: cov,
         sigma,
         median_abs_err: median(r.iter().map(|x| x.exp_m1().abs()).collect()),
         rows: prepared.len(),
-    }
+    };
+    (fitted, cost)
 }
 
 #[cfg(test)]

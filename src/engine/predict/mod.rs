@@ -108,6 +108,38 @@ pub struct MeasuredTable {
     pub rows: Vec<(u64, f64)>,
 }
 
+/// Fits `rows` on `hw` and, where they cross nodes on a machine whose
+/// NCCL could run LL128, also with the NIC behind the host bridge (no
+/// LL128 across nodes): a log rarely says how a GPU reaches its NIC, but
+/// its mid sizes do, since without LL128 NCCL goes from LL straight to
+/// Simple. The better explanation of the rows is kept, and said in the
+/// hardware's sources.
+fn fit_nic_path(
+    mut hw: Hardware,
+    rows: &[Observation],
+    measured_nodes: usize,
+) -> (Hardware, Fitted) {
+    use crate::engine::hardware::{Fabric, NicPath};
+    let (fitted, cost) = fit::fit_scored(&hw, rows, measured_nodes);
+    let crosses_nodes = rows.iter().any(|o| o.shape.nodes > 1);
+    if !crosses_nodes || hw.fabric != Fabric::Nvlink || hw.nic_path != NicPath::Switch {
+        return (hw, fitted);
+    }
+    let mut bridged = hw.clone();
+    bridged.nic_path = NicPath::HostBridge;
+    let (fitted_bridged, cost_bridged) = fit::fit_scored(&bridged, rows, measured_nodes);
+    if cost_bridged < cost {
+        bridged.sources.push(format!(
+            "no LL128 across nodes: the rows fit better without it (robust cost {cost_bridged:.3} against {cost:.3}), as when each GPU reaches its NIC through the CPU (PHB/SYS), where NCCL turns LL128 off (tuning.cc, typeInter > PATH_PXB)"
+        ));
+        return (bridged, fitted_bridged);
+    }
+    hw.sources.push(format!(
+        "LL128 across nodes: the rows fit better with it (robust cost {cost:.3} against {cost_bridged:.3} without), as when each GPU shares a PCIe switch with its NIC (PXB)"
+    ));
+    (hw, fitted)
+}
+
 impl Calibration {
     /// Fits the corrections on `hw` to every row of `tables` (rows of
     /// non-positive size or time are left out).
@@ -142,7 +174,7 @@ impl Calibration {
                 rows: used.len(),
             });
         }
-        let fitted = fit::fit(&hw, &rows, measured_nodes);
+        let (hw, fitted) = fit_nic_path(hw, &rows, measured_nodes);
         let basis = format!(
             "fitted to {} row{} of {} table{} (median |error| {:.1} %)",
             fitted.rows,
@@ -624,6 +656,59 @@ pub fn answer(cal: &Calibration, s: Shape, bytes: u64) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 2-node AllReduce table of 1 KiB..1 GiB made by the model on `hw`
+    /// with a 2× network latency.
+    fn made_on(hw: &Hardware) -> MeasuredTable {
+        let mut truth = model::prior_means();
+        truth[Param::NetLat as usize] = 2f64.ln();
+        let shape = Shape::on(hw, Primitive::AllReduce, 8);
+        let rows = (10..31)
+            .map(|k| {
+                let bytes = 1u64 << k;
+                let (run, t) = model::what_runs(hw, &shape, bytes);
+                let us =
+                    model::time_us(hw, &shape, &run, t.as_ref().map(|x| &x.0), bytes, &truth, 2);
+                (bytes, us)
+            })
+            .collect();
+        MeasuredTable {
+            source: "made by the model".into(),
+            primitive: Primitive::AllReduce,
+            ranks: 8,
+            nodes: 2,
+            rows,
+        }
+    }
+
+    #[test]
+    fn the_rows_tell_whether_ll128_crosses_nodes() {
+        use crate::engine::hardware::NicPath;
+        let switch = Hardware::of_accelerator("NVIDIA A100-SXM4-40GB", 4, 2, 25.0);
+        let mut bridged = switch.clone();
+        bridged.nic_path = NicPath::HostBridge;
+        // Fitted on the default (switch) guess either way: the rows decide.
+        let from_bridged = Calibration::fit(switch.clone(), &[made_on(&bridged)]);
+        assert_eq!(from_bridged.hardware.nic_path, NicPath::HostBridge);
+        assert!(from_bridged
+            .hardware
+            .sources
+            .iter()
+            .any(|s| s.starts_with("no LL128 across nodes")));
+        let from_switch = Calibration::fit(switch.clone(), &[made_on(&switch)]);
+        assert_eq!(from_switch.hardware.nic_path, NicPath::Switch);
+        // One node has no NIC on its path: nothing to decide.
+        let one = MeasuredTable {
+            ranks: 4,
+            nodes: 1,
+            primitive: Primitive::AllReduce,
+            source: "one node".into(),
+            rows: vec![(1 << 20, 30.0), (1 << 26, 500.0)],
+        };
+        let cal = Calibration::fit(switch, &[one]);
+        assert_eq!(cal.hardware.nic_path, NicPath::Switch);
+        assert!(!cal.hardware.sources.iter().any(|s| s.contains("LL128")));
+    }
 
     #[test]
     fn a_preset_h100_answers_nvls_with_the_measured_bandwidth() {
