@@ -428,4 +428,19 @@ fn polaris_fits_without_ll128_across_nodes_and_a_dgx_with_it() {
         dgx.physical.as_ref().unwrap().hardware.nic_path,
         NicPath::Switch
     );
+    // Sophia (DGX A100): its busbw needs a NIC per GPU, the DGX pairing;
+    // the rows are not asked.
+    let sophia_text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sophia/n2_all_reduce.txt"
+    ))
+    .unwrap();
+    let sophia = Profile::fit_log(&parse_log(&sophia_text).unwrap(), None, None, "sophia").unwrap();
+    let hw = &sophia.physical.as_ref().unwrap().hardware;
+    assert_eq!((hw.nics_per_node, hw.nic_path), (8, NicPath::Switch));
+    assert!(
+        !hw.sources.iter().any(|s| s.contains("LL128")),
+        "{:?}",
+        hw.sources
+    );
 }

@@ -113,7 +113,11 @@ pub struct MeasuredTable {
 /// LL128 across nodes): a log rarely says how a GPU reaches its NIC, but
 /// its mid sizes do, since without LL128 NCCL goes from LL straight to
 /// Simple. The better explanation of the rows is kept, and said in the
-/// hardware's sources.
+/// hardware's sources. A node with a NIC per GPU is left as it is: that
+/// is the DGX/HGX design, which pairs each NIC with a GPU under one PCIe
+/// switch (NVIDIA DGX A100 System Architecture, WP-10083-001: two A100s
+/// and two ConnectX-6 per switch), and a 2-node table's mid sizes are
+/// too noisy to overrule it.
 fn fit_nic_path(
     mut hw: Hardware,
     rows: &[Observation],
@@ -122,7 +126,12 @@ fn fit_nic_path(
     use crate::engine::hardware::{Fabric, NicPath};
     let (fitted, cost) = fit::fit_scored(&hw, rows, measured_nodes);
     let crosses_nodes = rows.iter().any(|o| o.shape.nodes > 1);
-    if !crosses_nodes || hw.fabric != Fabric::Nvlink || hw.nic_path != NicPath::Switch {
+    let nic_per_gpu = hw.nics_per_node >= hw.gpus_per_node;
+    if !crosses_nodes
+        || nic_per_gpu
+        || hw.fabric != Fabric::Nvlink
+        || hw.nic_path != NicPath::Switch
+    {
         return (hw, fitted);
     }
     let mut bridged = hw.clone();
