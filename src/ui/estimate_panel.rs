@@ -367,9 +367,44 @@ fn details_view(lang: Lang, shown: &Shown) -> Html {
     }
 }
 
-/// The link figures the model uses with their sources (assumptions
-/// marked), and what the model does and does not account for.
+/// The figures behind the headline with their sources (assumptions
+/// marked), and what the model does and does not account for: the
+/// machine's link classes and what the fit found where NCCL's calibrated
+/// model answers, else the schedule simulation's link figures.
 fn sources_view(plan: &Plan) -> Html {
+    let calibrated = plan
+        .prediction
+        .as_ref()
+        .and_then(|_| crate::engine::plan::calibration(&plan.config, &plan.topology));
+    match calibrated {
+        Some(cal) => calibrated_sources_view(&cal),
+        None => link_sources_view(plan),
+    }
+}
+
+/// One source line, an assumption badged.
+fn source_item(s: &str) -> Html {
+    let assumption = s.contains("assumption");
+    html! { <li class={classes!(assumption.then_some("assumption"))}>
+        { if assumption { html!{<span class="badge warn">{t!("assumption")}</span>} } else { html!{} } }
+        {s.to_string()}
+    </li> }
+}
+
+fn calibrated_sources_view(cal: &crate::engine::predict::Calibration) -> Html {
+    html! {
+        <details class="sources" open={true} id="calibrated-sources">
+            <summary>{t!("machine-figures")}</summary>
+            <ul lang="en">
+                { for cal.hardware.sources.iter().map(|s| source_item(s)) }
+                { source_item(&format!("corrections to NCCL's constants: {}", cal.basis)) }
+            </ul>
+            <p class="hint">{t!("model-note-nccl")}</p>
+        </details>
+    }
+}
+
+fn link_sources_view(plan: &Plan) -> Html {
     let e = &plan.estimate;
     let contended = e
         .timeline
@@ -383,13 +418,7 @@ fn sources_view(plan: &Plan) -> Html {
             <summary>{t!("link-figures")}</summary>
             <p class="hint" lang="en">{plan.topology.title.clone()}</p>
             <ul lang="en">
-                { for plan.topology.sources.iter().map(|s| {
-                    let assumption = s.contains("assumption");
-                    html! { <li class={classes!(assumption.then_some("assumption"))}>
-                        { if assumption { html!{<span class="badge warn">{t!("assumption")}</span>} } else { html!{} } }
-                        {s.clone()}
-                    </li> }
-                }) }
+                { for plan.topology.sources.iter().map(|s| source_item(s)) }
             </ul>
             <p class="hint">
                 {t!("model-note-a")}{" "}

@@ -112,6 +112,15 @@ test('a pasted 2-node Polaris log predicts 540 nodes on the measured machine, an
   // the measured 2: the assumed growth of a network hop outweighs the
   // fit's own scatter around NCCL's formulas.
   assert.match(await page.textContent('#prediction-why summary'), /The range is dominated by the network latency at 540 nodes/);
+  // The figures behind it are the measured machine's and the fit's, not
+  // the schedule simulation's HCCL notes; the fit found no LL128 across
+  // Polaris's nodes (its NICs hang off the CPU).
+  const figures = await page.textContent('#calibrated-sources');
+  assert.match(figures, /The machine the model uses/);
+  assert.match(figures, /2 network ports of 25 GB\/s per node/);
+  assert.match(figures, /no LL128 across nodes: the rows fit better without it/);
+  assert.match(figures, /corrections to NCCL's constants: fitted to 29 rows of 1 table/);
+  assert.doesNotMatch(figures, /HCCL/);
   const [lo, hi] = range(await page.textContent('#estimate-range'));
   assert.ok(lo < t && t < hi, `${lo} ${t} ${hi}`);
   await page.waitForSelector('#busbw-chart .chart-svg[data-predicted="21"] svg polygon', { timeout: 240_000 });
