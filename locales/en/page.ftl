@@ -8,6 +8,8 @@ lang-switch = Language
 copy-link = Copy link
 copied = copied
 share-link-label = Link to this configuration
+jump-measurements = Your measurements ↓
+jump-measurements-title = Paste an nccl-tests or hccl_test log: the model fits the machine it measured and predicts other sizes, scales and collectives
 jump-settings = Settings ↓
 learn-open = Learn
 learn-close = Close lessons
@@ -61,6 +63,7 @@ f-na = n/a
 f-redop-na = n/a: { $op } does not reduce
 f-ranks = Ranks
 f-seed = Seed
+f-seed-title = The seed of the random input every rank starts from: the same seed gives the same buffers, so a run and its bit-for-bit check can be repeated from the link
 f-topology = Topology
 f-your-own = your own…
 f-your-own-title = Paste or load your own machine as JSON
@@ -163,8 +166,8 @@ predicted = predicted time
 predicted-note = predicted time ({ $note })
 note-compressed = includes compression; the ranking row is uncompressed
 note-measured = the fitted curve; the ranking rows are modelled from the profile's link figures
-algbw-title = algbw = S / t (nccl-tests), GB = 1e9 bytes
-busbw-title = busbw = algbw × { $factor } for { $op } on { $ranks } ranks (nccl-tests PERFORMANCE.md)
+algbw-title = algorithm bandwidth: the message size S over the time t, as nccl-tests prints it (GB = 10⁹ bytes)
+busbw-title = bus bandwidth: algbw × { $factor } for { $op } on { $ranks } ranks, the rate each rank's links carry, so it can be compared with the link's speed at any rank count (nccl-tests PERFORMANCE.md)
 chosen-library = auto: what { $lib } runs
 chosen-measured = auto: { $lib } as measured (fitted curve)
 chosen-model = auto: the model's fastest
@@ -327,6 +330,10 @@ learn-next = Next stop →
 learn-done = Done: all lessons
 topo-copy = copy: the receiver stores the chunk
 topo-reduce = reduce: the receiver combines it into its own (op { $op })
+link-hccs-tip = HCCS (Huawei Cache Coherence System): the links that join the Ascend NPUs of one server; on a 910B server each NPU has one to every other NPU (a full mesh)
+link-roce-tip = RoCE (RDMA over Converged Ethernet): the network that joins the servers, through the switches drawn
+link-pcie-tip = PCIe: the host bus; here it carries traffic between accelerators that have no direct link, slower than HCCS or NVLink
+link-nvlink-tip = NVLink: NVIDIA's GPU-to-GPU link; on an 8-GPU HGX/DGX server every GPU reaches every other one through NVSwitch chips
 topo-token = token = chunk in flight, coloured by what it holds
 topo-collapsed = { $servers } servers drawn as one box each (8 NPUs, HCCS full mesh inside); a line is a server's 8 RoCE ports. Hover a box or a line for figures and load.
 topo-too-many = { $n } transfers in this step: busy links highlighted (hover for load), tokens not drawn.

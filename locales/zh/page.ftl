@@ -9,6 +9,8 @@ lang-switch = 语言
 copy-link = 复制链接
 copied = 已复制
 share-link-label = 当前配置的链接
+jump-measurements = 导入实测 ↓
+jump-measurements-title = 粘贴 nccl-tests 或 hccl_test 日志：模型据此拟合所测机器，并预测其他数据量、规模与集合通信
 jump-settings = 设置 ↓
 learn-open = 学习
 learn-close = 关闭课程
@@ -62,6 +64,7 @@ f-na = 不适用
 f-redop-na = 不适用：{ $op } 不做归约
 f-ranks = rank 数
 f-seed = 随机种子
+f-seed-title = 每个 rank 初始随机输入数据的种子：种子相同，缓冲区就相同，因此通过链接可以重复同一次运行及其逐位校验
 f-topology = 拓扑
 f-your-own = 自定义…
 f-your-own-title = 以 JSON 粘贴或加载你自己的机器
@@ -164,8 +167,8 @@ predicted = 预测时间
 predicted-note = 预测时间（{ $note }）
 note-compressed = 含压缩；排名表中的该行未压缩
 note-measured = 拟合曲线；排名表中的各行由拟合出的链路参数建模
-algbw-title = algbw = S / t（nccl-tests），GB = 1e9 字节
-busbw-title = busbw = algbw × { $factor }，对 { $ranks } 个 rank 上的 { $op }（nccl-tests PERFORMANCE.md）
+algbw-title = 算法带宽：消息大小 S 除以时间 t，与 nccl-tests 的输出相同（GB = 10⁹ 字节）
+busbw-title = 总线带宽：{ $ranks } 个 rank 上的 { $op } 为 algbw × { $factor }，即每个 rank 的链路实际承载的速率，可在任何 rank 数下与链路速度比较（nccl-tests PERFORMANCE.md）
 chosen-library = auto：{ $lib } 实际采用的
 chosen-measured = auto：{ $lib } 的实测结果（拟合曲线）
 chosen-model = auto：模型预测最快的
@@ -322,6 +325,10 @@ learn-next = 下一站 →
 learn-done = 完成：全部课程
 topo-copy = 复制：接收方保存该数据块
 topo-reduce = 归约：接收方把它合并进自己的数据（操作 { $op }）
+link-hccs-tip = HCCS（华为缓存一致性系统）：同一服务器内连接昇腾 NPU 的链路；910B 服务器上每个 NPU 与其他每个 NPU 各有一条（全互联）
+link-roce-tip = RoCE（基于融合以太网的 RDMA）：连接各服务器的网络，经由图中的交换机
+link-pcie-tip = PCIe：主机总线；此处承载没有直连链路的加速卡之间的流量，比 HCCS 或 NVLink 慢
+link-nvlink-tip = NVLink：NVIDIA 的 GPU 间链路；8 卡 HGX/DGX 服务器上每个 GPU 经 NVSwitch 芯片到达其他每个 GPU
 topo-token = 令牌 = 传输中的数据块，颜色表示它所含的内容
 topo-collapsed = { $servers } 台服务器各画成一个方框（内部为 8 个 NPU、HCCS 全连接）；一条线代表一台服务器的 8 个 RoCE 端口。悬停在方框或线上可查看参数和负载。
 topo-too-many = 本步有 { $n } 次传输：高亮显示忙碌的链路（悬停查看负载），不绘制令牌。

@@ -1659,6 +1659,26 @@ impl Component for App {
     }
 }
 
+/// Scrolls the page to the element `id` (no history entry) and focuses
+/// `focus`, if given.
+fn jump_to(id: &'static str, focus: Option<&'static str>) -> Callback<MouseEvent> {
+    use wasm_bindgen::JsCast;
+    Callback::from(move |_: MouseEvent| {
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        if let Some(el) = doc.get_element_by_id(id) {
+            el.scroll_into_view();
+        }
+        if let Some(el) = focus
+            .and_then(|f| doc.get_element_by_id(f))
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = el.focus();
+        }
+    })
+}
+
 /// The parts of the page [`App::view`] lays out, one method a part.
 impl App {
     /// The top bar: the name, the language switch, the way into learn
@@ -1687,11 +1707,10 @@ impl App {
                     }
                     // A phone shows the result and the estimate first; this
                     // takes it to the controls below them (no history entry).
-                    <button id="jump-settings" class="jump-settings" onclick={Callback::from(|_: MouseEvent| {
-                        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("controls")) {
-                            el.scroll_into_view();
-                        }
-                    })}>{t!("jump-settings")}</button>
+                    <button id="jump-settings" class="jump-settings" onclick={jump_to("controls", None)}>{t!("jump-settings")}</button>
+                    // The way to the user's own measurements, from the first screen.
+                    <button id="jump-measurements" class="jump-measurements" title={t!("jump-measurements-title")}
+                        onclick={jump_to("log-import", Some("log-input"))}>{t!("jump-measurements")}</button>
                 </div>
                 <div class="share">
                     <button id="copy-link" class="primary" onclick={link.callback(|_| Msg::CopyLink)}>{t!("copy-link")}</button>

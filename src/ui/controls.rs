@@ -7,6 +7,7 @@
 
 use super::format;
 use super::lang::use_lang;
+use super::term::Term;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::config::{AlgoChoice, Config, MAX_BYTES, MEASURED, MIN_BYTES};
@@ -430,7 +431,7 @@ fn seed_field(p: &ControlsProps) -> Html {
     };
     html! {
         <div class="field">
-            <label for="seed">{t!("f-seed")}</label>
+            <label for="seed"><Term tip={t!("f-seed-title")}>{t!("f-seed")}</Term></label>
             <input id="seed" type="text" inputmode="numeric" value={c.seed.to_string()} onchange={on_seed}
                 class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
         </div>
@@ -486,9 +487,8 @@ fn slices_field(c: &Config, set: &Setter) -> Html {
     }
     html! {
         <div class="field">
-            <label for="slices">{t!("f-slices")}</label>
-            <select id="slices" onchange={on_slices}
-                title={t!("f-slices-title")}>
+            <label for="slices"><Term tip={t!("f-slices-title")}>{t!("f-slices")}</Term></label>
+            <select id="slices" onchange={on_slices}>
                 { for slice_choices.into_iter().map(|x| html! {
                     <option value={x.name()} selected={x == c.slices}>{x.name()}</option>
                 }) }

@@ -4,6 +4,7 @@
 
 use super::format;
 use super::lang::use_lang;
+use super::term::Term;
 use crate::engine::cost::Estimate;
 use crate::engine::library::Library;
 use crate::engine::plan::{Candidate, Decision, Method, Plan, Ranked};
@@ -195,8 +196,8 @@ fn metrics_view(plan: &Plan, predicted: bool) -> Html {
         <div class="metrics">
             <div class="metric"><span class="metric-v" id="estimate-us">{format::us(e.time_us)}</span><span class="metric-u">{"µs"}</span><span class="metric-k">{ headline_note(plan).map_or(t!("predicted"), |n| t!("predicted-note", note = n)) }</span>
             </div>
-            <div class="metric" title={t!("algbw-title")}><span class="metric-v">{gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{"algbw = S / t"}</span></div>
-            <div class="metric" title={t!("busbw-title", factor = format!("{factor:.3}"), op = c.primitive.title(), ranks = c.ranks)}><span class="metric-v">{gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k">{format!("busbw = algbw × {factor:.2}")}</span>
+            <div class="metric"><span class="metric-v">{gbps(e.algbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k"><Term tip={t!("algbw-title")}>{"algbw = S / t"}</Term></span></div>
+            <div class="metric"><span class="metric-v">{gbps(e.busbw_gbps)}</span><span class="metric-u">{"GB/s"}</span><span class="metric-k"><Term tip={t!("busbw-title", factor = format!("{factor:.3}"), op = c.primitive.title(), ranks = c.ranks)}>{format!("busbw = algbw × {factor:.2}")}</Term></span>
             </div>
         </div>
     }
@@ -333,7 +334,7 @@ fn ranking_row(row: &RowContext, i: usize, cand: &Candidate) -> Html {
         <tr class={classes!(chosen.then_some("chosen"), not_lib.then_some("not-library"), (!table_stale && row.look_row == Some(cand.algorithm.name())).then_some("lesson-look"))}
             data-algorithm={cand.algorithm.name()}>
             <td>{i + 1}</td>
-            <td><strong>{cand.algorithm.name()}</strong>
+            <td><Term tip={crate::i18n::tr(&format!("algo-{}", cand.algorithm.name()))}><strong>{cand.algorithm.name()}</strong></Term>
                 { if chosen { html!{<span class="badge">{t!("badge-shown")}</span>} } else { html!{} } }
                 { if not_lib { html!{<span class="badge muted-badge" title={t!("not-lib-title", lib = lib.title(), algo = cand.algorithm.name(), op = c.primitive.title())}>{t!("badge-not-lib", lib = lib.title())}</span>} } else { html!{} } }
             </td>

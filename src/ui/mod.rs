@@ -40,6 +40,7 @@
 //! | [`lang`] | the page's language as a context (`use_lang`) |
 //! | [`colors`] | rank colours and chunk-cell colours |
 //! | [`format`] | number and size formatting |
+//! | [`term`] | a term of the field explained on hover and on focus |
 
 pub mod app;
 pub mod buffer_canvas;
@@ -69,6 +70,7 @@ pub mod result_panel;
 pub mod run;
 pub mod step_card;
 pub mod step_log;
+pub mod term;
 pub mod text_box;
 pub mod topologies;
 pub mod topology_layout;

@@ -8,6 +8,7 @@ use super::colors;
 use super::deferred::{use_drawn_pieces, Piece, Sliced};
 use super::format::{self, coord as f};
 use super::motion::use_progress;
+use super::term::Term;
 use super::topology_layout::{along, trim, BoxName, GroupBox, Layout};
 use crate::engine::plan::Plan;
 use crate::engine::schedule::{Step, Transfer, TransferKind};
@@ -52,6 +53,16 @@ fn kind_class(k: LinkKind) -> &'static str {
         LinkKind::Pcie => "pcie",
         LinkKind::Roce => "roce",
         LinkKind::Nvlink => "nvlink",
+    }
+}
+
+/// A link kind as the field writes it.
+fn kind_label(k: LinkKind) -> &'static str {
+    match k {
+        LinkKind::Hccs => "HCCS",
+        LinkKind::Pcie => "PCIe",
+        LinkKind::Roce => "RoCE",
+        LinkKind::Nvlink => "NVLink",
     }
 }
 
@@ -956,9 +967,15 @@ fn topo_note(s: &Scene, too_many: bool) -> Option<String> {
 }
 
 /// The legend: a copy's and a reduction's arrow (with the plan's reduction
-/// operator, or a dash when the primitive does not reduce) and what a
-/// token is.
+/// operator, or a dash when the primitive does not reduce), what a token
+/// is, and each kind of link drawn, explained on hover and focus.
 fn legend(plan: &Plan) -> Html {
+    let mut kinds: Vec<LinkKind> = Vec::new();
+    for l in &plan.topology.links {
+        if !kinds.contains(&l.kind) {
+            kinds.push(l.kind);
+        }
+    }
     let op_symbol = if plan.config.primitive.reduces() {
         plan.config.redop.symbol()
     } else {
@@ -969,6 +986,9 @@ fn legend(plan: &Plan) -> Html {
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::COPY} stroke-width="2.5" marker-end="url(#arrow-copy)" /></svg>{t!("topo-copy")}</span>
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{t!("topo-reduce", op = op_symbol)}</span>
             <span class="muted">{t!("topo-token")}</span>
+            { for kinds.into_iter().map(|k| html! {
+                <span class="link-kind"><Term tip={crate::i18n::tr(&format!("link-{}-tip", kind_class(k)))}>{kind_label(k)}</Term></span>
+            }) }
         </div>
     }
 }
