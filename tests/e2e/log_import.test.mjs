@@ -104,3 +104,23 @@ test('a pasted log survives a reload, and Clear forgets it', async () => {
   assert.deepEqual(otherProblems, []);
   await context.close();
 });
+
+test('the first screen leads to the log import: "Your measurements" scrolls to it and puts the cursor in it', async () => {
+  for (const viewport of [{ width: 1400, height: 900 }, { width: 390, height: 844 }]) {
+    const context = await browser.newContext({ viewport });
+    const { page, problems } = await open(context);
+    const jump = page.locator('#jump-measurements');
+    // On the first screen, without scrolling.
+    const box = await jump.boundingBox();
+    assert.ok(box && box.y + box.height <= viewport.height, JSON.stringify(box));
+    assert.match(await jump.textContent(), /Your measurements/);
+    await jump.click();
+    await page.waitForFunction(() => document.activeElement?.id === 'log-input', null, { timeout: 10_000 });
+    const input = await page.locator('#log-input').boundingBox();
+    assert.ok(input.y >= 0 && input.y < viewport.height, JSON.stringify(input));
+    // The jump is no navigation: the address keeps its state.
+    assert.match(page.url(), /topo=h100-8/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
