@@ -439,7 +439,21 @@ fn polaris_fits_without_ll128_across_nodes_and_a_dgx_with_it() {
     let hw = &sophia.physical.as_ref().unwrap().hardware;
     assert_eq!((hw.nics_per_node, hw.nic_path), (8, NicPath::Switch));
     assert!(
-        !hw.sources.iter().any(|s| s.contains("LL128")),
+        hw.sources
+            .iter()
+            .any(|s| s.starts_with("LL128 across nodes: assumption, a NIC per GPU")),
+        "{:?}",
+        hw.sources
+    );
+    // An AlltoAll's grouped sends use no protocol the NIC path changes:
+    // its rows cannot tell, and NCCL's default stays, said as an assumption.
+    let a2a = profile("n2_alltoall.txt", Collective::AllToAll);
+    let hw = &a2a.physical.as_ref().unwrap().hardware;
+    assert_eq!(hw.nic_path, NicPath::Switch);
+    assert!(
+        hw.sources
+            .iter()
+            .any(|s| s.starts_with("LL128 across nodes: assumption, NCCL's default")),
         "{:?}",
         hw.sources
     );

@@ -76,10 +76,12 @@ pub enum Cpu {
 }
 
 /// The PCIe path from an accelerator to its nearest network port, as
-/// NCCL classifies it (`src/graph/topo.h`, `PATH_*`). NCCL runs LL128
-/// across nodes only where the ring's network path is at most `PATH_PXB`
-/// (`ncclTopoTuneModel`, 2.18 and 2.30.7 alike; Hopper and later also
-/// through a peer GPU's NIC, PXN, counted here as [`NicPath::Switch`]):
+/// NCCL classifies it (`PATH_*`, `src/include/graph.h`). NCCL runs LL128
+/// across nodes only where an algorithm's graph reaches the network by a
+/// path of at most `PATH_PXB` (`graphs[a]->typeInter`, `ncclTopoTuneModel`,
+/// 2.18 and 2.30.7 alike; Hopper and later also through a peer GPU's NIC,
+/// PXN, when `NCCL_LL128_C2C` is on, its default; counted here as
+/// [`NicPath::Switch`]):
 /// a NIC reached through the CPU's host bridge loses LL128, and with it
 /// the mid-size protocol of every multi-node collective.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

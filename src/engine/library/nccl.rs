@@ -470,7 +470,7 @@ pub fn nvls_supported(primitive: Primitive, dtype: DType, op: ReduceOp) -> bool 
 /// the node (`typeIntra <= PATH_NVB`) on SM70+, never over PCIe; across
 /// nodes only where the NIC sits behind the GPU's own PCIe switches
 /// (`typeInter <= PATH_PXB`, [`NicPath`]).
-fn ll128_enabled(hw: &Hardware, nodes: usize) -> bool {
+pub fn ll128_enabled(hw: &Hardware, nodes: usize) -> bool {
     hw.fabric == Fabric::Nvlink
         && hw.arch.compute_capability() >= 70
         && (nodes == 1 || hw.nic_path == NicPath::Switch)
@@ -1086,12 +1086,28 @@ mod tests {
         assert!(ll128(&switch, 8, 2));
         assert!(!ll128(&bridged, 8, 2));
         assert!(ll128(&bridged, 4, 1));
-        // Without LL128, 2-node AllReduce goes from LL straight to Simple.
-        let t = Tuning::new(&bridged, Func::AllReduce, 8, 2);
-        let protocols: Vec<Protocol> = (10..31)
-            .map(|k| t.pick(1u64 << k).unwrap().0.protocol)
-            .collect();
-        assert!(protocols.contains(&Protocol::Ll) && protocols.contains(&Protocol::Simple));
+        // Size by size (1 KiB..1 GiB), 2-node AllReduce: with LL128 some
+        // mid sizes run it; without, each size runs LL or Simple, LL below
+        // Simple.
+        let by_size = |hw: &Hardware| -> Vec<Protocol> {
+            let t = Tuning::new(hw, Func::AllReduce, 8, 2);
+            (10..31)
+                .map(|k| t.pick(1u64 << k).unwrap().0.protocol)
+                .collect()
+        };
+        assert!(by_size(&switch).contains(&Protocol::Ll128));
+        let bridged_protocols = by_size(&bridged);
+        let first_simple = bridged_protocols
+            .iter()
+            .position(|&p| p == Protocol::Simple)
+            .unwrap();
+        assert!(first_simple > 0);
+        assert!(bridged_protocols[..first_simple]
+            .iter()
+            .all(|&p| p == Protocol::Ll));
+        assert!(bridged_protocols[first_simple..]
+            .iter()
+            .all(|&p| p == Protocol::Simple));
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub mod model;
 use crate::engine::algorithm::Algorithm;
 use crate::engine::collective::Primitive;
 use crate::engine::hardware::Hardware;
-use crate::engine::library::nccl::{NcclAlgo, Protocol};
+use crate::engine::library::nccl::{Func, NcclAlgo, Protocol};
 use crate::engine::units::format_bytes;
 use fit::{Fitted, Observation};
 use model::{Param, Params, Run, Shape, N_PARAMS};
@@ -108,43 +108,57 @@ pub struct MeasuredTable {
     pub rows: Vec<(u64, f64)>,
 }
 
-/// Fits `rows` on `hw` and, where they cross nodes on a machine whose
-/// NCCL could run LL128, also with the NIC behind the host bridge (no
-/// LL128 across nodes): a log rarely says how a GPU reaches its NIC, but
-/// its mid sizes do, since without LL128 NCCL goes from LL straight to
-/// Simple. The better explanation of the rows is kept, and said in the
-/// hardware's sources. A node with a NIC per GPU is left as it is: that
-/// is the DGX/HGX design, which pairs each NIC with a GPU under one PCIe
-/// switch (NVIDIA DGX A100 System Architecture, WP-10083-001: two A100s
-/// and two ConnectX-6 per switch), and a 2-node table's mid sizes are
-/// too noisy to overrule it.
+/// How much lower (a fraction) the robust cost without LL128 must be
+/// before the rows overrule NCCL's default: a tie or noise keeps it.
+const NIC_PATH_MARGIN: f64 = 0.02;
+
+/// Fits `rows` on `hw` and decides, where NCCL's LL128 rule turns on the
+/// NIC path, how the GPUs reach their NICs ([`NicPath`]). A log rarely
+/// says; its mid sizes do, since without LL128 NCCL goes from LL straight
+/// to Simple. So a multi-node table of a function NCCL tunes is fitted
+/// both ways, and the bridged path is kept only when it fits clearly
+/// better. A node with a NIC per GPU is not asked: that is the DGX/HGX
+/// design, which pairs each NIC with a GPU under one PCIe switch (NVIDIA
+/// DGX A100 System Architecture, WP-10083-001), and 2-node mid sizes are
+/// too noisy to overrule it. Every outcome is said in the sources.
 fn fit_nic_path(
     mut hw: Hardware,
     rows: &[Observation],
     measured_nodes: usize,
 ) -> (Hardware, Fitted) {
-    use crate::engine::hardware::{Fabric, NicPath};
+    use crate::engine::hardware::NicPath;
+    use crate::engine::library::nccl::ll128_enabled;
     let (fitted, cost) = fit::fit_scored(&hw, rows, measured_nodes);
-    let crosses_nodes = rows.iter().any(|o| o.shape.nodes > 1);
-    let nic_per_gpu = hw.nics_per_node >= hw.gpus_per_node;
-    if !crosses_nodes
-        || nic_per_gpu
-        || hw.fabric != Fabric::Nvlink
-        || hw.nic_path != NicPath::Switch
-    {
-        return (hw, fitted);
-    }
     let mut bridged = hw.clone();
     bridged.nic_path = NicPath::HostBridge;
+    let path_matters = ll128_enabled(&hw, 2) && !ll128_enabled(&bridged, 2);
+    if !path_matters || !rows.iter().any(|o| o.shape.nodes > 1) {
+        return (hw, fitted);
+    }
+    if hw.nics_per_node >= hw.gpus_per_node {
+        hw.sources.push(
+            "LL128 across nodes: assumption, a NIC per GPU as DGX/HGX boards pair them under one PCIe switch (the rows were not asked)".into(),
+        );
+        return (hw, fitted);
+    }
+    let tuned_across_nodes = rows
+        .iter()
+        .any(|o| o.shape.nodes > 1 && Func::of(o.shape.primitive).is_some());
+    if !tuned_across_nodes {
+        hw.sources.push(
+            "LL128 across nodes: assumption, NCCL's default; no measured collective across nodes uses a protocol the NIC path changes".into(),
+        );
+        return (hw, fitted);
+    }
     let (fitted_bridged, cost_bridged) = fit::fit_scored(&bridged, rows, measured_nodes);
-    if cost_bridged < cost {
+    if cost_bridged < cost * (1.0 - NIC_PATH_MARGIN) {
         bridged.sources.push(format!(
             "no LL128 across nodes: the rows fit better without it (robust cost {cost_bridged:.3} against {cost:.3}), as when each GPU reaches its NIC through the CPU (PHB/SYS), where NCCL turns LL128 off (tuning.cc, typeInter > PATH_PXB)"
         ));
         return (bridged, fitted_bridged);
     }
     hw.sources.push(format!(
-        "LL128 across nodes: the rows fit better with it (robust cost {cost:.3} against {cost_bridged:.3} without), as when each GPU shares a PCIe switch with its NIC (PXB)"
+        "LL128 across nodes: the rows do not fit clearly better without it (robust cost {cost:.3} with, {cost_bridged:.3} without), as when each GPU shares a PCIe switch with its NIC (PXB)"
     ));
     (hw, fitted)
 }
