@@ -5,6 +5,7 @@
 
 use ccl_playground::engine::algorithm::Algorithm;
 use ccl_playground::engine::collective::Primitive;
+use ccl_playground::engine::topology::LinkKind;
 use ccl_playground::i18n::{self, Lang};
 use fluent_syntax::ast::Entry;
 use std::collections::BTreeSet;
@@ -81,6 +82,9 @@ fn every_id_the_code_names_exists() {
     for a in Algorithm::ALL {
         used.insert(format!("why-{}", a.name()));
         used.insert(format!("algo-{}", a.name()));
+    }
+    for k in LinkKind::ALL {
+        used.insert(format!("link-{}-tip", k.title().to_ascii_lowercase()));
     }
     for p in Primitive::ALL {
         used.insert(format!("goal-{}", p.name()));

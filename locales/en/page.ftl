@@ -167,7 +167,7 @@ predicted-note = predicted time ({ $note })
 note-compressed = includes compression; the ranking row is uncompressed
 note-measured = the fitted curve; the ranking rows are modelled from the profile's link figures
 algbw-title = algorithm bandwidth: the message size S over the time t, as nccl-tests prints it (GB = 10⁹ bytes)
-busbw-title = bus bandwidth: algbw × { $factor } for { $op } on { $ranks } ranks, the rate each rank's links carry, so it can be compared with the link's speed at any rank count (nccl-tests PERFORMANCE.md)
+busbw-title = bus bandwidth: algbw × { $factor } for { $op } on { $ranks } ranks, the traffic a ring would put on each rank's links, so it compares with a link's peak at any rank count; an algorithm that moves less data (a switch that reduces, NVLS) can exceed the link (nccl-tests PERFORMANCE.md)
 chosen-library = auto: what { $lib } runs
 chosen-measured = auto: { $lib } as measured (fitted curve)
 chosen-model = auto: the model's fastest
@@ -333,7 +333,7 @@ topo-reduce = reduce: the receiver combines it into its own (op { $op })
 link-hccs-tip = HCCS (Huawei Cache Coherence System): the links that join the Ascend NPUs of one server; on a 910B server each NPU has one to every other NPU (a full mesh)
 link-roce-tip = RoCE (RDMA over Converged Ethernet): the network that joins the servers, through the switches drawn
 link-pcie-tip = PCIe: the host bus; here it carries traffic between accelerators that have no direct link, slower than HCCS or NVLink
-link-nvlink-tip = NVLink: NVIDIA's GPU-to-GPU link; on an 8-GPU HGX/DGX server every GPU reaches every other one through NVSwitch chips
+link-nvlink-tip = NVLink: NVIDIA's GPU-to-GPU link; on an 8-GPU A100 or H100 HGX/DGX server every GPU reaches every other one through NVSwitch chips
 topo-token = token = chunk in flight, coloured by what it holds
 topo-collapsed = { $servers } servers drawn as one box each (8 NPUs, HCCS full mesh inside); a line is a server's 8 RoCE ports. Hover a box or a line for figures and load.
 topo-too-many = { $n } transfers in this step: busy links highlighted (hover for load), tokens not drawn.

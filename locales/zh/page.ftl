@@ -167,8 +167,8 @@ predicted = 预测时间
 predicted-note = 预测时间（{ $note }）
 note-compressed = 含压缩；排名表中的该行未压缩
 note-measured = 拟合曲线；排名表中的各行由拟合出的链路参数建模
-algbw-title = 算法带宽：消息大小 S 除以时间 t，与 nccl-tests 的输出相同（GB = 10⁹ 字节）
-busbw-title = 总线带宽：{ $ranks } 个 rank 上的 { $op } 为 algbw × { $factor }，即每个 rank 的链路实际承载的速率，可在任何 rank 数下与链路速度比较（nccl-tests PERFORMANCE.md）
+algbw-title = 算法带宽：消息大小 S 除以时间 t，按 nccl-tests 的定义（GB = 10⁹ 字节）
+busbw-title = 总线带宽：{ $ranks } 个 rank 上的 { $op } 为 algbw × { $factor }，即环算法在每个 rank 链路上产生的流量速率，因此在任何 rank 数下都可与链路峰值比较；搬运数据更少的算法（由交换机归约，如 NVLS）可超过链路速度（nccl-tests PERFORMANCE.md）
 chosen-library = auto：{ $lib } 实际采用的
 chosen-measured = auto：{ $lib } 的实测结果（拟合曲线）
 chosen-model = auto：模型预测最快的
@@ -197,7 +197,7 @@ why-details = 原因：每个候选算法的数字（英文）
 link-figures = 模型使用的链路参数（英文来源）
 assumption = 假设
 machine-figures = 模型使用的机器参数（英文来源）
-model-note-nccl = 此处为模型结果，并非实测：由 NCCL 的调优模型按其自身常数决定运行什么；时间由其时延与带宽公式加上上面的校正给出，80 % 范围反映校正的不确定程度。busbw 采用 nccl-tests 的定义。
+model-note-nccl = 此处为模型结果，并非实测：由 NCCL 的调优模型按其自身常数决定采用的算法与协议；时间由其时延与带宽公式加上上面的校正给出，80 % 范围反映校正的不确定程度。busbw 采用 nccl-tests 的定义。
 model-note-a = 这是模型而非实测：每次传输耗时 α + 字节数/B；
 model-note-sliced = 切片在各步之间流水（每步之间无同步）
 model-note-sync = 各步同步执行
@@ -328,7 +328,7 @@ topo-reduce = 归约：接收方把它合并进自己的数据（操作 { $op }�
 link-hccs-tip = HCCS（华为缓存一致性系统）：同一服务器内连接昇腾 NPU 的链路；910B 服务器上每个 NPU 与其他每个 NPU 各有一条（全互联）
 link-roce-tip = RoCE（基于融合以太网的 RDMA）：连接各服务器的网络，经由图中的交换机
 link-pcie-tip = PCIe：主机总线；此处承载没有直连链路的加速卡之间的流量，比 HCCS 或 NVLink 慢
-link-nvlink-tip = NVLink：NVIDIA 的 GPU 间链路；8 卡 HGX/DGX 服务器上每个 GPU 经 NVSwitch 芯片到达其他每个 GPU
+link-nvlink-tip = NVLink：NVIDIA 的 GPU 间链路；8 卡 A100 或 H100 HGX/DGX 服务器上每个 GPU 经 NVSwitch 芯片到达其他每个 GPU
 topo-token = 令牌 = 传输中的数据块，颜色表示它所含的内容
 topo-collapsed = { $servers } 台服务器各画成一个方框（内部为 8 个 NPU、HCCS 全连接）；一条线代表一台服务器的 8 个 RoCE 端口。悬停在方框或线上可查看参数和负载。
 topo-too-many = 本步有 { $n } 次传输：高亮显示忙碌的链路（悬停查看负载），不绘制令牌。

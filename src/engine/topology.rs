@@ -84,6 +84,14 @@ impl Route {
 }
 
 impl LinkKind {
+    /// Every kind.
+    pub const ALL: [LinkKind; 4] = [
+        LinkKind::Hccs,
+        LinkKind::Pcie,
+        LinkKind::Roce,
+        LinkKind::Nvlink,
+    ];
+
     /// Display name (`HCCS`, ...).
     pub fn title(self) -> &'static str {
         match self {

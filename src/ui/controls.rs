@@ -431,7 +431,8 @@ fn seed_field(p: &ControlsProps) -> Html {
     };
     html! {
         <div class="field">
-            <label for="seed"><Term tip={t!("f-seed-title")}>{t!("f-seed")}</Term></label>
+            <label for="seed" class="sr-only">{t!("f-seed")}</label>
+            <Term tip={t!("f-seed-title")}><span class="label">{t!("f-seed")}</span></Term>
             <input id="seed" type="text" inputmode="numeric" value={c.seed.to_string()} onchange={on_seed}
                 class={classes!("seed", p.seed_error.is_some().then_some("invalid"))} />
         </div>
@@ -487,7 +488,8 @@ fn slices_field(c: &Config, set: &Setter) -> Html {
     }
     html! {
         <div class="field">
-            <label for="slices"><Term tip={t!("f-slices-title")}>{t!("f-slices")}</Term></label>
+            <label for="slices" class="sr-only">{t!("f-slices")}</label>
+            <Term tip={t!("f-slices-title")}><span class="label">{t!("f-slices")}</span></Term>
             <select id="slices" onchange={on_slices}>
                 { for slice_choices.into_iter().map(|x| html! {
                     <option value={x.name()} selected={x == c.slices}>{x.name()}</option>

@@ -369,13 +369,16 @@ fn details_view(lang: Lang, shown: &Shown) -> Html {
 }
 
 /// The figures behind the headline with their sources (assumptions
-/// marked), and what the model does and does not account for: the
-/// machine's link classes and what the fit found where NCCL's calibrated
-/// model answers, else the schedule simulation's link figures.
+/// marked), and what the model does and does not account for: on a
+/// measured machine where NCCL's calibrated model answers, its link
+/// classes and what the fit found; elsewhere the topology's own figures
+/// (a preset's or the user's, with their sources and assumptions).
 fn sources_view(plan: &Plan) -> Html {
+    let measured = plan.config.topo == crate::engine::config::MEASURED;
     let calibrated = plan
         .prediction
         .as_ref()
+        .filter(|_| measured)
         .and_then(|_| crate::engine::plan::calibration(&plan.config, &plan.topology));
     match calibrated {
         Some(cal) => calibrated_sources_view(&cal),

@@ -15,8 +15,10 @@ pub struct TermProps {
     pub tip: AttrValue,
 }
 
-/// The tooltip's widest, CSS px (`.term::after`'s `max-width`).
+/// The tooltip's widest, CSS px, and as a share of the window
+/// (`.term::after`'s `max-width: min(320px, 80vw)`).
 const TIP_MAX_PX: f64 = 320.0;
+const TIP_MAX_SHARE: f64 = 0.8;
 
 /// `children`, explained by `tip` on hover and on focus. The tooltip
 /// opens rightwards, or leftwards from the term's right edge where the
@@ -35,7 +37,8 @@ pub fn Term(p: &TermProps) -> Html {
                 .and_then(|v| v.as_f64())
                 .unwrap_or(f64::MAX);
             let rect = el.get_bounding_client_rect();
-            leftwards.set(rect.left() + TIP_MAX_PX > width && rect.right() > TIP_MAX_PX.min(width));
+            let tip = TIP_MAX_PX.min(TIP_MAX_SHARE * width);
+            leftwards.set(rect.left() + tip > width && rect.right() >= tip);
         }
     };
     let on_focus = {

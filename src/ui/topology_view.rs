@@ -56,16 +56,6 @@ fn kind_class(k: LinkKind) -> &'static str {
     }
 }
 
-/// A link kind as the field writes it.
-fn kind_label(k: LinkKind) -> &'static str {
-    match k {
-        LinkKind::Hccs => "HCCS",
-        LinkKind::Pcie => "PCIe",
-        LinkKind::Roce => "RoCE",
-        LinkKind::Nvlink => "NVLink",
-    }
-}
-
 /// Did the plan record its links' load? A large plan's simulation keeps
 /// its steps but not every link interval; its links then say the load is
 /// not known rather than show zero flows.
@@ -987,7 +977,7 @@ fn legend(plan: &Plan) -> Html {
             <span><svg width="26" height="10"><line x1="1" y1="5" x2="20" y2="5" stroke={colors::REDUCE} stroke-width="2.5" marker-end="url(#arrow-reduce)" /></svg>{t!("topo-reduce", op = op_symbol)}</span>
             <span class="muted">{t!("topo-token")}</span>
             { for kinds.into_iter().map(|k| html! {
-                <span class="link-kind"><Term tip={crate::i18n::tr(&format!("link-{}-tip", kind_class(k)))}>{kind_label(k)}</Term></span>
+                <span class="link-kind"><Term tip={crate::i18n::tr(&format!("link-{}-tip", k.title().to_ascii_lowercase()))}>{k.title()}</Term></span>
             }) }
         </div>
     }
