@@ -165,7 +165,10 @@ fn fit_nic_path(
 
 impl Calibration {
     /// Fits the corrections on `hw` to every row of `tables` (rows of
-    /// non-positive size or time are left out).
+    /// non-positive size or time are left out); on several nodes the
+    /// hardware's NIC path is decided by the same rows
+    /// ([`fit_nic_path`]), so the calibration's hardware may differ from
+    /// `hw` in [`Hardware::nic_path`] and its sources.
     pub fn fit(hw: Hardware, tables: &[MeasuredTable]) -> Calibration {
         let measured_nodes = tables.iter().map(|t| t.nodes).max().unwrap_or(1).max(1);
         let mut rows = Vec::new();
